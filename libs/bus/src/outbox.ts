@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { contractValidator, eventTopic, type Topic } from '@assay/contracts';
+import type { Logger } from '@assay/logger';
+import type { Bus, EventEnvelope } from './types.js';
+
+/**
+ * Tables of the transactional outbox and the consumer inbox, created in the
+ * service's schema by the service's own migrations (add this migration to
+ * the service's list).
+ */
+export const outboxMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('outbox')
+      .addColumn('seq', 'bigserial', (c) => c.primaryKey())
+      .addColumn('id', 'uuid', (c) => c.notNull().unique())
+      .addColumn('topic', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('envelope', 'jsonb', (c) => c.notNull())
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .addColumn('published_at', 'timestamptz')
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('last_error', 'text')
+      .execute();
+    await sql`create index outbox_unpublished on outbox (seq) where published_at is null`.execute(db);
+    await db.schema
+      .createTable('inbox')
+      .addColumn('consumer', 'text', (c) => c.notNull())
+      .addColumn('event_id', 'uuid', (c) => c.notNull())
+      .addColumn('handled_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .addPrimaryKeyConstraint('inbox_pk', ['consumer', 'event_id'])
+      .execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('inbox').execute();
+    await db.schema.dropTable('outbox').execute();
+  },
+};
+
+export interface OutboxTables {
+  outbox: {
+    seq: unknown;
+    id: string;
+    topic: string;
+    key: string;
+    envelope: unknown;
+    created_at: unknown;
+    published_at: unknown;
+    attempts: unknown;
+    last_error: string | null;
+  };
+  inbox: { consumer: string; event_id: string; handled_at: unknown };
+}
+
+export interface NewEvent {
+  event: string;
+  organization_id: string;
+  project_id?: string;
+  /** Aggregate id; defaults to the organization id. */
+  key?: string;
+  data: Record<string, unknown>;
+}
+
+/** Notification channel the relays of a schema listen on. */
+export function outboxChannel(schema: string): string {
+  return `assay_outbox_${schema}`;
+}
+
+/**
+ * Writes an event into the outbox inside the caller's transaction, so the
+ * event exists exactly when the state change commits.
+ * @throws Error when the event type is unknown or its data breaks the catalog schema.
+ */
+export async function enqueueEvent(trx: Kysely<any>, schema: string, event: NewEvent): Promise<EventEnvelope> {
+  const topic = eventTopic(event.event);
+  const problems = contractValidator().validateEventData(event.event, event.data);
+  if (problems.length) throw new Error(`Event ${event.event} breaks its contract: ${JSON.stringify(problems)}`);
+  const envelope: EventEnvelope = {
+    id: randomUUID(),
+    event: event.event,
+    timestamp: new Date().toISOString(),
+    organization_id: event.organization_id,
+    ...(event.project_id ? { project_id: event.project_id } : {}),
+    data: event.data,
+  };
+  await trx
+    .insertInto('outbox')
+    .values({
+      id: envelope.id,
+      topic,
+      key: event.key ?? event.organization_id,
+      envelope: JSON.stringify(envelope),
+    })
+    .execute();
+  await sql`select pg_notify(${outboxChannel(schema)}, '')`.execute(trx);
+  return envelope;
+}
+
+/**
+ * Runs `fn` once per (consumer, event id): the inbox row and `fn`'s writes
+ * commit together, so a redelivered event is skipped. Returns false when the
+ * event was handled before.
+ */
+export async function handleOnce(
+  db: Kysely<any>,
+  consumer: string,
+  eventId: string,
+  fn: (trx: Kysely<any>) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('inbox')
+      .values({ consumer, event_id: eventId })
+      .onConflict((oc) => oc.doNothing())
+      .returning('event_id')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    await fn(trx);
+    return true;
+  });
+}
+
+export interface OutboxRelayOptions {
+  db: Kysely<any>;
+  /** pg pool for LISTEN; without one the relay only polls. */
+  listen?: { connect(): Promise<{ query(q: string): Promise<unknown>; on(e: 'notification', f: () => void): unknown; release(): void }> };
+  schema: string;
+  bus: Bus;
+  logger: Logger;
+  /** Poll interval when no notification arrives (default 1000 ms). */
+  intervalMs?: number;
+  batchSize?: number;
+  /** Published rows older than this are deleted (default 7 days). */
+  retentionMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Publishes everything pending now; resolves when the outbox is drained. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Publishes outbox rows to the bus in order and marks them sent. Several
+ * replicas may run it: rows are claimed with `FOR UPDATE SKIP LOCKED`. A
+ * publish failure leaves the rows pending for the next round (at-least-once).
+ */
+export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
+  const { db, bus, logger } = opts;
+  const batchSize = opts.batchSize ?? 200;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let listener: { release(): void } | undefined;
+
+  async function publishBatch(): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('outbox')
+        .select(['seq', 'topic', 'key', 'envelope'])
+        .where('published_at', 'is', null)
+        .orderBy('seq')
+        .limit(batchSize)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length === 0) return 0;
+      const byTopic = new Map<string, Array<{ key: string; value: EventEnvelope }>>();
+      for (const r of rows) {
+        const list = byTopic.get(r.topic) ?? [];
+        list.push({ key: r.key, value: r.envelope as EventEnvelope });
+        byTopic.set(r.topic, list);
+      }
+      const seqs = rows.map((r) => r.seq);
+      try {
+        for (const [topic, messages] of byTopic) await bus.publish(topic as Topic, messages);
+      } catch (err) {
+        await trx
+          .updateTable('outbox')
+          .set({ attempts: sql`attempts + 1`, last_error: String(err).slice(0, 1000) })
+          .where('seq', 'in', seqs)
+          .execute();
+        throw err;
+      }
+      await trx.updateTable('outbox').set({ published_at: sql`now()` }).where('seq', 'in', seqs).execute();
+      return rows.length;
+    });
+  }
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      try {
+        while (!stopped && (await publishBatch()) === batchSize);
+      } catch (err) {
+        logger.warn({ err }, 'outbox publish failed; will retry');
+        return;
+      }
+    } while (again && !stopped);
+  }
+
+  function kick(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = drain().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  async function purge(): Promise<void> {
+    const cutoff = new Date(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600 * 1000));
+    await db.deleteFrom('outbox').where('published_at', '<', cutoff).execute();
+  }
+
+  let ticks = 0;
+  const tick = () => {
+    if (stopped) return;
+    void kick().finally(() => {
+      if (++ticks % 600 === 0) void purge().catch((err) => logger.warn({ err }, 'outbox purge failed'));
+      if (!stopped) timer = setTimeout(tick, opts.intervalMs ?? 1000);
+    });
+  };
+
+  if (opts.listen) {
+    opts.listen
+      .connect()
+      .then(async (client) => {
+        if (stopped) return client.release();
+        listener = client;
+        client.on('notification', () => void kick());
+        await client.query(`listen ${outboxChannel(opts.schema)}`);
+      })
+      .catch((err) => logger.warn({ err }, 'outbox LISTEN unavailable; polling only'));
+  }
+  tick();
+
+  return {
+    flush: async () => {
+      await kick();
+      await kick();
+    },
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      listener?.release();
+      await running;
+    },
+  };
+}

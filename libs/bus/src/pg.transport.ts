@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import type { Topic } from '@assay/contracts';
+import type { Logger } from '@assay/logger';
+import type { Bus, BusMessage, SubscribeOptions, Subscription, EventEnvelope } from './types.js';
+
+export interface PgBusOptions {
+  connectionString: string;
+  /** Schema of pg-boss's tables (default `bus`). */
+  schema?: string;
+  logger: Logger;
+  /** How often idle workers poll, in seconds (pg-boss minimum 0.5). */
+  pollingIntervalSeconds?: number;
+}
+
+const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
+
+function queueName(topic: string, group: string, instance?: string): string {
+  return [topic.replace(/\./g, '_'), group.replace(/-/g, '_'), instance].filter(Boolean).join('__');
+}
+
+/**
+ * The `pg` transport: pg-boss on the same Postgres. A topic is a pg-boss
+ * event; each consumer group is a queue subscribed to it. Subscriptions are
+ * stored, so a group that subscribed once keeps receiving while it is down.
+ */
+export class PgBus implements Bus {
+  readonly kind = 'pg' as const;
+  private readonly boss: PgBoss;
+  private readonly schema: string;
+  private readonly instance = randomBytes(4).toString('hex');
+  private started = false;
+
+  constructor(private readonly opts: PgBusOptions) {
+    this.schema = opts.schema ?? 'bus';
+    this.boss = new PgBoss({
+      connectionString: opts.connectionString,
+      schema: this.schema,
+      max: 4,
+      application_name: 'assay-bus',
+      schedule: false,
+    });
+    this.boss.on('error', (err) => opts.logger.error({ err }, 'bus error'));
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    await this.boss.start();
+    this.started = true;
+  }
+
+  async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // pg-boss's own publish() drops failed sends (Promise.allSettled); insert() throws, which at-least-once needs.
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
+    const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
+      messages.map((m) => ({ name, data: { key: m.key, value: m.value } })),
+    );
+    if (jobs.length > 0) await this.boss.insert(jobs);
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    if (!GROUP_NAME.test(opts.group)) throw new Error(`Invalid consumer group "${opts.group}"`);
+    const name = queueName(opts.topic, opts.group, opts.broadcast ? this.instance : undefined);
+    await this.boss.createQueue(name, {
+      name,
+      retryLimit: opts.broadcast ? 0 : 25,
+      retryDelay: 1,
+      retryBackoff: true,
+      // A broadcast queue of a process that died is not drained: keep its messages briefly.
+      ...(opts.broadcast ? { retentionMinutes: 5, expireInSeconds: 60 } : { expireInSeconds: 15 * 60 }),
+    });
+    await this.boss.subscribe(opts.topic, name);
+    let workerId: string | undefined;
+    const batchSize = Math.max(1, opts.concurrency ?? 1);
+    // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
+    workerId = await this.boss.work<{ key: string; value: EventEnvelope }>(
+      name,
+      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5 },
+      async (jobs) => {
+        const results = await Promise.allSettled(
+          jobs.map((job) => opts.handler(job.data.value, { topic: opts.topic, key: job.data.key })),
+        );
+        const failed = jobs.filter((_, i) => results[i]!.status === 'rejected');
+        for (const job of failed) {
+          const reason = (results[jobs.indexOf(job)] as PromiseRejectedResult).reason;
+          this.opts.logger.warn({ err: reason, event: job.data.value.event, queue: name }, 'bus handler failed; will retry');
+          await this.boss.fail(name, job.id, { message: String(reason).slice(0, 500) });
+        }
+        // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
+        if (jobs.length > 0 && workerId) this.boss.notifyWorker(workerId);
+      },
+    );
+    return {
+      close: async () => {
+        if (workerId) await this.boss.offWork({ id: workerId });
+        if (opts.broadcast) {
+          await this.boss.unsubscribe(opts.topic, name);
+          // pg-boss 10's delete_queue trips its own foreign key while finished jobs remain: remove them first.
+          await this.boss.getDb().executeSql(`delete from ${this.schema}.job where name = $1`, [name]);
+          await this.boss.deleteQueue(name);
+        }
+      },
+    };
+  }
+
+  async isHealthy(): Promise<boolean> {
+    try {
+      await this.boss.getDb().executeSql('select 1', []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: true, wait: true, timeout: 5000 });
+  }
+}

@@ -1,0 +1,55 @@
+import type { Topic } from '@assay/contracts';
+
+/** Every event on the bus (DESIGN.md, Events). */
+export interface EventEnvelope<T = Record<string, unknown>> {
+  id: string;
+  event: string;
+  timestamp: string;
+  organization_id: string;
+  project_id?: string;
+  data: T;
+}
+
+export interface BusMessage {
+  /** Aggregate id: Kafka's message key, so one aggregate's events stay in order there. */
+  key: string;
+  value: EventEnvelope;
+}
+
+export type MessageHandler = (envelope: EventEnvelope, meta: { topic: Topic; key: string }) => Promise<void>;
+
+export interface SubscribeOptions {
+  topic: Topic;
+  /**
+   * Consumer group: every group gets each message once; the processes of one
+   * group share the messages. Name it after the service (`webhook-dispatcher`).
+   */
+  group: string;
+  handler: MessageHandler;
+  /** Messages handled at once by this process (default 1). */
+  concurrency?: number;
+  /**
+   * Every process of the group gets every message published while it is
+   * subscribed, with no replay of older ones: for cache eviction.
+   */
+  broadcast?: boolean;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/**
+ * The one bus interface; services never see the transport. Delivery is
+ * at-least-once: a handler that throws gets the message again, so handlers
+ * must be idempotent (see `handleOnce`).
+ */
+export interface Bus {
+  readonly kind: 'pg' | 'kafka';
+  start(): Promise<void>;
+  publish(topic: Topic, messages: BusMessage[]): Promise<void>;
+  subscribe(opts: SubscribeOptions): Promise<Subscription>;
+  /** True when the transport answers; for `/readyz`. */
+  isHealthy(): Promise<boolean>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,169 @@
+import { createDatabase, migrateToLatest, type Database } from '@assay/db';
+import { createSilentLogger } from '@assay/logger';
+import { TOPICS } from '@assay/contracts';
+import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import { enqueueEvent, handleOnce, outboxMigration, PgBus, startOutboxRelay, KafkaBus, type EventEnvelope } from '@assay/bus';
+
+const logger = createSilentLogger();
+let testDb: TestDatabase;
+let database: Database<any>;
+const buses: PgBus[] = [];
+
+async function newBus(): Promise<PgBus> {
+  const bus = new PgBus({ connectionString: testDb.url, logger });
+  await bus.start();
+  buses.push(bus);
+  return bus;
+}
+
+function envelope(n: number): EventEnvelope {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    event: 'organization.member.removed',
+    timestamp: new Date().toISOString(),
+    organization_id: 'org-1',
+    data: { user_id: `u${n}` },
+  };
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  database = createDatabase({ connectionString: testDb.url, schema: 'svc' });
+  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration });
+});
+
+afterAll(async () => {
+  for (const b of buses) await b.stop();
+  await database.close();
+  await testDb.drop();
+});
+
+describe('pg bus', () => {
+  it('delivers each message to every consumer group, and once within a group', async () => {
+    const publisher = await newBus();
+    const [a1, a2, b1] = [await newBus(), await newBus(), await newBus()];
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const record = (list: string[]) => async (e: EventEnvelope) => {
+      list.push(e.id);
+    };
+    await a1.subscribe({ topic: TOPICS.orgEvents, group: 'group-a', handler: record(seenA) });
+    await a2.subscribe({ topic: TOPICS.orgEvents, group: 'group-a', handler: record(seenA) });
+    await b1.subscribe({ topic: TOPICS.orgEvents, group: 'group-b', handler: record(seenB) });
+
+    const messages = Array.from({ length: 20 }, (_, i) => ({ key: 'org-1', value: envelope(i) }));
+    await publisher.publish(TOPICS.orgEvents, messages);
+
+    await eventually(async () => seenA.length >= 20 && seenB.length >= 20);
+    await new Promise((r) => setTimeout(r, 1200)); // time for any duplicate to show up
+    expect(new Set(seenA).size).toBe(20);
+    expect(seenA).toHaveLength(20);
+    expect([...seenB].sort()).toEqual(messages.map((m) => m.value.id).sort());
+  });
+
+  it('redelivers a message whose handler failed (at-least-once)', async () => {
+    const bus = await newBus();
+    let calls = 0;
+    const done: string[] = [];
+    await bus.subscribe({
+      topic: TOPICS.authEvents,
+      group: 'flaky',
+      handler: async (e) => {
+        calls += 1;
+        if (calls === 1) throw new Error('first attempt fails');
+        done.push(e.id);
+      },
+    });
+    await bus.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(100) }]);
+    await eventually(async () => done.length === 1, 15_000);
+    expect(calls).toBe(2);
+  });
+
+  it('gives every process of a broadcast group every message, and forgets the queue on close', async () => {
+    const publisher = await newBus();
+    const [r1, r2] = [await newBus(), await newBus()];
+    const got1: string[] = [];
+    const got2: string[] = [];
+    const s1 = await r1.subscribe({ topic: TOPICS.authEvents, group: 'gw', broadcast: true, handler: async (e) => void got1.push(e.id) });
+    const s2 = await r2.subscribe({ topic: TOPICS.authEvents, group: 'gw', broadcast: true, handler: async (e) => void got2.push(e.id) });
+    await publisher.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(200) }]);
+    await eventually(async () => got1.length === 1 && got2.length === 1);
+    await s1.close();
+    await s2.close();
+    const { rows } = await database.pool.query(`select count(*)::int as n from bus.subscription where name like 'assay_auth_events__gw__%'`);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('outbox', () => {
+  it('publishes committed events through the relay and never rolled-back ones', async () => {
+    const bus = await newBus();
+    const received: EventEnvelope[] = [];
+    await bus.subscribe({ topic: TOPICS.orgEvents, group: 'outbox-reader', handler: async (e) => void received.push(e) });
+
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await enqueueEvent(trx, 'svc', { event: 'organization.member.removed', organization_id: 'org-2', data: { user_id: 'gone' } });
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    const committed = await database.db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, 'svc', { event: 'organization.member.removed', organization_id: 'org-2', data: { user_id: 'kept' } }),
+      );
+
+    const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: 'svc', bus, logger, intervalMs: 100 });
+    try {
+      await eventually(async () => received.length >= 1);
+      await new Promise((r) => setTimeout(r, 800));
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ id: committed.id, event: 'organization.member.removed', organization_id: 'org-2', data: { user_id: 'kept' } });
+      const pending = await database.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute();
+      expect(pending).toEqual([]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('refuses an event whose data breaks its contract', async () => {
+    await expect(
+      database.db.transaction().execute((trx) =>
+        enqueueEvent(trx, 'svc', { event: 'organization.member.removed', organization_id: 'o', data: { wrong: 1 } }),
+      ),
+    ).rejects.toThrow(/breaks its contract/);
+    await expect(
+      database.db.transaction().execute((trx) => enqueueEvent(trx, 'svc', { event: 'no.such.event', organization_id: 'o', data: {} })),
+    ).rejects.toThrow(/Unknown event type/);
+  });
+
+  it('runs a handler once per event id even when the event arrives twice', async () => {
+    let runs = 0;
+    const id = envelope(300).id;
+    const first = await handleOnce(database.db, 'consumer-x', id, async () => void runs++);
+    const second = await handleOnce(database.db, 'consumer-x', id, async () => void runs++);
+    const otherConsumer = await handleOnce(database.db, 'consumer-y', id, async () => void runs++);
+    expect([first, second, otherConsumer]).toEqual([true, false, true]);
+    expect(runs).toBe(2);
+  });
+});
+
+const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean) ?? [];
+const describeKafka = brokers.length ? describe : describe.skip;
+if (!brokers.length) {
+  // eslint-disable-next-line no-console
+  console.info('kafka bus tests skipped: set KAFKA_BROKERS to a reachable Kafka (no broker or Docker on this machine)');
+}
+describeKafka('kafka bus', () => {
+  it('delivers published messages to a consumer group', async () => {
+    const bus = new KafkaBus({ brokers, clientId: 'assay-test', logger });
+    await bus.start();
+    const got: string[] = [];
+    const sub = await bus.subscribe({ topic: TOPICS.orgEvents, group: `test-${Date.now()}`, handler: async (e) => void got.push(e.id) });
+    await bus.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(400) }]);
+    await eventually(async () => got.includes(envelope(400).id), 30_000);
+    await sub.close();
+    await bus.stop();
+  });
+});

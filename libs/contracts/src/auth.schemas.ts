@@ -1,0 +1,213 @@
+import { API_KEY_SCOPES } from './scopes.js';
+import type { JsonSchema } from './json-schema.js';
+
+const timestamp = { type: 'string', format: 'date-time' };
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' };
+const keyName = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' };
+const expiresInDays = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 3650,
+  description: 'Days until the key expires; omit for a key that never expires.',
+};
+
+export const authSchemas: Record<string, JsonSchema> = {
+  LoginRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
+    properties: {
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      password: { type: 'string', minLength: 1, maxLength: 1024 },
+      organization_id: {
+        type: 'string',
+        maxLength: 64,
+        description: 'Which organization the session acts in; defaults to the oldest membership.',
+      },
+    },
+  },
+  LoginResponse: {
+    type: 'object',
+    required: ['token', 'expires_at'],
+    properties: {
+      token: { type: 'string', description: 'HS256 JWT; send as `Authorization: Bearer <token>`.' },
+      expires_at: timestamp,
+    },
+  },
+  ServiceKeyCreateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'environment'],
+    properties: {
+      name: keyName,
+      environment: { type: 'string', enum: ['prod', 'dev'] },
+      expires_in_days: expiresInDays,
+    },
+  },
+  ServiceKeyCreated: {
+    type: 'object',
+    required: ['id', 'key', 'name', 'environment', 'created_at', 'expires_at', 'last_used'],
+    properties: {
+      id: { type: 'string' },
+      key: { type: 'string', description: 'The secret `service_sk_<environment>_<base58>`; shown only here.' },
+      name: { type: 'string' },
+      environment: { type: 'string', enum: ['prod', 'dev'] },
+      created_at: timestamp,
+      expires_at: nullableTimestamp,
+      last_used: nullableTimestamp,
+    },
+  },
+  ServiceKey: {
+    type: 'object',
+    required: ['id', 'name', 'environment', 'created_at', 'expires_at', 'last_used', 'usage_count'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      environment: { type: 'string', enum: ['prod', 'dev'] },
+      created_at: timestamp,
+      expires_at: nullableTimestamp,
+      last_used: nullableTimestamp,
+      usage_count: { type: 'integer', minimum: 0 },
+    },
+  },
+  ServiceKeyList: {
+    type: 'object',
+    required: ['keys'],
+    properties: { keys: { type: 'array', items: { $ref: 'ServiceKey' } } },
+  },
+  KeyRevoked: {
+    type: 'object',
+    required: ['id', 'revoked_at'],
+    properties: { id: { type: 'string' }, revoked_at: timestamp },
+  },
+  ApiKeyCreateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: keyName,
+      scopes: {
+        type: 'array',
+        items: { type: 'string', enum: [...API_KEY_SCOPES] },
+        uniqueItems: true,
+        maxItems: API_KEY_SCOPES.length,
+        description: 'Empty or omitted: full access (Admin level).',
+      },
+      expires_in_days: expiresInDays,
+    },
+  },
+  ApiKeyCreated: {
+    type: 'object',
+    required: ['id', 'key', 'name', 'scopes', 'created_at', 'expires_at', 'last_used'],
+    properties: {
+      id: { type: 'string' },
+      key: { type: 'string', description: 'The secret `sk_live_<base58>`; shown only here.' },
+      name: { type: 'string' },
+      scopes: { type: 'array', items: { type: 'string' } },
+      created_at: timestamp,
+      expires_at: nullableTimestamp,
+      last_used: nullableTimestamp,
+    },
+  },
+  ApiKey: {
+    type: 'object',
+    required: ['id', 'name', 'scopes', 'created_at', 'expires_at', 'last_used', 'usage_count'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'array', items: { type: 'string' } },
+      created_at: timestamp,
+      expires_at: nullableTimestamp,
+      last_used: nullableTimestamp,
+      usage_count: { type: 'integer', minimum: 0 },
+    },
+  },
+  ApiKeyList: {
+    type: 'object',
+    required: ['keys'],
+    properties: { keys: { type: 'array', items: { $ref: 'ApiKey' } } },
+  },
+  Organization: {
+    type: 'object',
+    required: ['id', 'name', 'plan', 'status', 'created_at'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+      status: { type: 'string', enum: ['active', 'suspended', 'deleted'] },
+      created_at: timestamp,
+    },
+  },
+  Member: {
+    type: 'object',
+    required: ['user_id', 'email', 'name', 'role', 'created_at'],
+    properties: {
+      user_id: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string', enum: ['owner', 'admin', 'member'] },
+      created_at: timestamp,
+    },
+  },
+  MemberList: {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: { data: { type: 'array', items: { $ref: 'Member' } }, pagination: { $ref: 'Pagination' } },
+  },
+  TransferOwnershipRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['user_id'],
+    properties: { user_id: { type: 'string', minLength: 1, maxLength: 64 } },
+  },
+  Me: {
+    type: 'object',
+    required: ['organization', 'principal'],
+    properties: {
+      organization: { $ref: 'Organization' },
+      principal: {
+        type: 'object',
+        required: ['kind', 'sub', 'role', 'scopes'],
+        properties: {
+          kind: { type: 'string' },
+          sub: { type: 'string' },
+          role: { type: 'string' },
+          scopes: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+  AuthenticateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['credential'],
+    properties: { credential: { type: 'string', minLength: 1, maxLength: 4096 } },
+  },
+  UsageReport: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['usage'],
+    properties: {
+      usage: {
+        type: 'array',
+        maxItems: 10000,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['key_id', 'count', 'last_used'],
+          properties: {
+            key_id: { type: 'string', format: 'uuid' },
+            count: { type: 'integer', minimum: 1 },
+            last_used: timestamp,
+          },
+        },
+      },
+    },
+  },
+  OrganizationStatusRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['status'],
+    properties: { status: { type: 'string', enum: ['active', 'suspended'] } },
+  },
+};

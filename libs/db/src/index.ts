@@ -1,0 +1,100 @@
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
+
+export { sql, type Kysely, type Migration };
+
+// Postgres int8 (count(*), bigint columns) as JS numbers: our counters stay far below 2^53.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+export interface DatabaseOptions {
+  connectionString: string;
+  /** The service's own Postgres schema; every unqualified table lives there. */
+  schema: string;
+  /** Pool size (default 10). */
+  max?: number;
+  applicationName?: string;
+}
+
+export interface Database<DB> {
+  db: Kysely<DB>;
+  pool: pg.Pool;
+  schema: string;
+  close(): Promise<void>;
+}
+
+function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
+}
+
+/**
+ * A Kysely handle whose connections have `search_path` set to the service's
+ * schema, so queries name tables without a schema prefix.
+ */
+export function createDatabase<DB>(opts: DatabaseOptions): Database<DB> {
+  assertSchemaName(opts.schema);
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? opts.schema,
+    options: `-c search_path=${opts.schema}`,
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool, schema: opts.schema, close: () => db.destroy() };
+}
+
+class StaticMigrationProvider implements MigrationProvider {
+  constructor(private readonly migrations: Record<string, Migration>) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return this.migrations;
+  }
+}
+
+/**
+ * Creates the schema when missing and applies every pending migration; the
+ * migration table lives inside the schema. Safe to run from several replicas
+ * at once: an advisory lock serialises them.
+ * @throws the first migration error, after logging nothing (the caller decides).
+ */
+export async function migrateToLatest(
+  database: Database<unknown>,
+  migrations: Record<string, Migration>,
+): Promise<MigrationResultSet> {
+  const { db, schema } = database;
+  assertSchemaName(schema);
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(hashtext(${`assay.migrate.${schema}`}))`.execute(conn);
+    try {
+      await sql`create schema if not exists ${sql.id(schema)}`.execute(conn);
+      const migrator = new Migrator({
+        db: conn,
+        provider: new StaticMigrationProvider(migrations),
+        migrationTableSchema: schema,
+      });
+      const result = await migrator.migrateToLatest();
+      if (result.error) throw result.error;
+      return result;
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${`assay.migrate.${schema}`}))`.execute(conn);
+    }
+  });
+}
+
+/** True when a query reaches the database; used by `/readyz`. */
+export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
+  try {
+    await pool.query('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres unique-violation, for turning races into 409s. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}

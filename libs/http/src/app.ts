@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '@assay/logger';
+import { AppError, MESSAGES } from './errors.js';
+
+export interface HttpAppOptions {
+  name: string;
+  logger: Logger;
+  /** Largest JSON body accepted (default 1 MB); larger bodies get 413. */
+  bodyLimit?: string;
+  /** Content types accepted besides JSON (e.g. `multipart/form-data`); the route parses them. */
+  extraContentTypes?: string[];
+  /** Readiness check behind `GET /readyz`: name → reachable. */
+  ready?: () => Promise<Record<string, boolean>>;
+  /** Mounts the service's routers; runs after parsing and before the 404 and error handlers. */
+  mount(app: Express): void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * An express app with request ids, structured logs, JSON parsing with a size
+ * limit, `/healthz` and `/readyz`, JSON 404s and the one error middleware.
+ * It never listens: `main.ts` does.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('x-request-id', id);
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger: opts.logger,
+      genReqId: (_req, res) => (res as Response).locals.requestId as string,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: opts.name });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = opts.ready ? await opts.ready().catch(() => ({ checks: false })) : {};
+    const ok = Object.values(checks).every(Boolean);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', service: opts.name, checks });
+  });
+
+  const accepted = ['application/json', ...(opts.extraContentTypes ?? [])];
+  app.use((req, _res, next) => {
+    const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+    if (!hasBody || ['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return next();
+    const type = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!accepted.includes(type)) {
+      return next(
+        new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted.join(' or ')} (got "${type || 'none'}")`),
+      );
+    }
+    next();
+  });
+  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true }));
+
+  opts.mount(app);
+
+  app.use((req, _res, next) => {
+    next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+  });
+  app.use(errorMiddleware(opts.logger));
+  return app;
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Turns any error into `{error, message, details?}`; unknown errors become a 500 that leaks nothing. */
+export function errorMiddleware(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500 && appError.code === 'internal_server_error') {
+      logger.error({ err, method: req.method, url: req.originalUrl, requestId: res.locals.requestId }, 'unhandled error');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (appError.status === 429 && typeof appError.extra?.retry_after === 'number') {
+      res.setHeader('Retry-After', String(appError.extra.retry_after));
+    }
+    res.status(appError.status).json({ ...appError.toBody(), request_id: res.locals.requestId });
+  };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = (err ?? {}) as BodyParserError;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'validation_error', 'Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
+    case 'entity.too.large':
+      return new AppError(413, 'payload_too_large', `Request body exceeds the limit of ${e.limit ?? 'the'} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, 'unsupported_media_type', 'Unsupported body encoding or charset');
+    case 'request.aborted':
+      return new AppError(400, 'validation_error', 'Request body was aborted');
+    default:
+      break;
+  }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError(e.status, 'validation_error', 'Request could not be read');
+  }
+  return new AppError(500, 'internal_server_error', MESSAGES.internal);
+}

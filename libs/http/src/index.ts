@@ -1,0 +1,21 @@
+export { createHttpApp, errorMiddleware, type HttpAppOptions } from './app.js';
+export {
+  AppError,
+  MESSAGES,
+  conflict,
+  forbidden,
+  invalidApiKey,
+  notFound,
+  notImplemented,
+  serviceUnavailable,
+  validationError,
+  type ErrorCode,
+} from './errors.js';
+export {
+  orgPrincipal,
+  requireRole,
+  requireScope,
+  requireServicePrincipal,
+  verifyPrincipalHeader,
+} from './principal.middleware.js';
+export { parsePagination, validateBody, type Pagination } from './validation.js';

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dropDatabase, ensureDatabase } from '@assay/embedded-pg';
+
+/**
+ * Helpers for integration tests: a fresh database per test file on the
+ * Postgres that jest's global setup started (or TEST_DATABASE_URL), and
+ * real HTTP servers on free ports.
+ */
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export function testDatabaseAdminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (its global setup starts Postgres)');
+  return url;
+}
+
+/** A new, empty database; `drop()` removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const admin = testDatabaseAdminUrl();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const url = await ensureDatabase(admin, name);
+  return { url, name, drop: () => dropDatabase(admin, name) };
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens with `handler` (an express app, say) on a free loopback port. */
+export async function listen(handler: http.RequestListener): Promise<TestServer> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, stepMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+export const TEST_INTERNAL_SECRET = 'test-internal-token-secret-0123456789abcdef';
