@@ -210,4 +210,32 @@ export const authSchemas: Record<string, JsonSchema> = {
     required: ['status'],
     properties: { status: { type: 'string', enum: ['active', 'suspended'] } },
   },
+  InternalOrganizationCreateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'plan', 'owner'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+      owner: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['email', 'name', 'password'],
+        properties: {
+          email: { type: 'string', format: 'email', maxLength: 254 },
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          password: { type: 'string', minLength: 12, maxLength: 1024 },
+        },
+      },
+    },
+  },
+  BootstrapRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      organization_name: { type: 'string', minLength: 1, maxLength: 200 },
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+    },
+  },
 };

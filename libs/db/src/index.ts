@@ -60,8 +60,8 @@ class StaticMigrationProvider implements MigrationProvider {
  * at once: an advisory lock serialises them.
  * @throws the first migration error, after logging nothing (the caller decides).
  */
-export async function migrateToLatest(
-  database: Database<unknown>,
+export async function migrateToLatest<DB>(
+  database: Database<DB>,
   migrations: Record<string, Migration>,
 ): Promise<MigrationResultSet> {
   const { db, schema } = database;

@@ -1,0 +1,31 @@
+import type { Express } from 'express';
+import type { Kysely } from 'kysely';
+import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import type { Logger } from '@assay/logger';
+import type { AuthDatabase } from './db/database.js';
+import type { AuthContext } from './context.js';
+import { ROUTERS } from './routes.js';
+
+export interface AuthAppDeps {
+  db: Kysely<AuthDatabase>;
+  schema: string;
+  logger: Logger;
+  internalTokenSecret: string;
+  session: { secret: string; ttlSeconds: number };
+  ready?: () => Promise<Record<string, boolean>>;
+}
+
+/** The auth service's express app; it never listens. */
+export function buildApp(deps: AuthAppDeps): Express {
+  const ctx: AuthContext = { db: deps.db, schema: deps.schema, session: deps.session, logger: deps.logger };
+  return createHttpApp({
+    name: 'auth',
+    logger: deps.logger,
+    bodyLimit: '256kb',
+    ...(deps.ready ? { ready: deps.ready } : {}),
+    mount(app) {
+      app.use(verifyPrincipalHeader(deps.internalTokenSecret));
+      for (const router of ROUTERS) app.use(router(ctx));
+    },
+  });
+}

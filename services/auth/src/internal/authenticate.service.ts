@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { forbidden, invalidApiKey } from '@assay/http';
+import type { Principal } from '@assay/principal';
+import type { AuthDatabase } from '../db/database.js';
+import { hashesEqual, hashSecret, parseKey } from '../keys/keys.format.js';
+import { findKeyByHash } from '../keys/keys.repository.js';
+import { findMembership, findOrganizationById } from '../organizations/organizations.repository.js';
+import { verifySessionToken, type SessionConfig } from '../sessions/sessions.service.js';
+
+export interface Authentication {
+  principal: Principal;
+  /** The key's id, for usage counting and cache eviction; absent for sessions. */
+  key_id?: string;
+  /** When the credential stops being valid; gateways cache no longer than this. */
+  valid_until: string | null;
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Resolves a credential to a principal.
+ * @throws AppError 401 `invalid_api_key` for unknown, revoked, expired or mistyped
+ * credentials; 403 `insufficient_permissions` when the organization is suspended.
+ */
+export async function authenticate(db: Kysely<AuthDatabase>, session: SessionConfig, credential: string): Promise<Authentication> {
+  const parsed = parseKey(credential);
+  if (parsed) {
+    const hash = hashSecret(credential);
+    const key = await findKeyByHash(db, hash);
+    if (!key || !hashesEqual(key.secret_hash, hash) || key.kind !== parsed.kind) throw invalidApiKey();
+    if (key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw invalidApiKey();
+    const org = await findOrganizationById(db, key.org_id);
+    if (!org || org.status === 'deleted') throw invalidApiKey();
+    if (org.status === 'suspended') throw forbidden('Organization is suspended');
+    return {
+      principal: {
+        org_id: org.id,
+        sub: key.id,
+        kind: key.kind,
+        role: 'admin',
+        scopes: key.scopes,
+        plan: org.plan,
+        ...(key.environment ? { environment: key.environment } : {}),
+      },
+      key_id: key.id,
+      valid_until: key.expires_at?.toISOString() ?? null,
+    };
+  }
+  if (credential.startsWith('sk_live_') || credential.startsWith('service_sk_') || !JWT_SHAPE.test(credential)) {
+    throw invalidApiKey();
+  }
+  const claims = await verifySessionToken(session, credential);
+  const membership = await findMembership(db, claims.org_id, claims.user_id);
+  if (!membership || membership.status === 'deleted') throw invalidApiKey();
+  if (membership.status === 'suspended') throw forbidden('Organization is suspended');
+  return {
+    principal: { org_id: membership.org_id, sub: claims.user_id, kind: 'session', role: membership.role, scopes: [], plan: membership.plan },
+    valid_until: new Date(claims.exp * 1000).toISOString(),
+  };
+}
+

@@ -1,0 +1,67 @@
+import { Router } from 'express';
+import { requireServicePrincipal, validateBody } from '@assay/http';
+import { servicePrincipal } from '@assay/principal';
+import type { AuthContext } from '../context.js';
+import { createKey } from '../keys/keys.service.js';
+import { addKeyUsage } from '../keys/keys.repository.js';
+import { countOrganizations } from '../organizations/organizations.repository.js';
+import {
+  changeOrganizationStatus,
+  createOrganizationWithOwner,
+  toOrganizationBody,
+  withBootstrapLock,
+} from '../organizations/organizations.service.js';
+import { generatePassword } from '../sessions/passwords.js';
+import { authenticate } from './authenticate.service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Routes for other services and operators; only `service` principals reach them. */
+export function internalRoutes(ctx: AuthContext): Router {
+  const router = Router();
+  router.use('/internal', requireServicePrincipal);
+
+  // The gateway resolves a credential; it caches the answer until `valid_until` or a revocation event.
+  router.post('/internal/authenticate', validateBody('AuthenticateRequest'), async (req, res) => {
+    res.json(await authenticate(ctx.db, ctx.session, req.body.credential));
+  });
+
+  // Gateways count calls per key and report them in batches.
+  router.post('/internal/usage', validateBody('UsageReport'), async (req, res) => {
+    await addKeyUsage(ctx.db, req.body.usage);
+    res.status(204).end();
+  });
+
+  router.post('/internal/organizations', validateBody('InternalOrganizationCreateRequest'), async (req, res) => {
+    const { org, user } = await createOrganizationWithOwner(ctx.db, ctx.schema, req.body);
+    res.status(201).json({ organization: toOrganizationBody(org), owner: { id: user.id, email: user.email, name: user.name } });
+  });
+
+  router.post('/internal/organizations/:id/status', validateBody('OrganizationStatusRequest'), async (req, res) => {
+    const id = req.params.id as string;
+    if (!UUID.test(id)) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
+    res.json(toOrganizationBody(await changeOrganizationStatus(ctx.db, ctx.schema, id, req.body.status)));
+  });
+
+  // First start of a deployment: one organization, its owner and a dev service key. Idempotent.
+  router.post('/internal/bootstrap', validateBody('BootstrapRequest'), async (req, res) => {
+    const result = await withBootstrapLock(ctx.db, async (trx) => {
+      if ((await countOrganizations(trx)) > 0) return { created: false as const };
+      const password = generatePassword();
+      const email = req.body.email ?? 'admin@assay.local';
+      const { org, user } = await createOrganizationWithOwner(trx, ctx.schema, {
+        name: req.body.organization_name ?? 'My organization',
+        plan: req.body.plan ?? 'pro',
+        owner: { email, name: 'Administrator', password },
+      });
+      const { secret } = await createKey(trx, { ...servicePrincipal('bootstrap'), org_id: org.id }, 'service_key', {
+        name: 'local bootstrap key',
+        environment: 'dev',
+      });
+      return { created: true as const, organization_id: org.id, user_id: user.id, email, password, service_key: secret };
+    });
+    res.status(result.created ? 201 : 200).json(result);
+  });
+
+  return router;
+}

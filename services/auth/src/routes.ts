@@ -1,0 +1,15 @@
+import type { Router } from 'express';
+import type { AuthContext } from './context.js';
+import { internalRoutes } from './internal/internal.routes.js';
+import { apiKeyRoutes, serviceKeyRoutes } from './keys/keys.routes.js';
+import { organizationRoutes } from './organizations/organizations.routes.js';
+import { authRoutes } from './sessions/auth.routes.js';
+
+/** Every router of the auth service. */
+export const ROUTERS: Array<(ctx: AuthContext) => Router> = [
+  authRoutes,
+  serviceKeyRoutes,
+  apiKeyRoutes,
+  organizationRoutes,
+  internalRoutes,
+];

@@ -1,0 +1,149 @@
+import { SignJWT } from 'jose';
+import { signPrincipal } from '@assay/principal';
+import { startAuth, keyPrincipal, SESSION_SECRET, type AuthHarness } from './harness.js';
+
+let auth: AuthHarness;
+beforeAll(async () => {
+  auth = await startAuth();
+});
+afterAll(() => auth.close());
+
+describe('login and sessions', () => {
+  it('logs in with e-mail and password and the token authenticates as the owner', async () => {
+    const { orgId, userId, email, password } = await auth.newOrganization('growth');
+    const r = await auth.call('POST', '/api/auth/login', { body: { email: email.toUpperCase(), password } });
+    expect(r.status).toBe(200);
+    expect(r.body.token.startsWith('sk_live_')).toBe(false);
+    expect(r.body.token.split('.')).toHaveLength(3);
+    expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(3500_000);
+    const who = await auth.authenticate(r.body.token);
+    expect(who.body.principal).toEqual({ org_id: orgId, sub: userId, kind: 'session', role: 'owner', scopes: [], plan: 'growth' });
+    expect(who.body.valid_until).toBe(r.body.expires_at.replace(/\.\d{3}Z$/, '.000Z'));
+  });
+
+  it('refuses a wrong password and an unknown e-mail with the same 401', async () => {
+    const { email } = await auth.newOrganization();
+    const wrong = await auth.call('POST', '/api/auth/login', { body: { email, password: 'nope' } });
+    const unknown = await auth.call('POST', '/api/auth/login', { body: { email: 'nobody@example.test', password: 'nope' } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.message).toBe(unknown.body.message);
+    expect((await auth.call('POST', '/api/auth/login', { body: { email: 'not-an-email', password: 'x' } })).status).toBe(400);
+  });
+
+  it('refuses forged and expired session tokens', async () => {
+    const { orgId, userId } = await auth.newOrganization();
+    const sign = (secret: string, exp: number) =>
+      new SignJWT({ org_id: orgId })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(userId)
+        .setIssuer('assay-auth')
+        .setAudience('assay-session')
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(secret));
+    const now = Math.floor(Date.now() / 1000);
+    expect((await auth.authenticate(await sign(SESSION_SECRET, now + 60))).status).toBe(200);
+    for (const token of [await sign('another-secret-another-secret-xxxxx', now + 60), await sign(SESSION_SECRET, now - 10)]) {
+      const r = await auth.authenticate(token);
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe('invalid_api_key');
+    }
+  });
+});
+
+describe('sk_live_ API keys', () => {
+  it('creates a scoped key that acts as Admin and lists it with its scopes', async () => {
+    const { orgId, owner } = await auth.newOrganization();
+    const created = await auth.call('POST', '/api/api-keys', { principal: owner, body: { name: 'MCP', scopes: ['test_cases:read', 'executions:write'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40,50}$/);
+    const who = await auth.authenticate(created.body.key);
+    expect(who.body.principal).toMatchObject({ org_id: orgId, kind: 'api_key', role: 'admin', scopes: ['test_cases:read', 'executions:write'] });
+    const list = await auth.call('GET', '/api/api-keys', { principal: owner });
+    expect(list.body.keys).toEqual([expect.objectContaining({ id: created.body.id, scopes: ['test_cases:read', 'executions:write'], usage_count: 0 })]);
+    expect((await auth.call('POST', '/api/api-keys', { principal: owner, body: { name: 'bad', scopes: ['everything'] } })).status).toBe(400);
+  });
+
+  it('refuses owner-only operations to API keys and service keys, and allows them to the owner session', async () => {
+    const a = await auth.newOrganization();
+    const memberLogin = await auth.call('POST', '/internal/organizations', {
+      body: { name: 'other', plan: 'starter', owner: { email: `second-${Date.now()}@example.test`, name: 'Second', password: 'another long password' } },
+    });
+    const secondUser = memberLogin.body.owner.id as string;
+    // Make the second user an admin of org a.
+    await auth.database.db.insertInto('memberships').values({ org_id: a.orgId, user_id: secondUser, role: 'admin' }).execute();
+
+    for (const principal of [keyPrincipal(a.orgId, [], 'api_key'), keyPrincipal(a.orgId, [], 'service_key')]) {
+      const transfer = await auth.call('POST', '/api/organizations/current/transfer-ownership', { principal, body: { user_id: secondUser } });
+      expect(transfer.status).toBe(403);
+      expect(transfer.body.error).toBe('insufficient_permissions');
+      const del = await auth.call('DELETE', '/api/organizations/current', { principal });
+      expect(del.status).toBe(403);
+    }
+    const members = await auth.call('GET', '/api/organizations/current/members', { principal: a.owner });
+    expect(members.body.data.map((m: { role: string }) => m.role).sort()).toEqual(['admin', 'owner']);
+
+    const transfer = await auth.call('POST', '/api/organizations/current/transfer-ownership', { principal: a.owner, body: { user_id: secondUser } });
+    expect(transfer.status).toBe(200);
+    const after = await auth.call('GET', '/api/organizations/current/members', { principal: a.owner });
+    expect(after.body.data.find((m: { user_id: string }) => m.user_id === secondUser).role).toBe('owner');
+    expect(after.body.data.find((m: { user_id: string }) => m.user_id === a.userId).role).toBe('admin');
+  });
+
+  it('deletes the organization for its owner, and every key of it stops working', async () => {
+    const a = await auth.newOrganization();
+    const key = await auth.call('POST', '/api/service-keys', { principal: a.owner, body: { name: 'doomed', environment: 'prod' } });
+    const del = await auth.call('DELETE', '/api/organizations/current', { principal: a.owner });
+    expect(del.status).toBe(200);
+    expect(del.body.status).toBe('deleted');
+    expect((await auth.authenticate(key.body.key)).status).toBe(401);
+    expect((await auth.call('POST', '/api/auth/login', { body: { email: a.email, password: a.password } })).status).toBe(401);
+  });
+});
+
+describe('suspension', () => {
+  it('refuses every credential of a suspended organization with 403, and accepts them again after reactivation', async () => {
+    const a = await auth.newOrganization();
+    const service = await auth.call('POST', '/api/service-keys', { principal: a.owner, body: { name: 's', environment: 'prod' } });
+    const api = await auth.call('POST', '/api/api-keys', { principal: a.owner, body: { name: 'a' } });
+    const session = await auth.call('POST', '/api/auth/login', { body: { email: a.email, password: a.password } });
+
+    expect((await auth.call('POST', `/internal/organizations/${a.orgId}/status`, { body: { status: 'suspended' } })).body.status).toBe('suspended');
+    for (const credential of [service.body.key, api.body.key, session.body.token]) {
+      const r = await auth.authenticate(credential);
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ error: 'insufficient_permissions', message: 'Organization is suspended' });
+    }
+    expect((await auth.call('POST', '/api/auth/login', { body: { email: a.email, password: a.password } })).status).toBe(403);
+
+    await auth.call('POST', `/internal/organizations/${a.orgId}/status`, { body: { status: 'active' } });
+    expect((await auth.authenticate(service.body.key)).status).toBe(200);
+  });
+});
+
+describe('internal principal', () => {
+  it('refuses calls without a principal or with a forged one', async () => {
+    const { orgId } = await auth.newOrganization();
+    const forged = await signPrincipal('a-forged-secret-that-is-long-enough-123', keyPrincipal(orgId));
+    for (const opts of [{ principal: null }, { principal: null, token: forged }, { principal: null, token: 'not.a.jwt' }]) {
+      const r = await auth.call('GET', '/api/service-keys', opts);
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe('invalid_api_key');
+    }
+  });
+
+  it('keeps /internal routes to service principals', async () => {
+    const { orgId } = await auth.newOrganization();
+    const r = await auth.call('POST', '/internal/authenticate', { principal: keyPrincipal(orgId), body: { credential: 'x' } });
+    expect(r.status).toBe(403);
+    expect((await auth.call('POST', '/internal/bootstrap', { principal: keyPrincipal(orgId), body: {} })).status).toBe(403);
+  });
+});
+
+describe('bootstrap', () => {
+  it('creates nothing when an organization already exists', async () => {
+    await auth.newOrganization();
+    const r = await auth.call('POST', '/internal/bootstrap', { body: {} });
+    expect(r).toEqual({ status: 200, body: { created: false } });
+  });
+});
