@@ -11,6 +11,8 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Content types accepted besides JSON (e.g. `multipart/form-data`); the route parses them. */
   extraContentTypes?: string[];
+  /** false: leave bodies unread (the gateway streams them to services). Default true. */
+  parseJson?: boolean;
   /** Readiness check behind `GET /readyz`: name → reachable. */
   ready?: () => Promise<Record<string, boolean>>;
   /** Mounts the service's routers; runs after parsing and before the 404 and error handlers. */
@@ -60,7 +62,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   });
 
   const accepted = ['application/json', ...(opts.extraContentTypes ?? [])];
-  app.use((req, _res, next) => {
+  if (opts.parseJson !== false) app.use((req, _res, next) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
     if (!hasBody || ['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return next();
     const type = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -71,7 +73,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     }
     next();
   });
-  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true }));
+  if (opts.parseJson !== false) app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true }));
 
   opts.mount(app);
 

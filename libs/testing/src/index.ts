@@ -68,3 +68,5 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 }
 
 export const TEST_INTERNAL_SECRET = 'test-internal-token-secret-0123456789abcdef';
+
+export { freePort as freePortForTests } from '@assay/embedded-pg';

@@ -1,0 +1,110 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { Dispatcher } from 'undici';
+import { buildOpenApi, requiredScope, type ServiceName } from '@assay/contracts';
+import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented } from '@assay/http';
+import type { Logger } from '@assay/logger';
+import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assay/principal';
+import type { Authenticator } from './auth/authenticator.js';
+import type { UpstreamName } from './config.js';
+import { docsRoutes } from './docs/docs.routes.js';
+import { forward } from './proxy/proxy.js';
+import { rateLimits } from './rate-limit/rate-limit.js';
+import { resolveRoute, type ResolvedRoute } from './routing/route-map.js';
+
+export interface GatewayDeps {
+  logger: Logger;
+  authenticator: Authenticator;
+  dispatcher: Dispatcher;
+  upstreams: Partial<Record<UpstreamName, string>>;
+  internalTokenSecret: string;
+  publicBaseUrl: string;
+  rateLimitsEnabled: boolean;
+  upstreamResponseTimeoutMs: number;
+  ready?: () => Promise<Record<string, boolean>>;
+}
+
+const SERVICE_LABEL: Record<UpstreamName, string> = {
+  auth: 'auth',
+  'test-case': 'test-case',
+  'execution-runner': 'execution-runner',
+  'discovery-crawler': 'discovery-crawler',
+  analysis: 'analysis',
+  'webhook-dispatcher': 'webhook-dispatcher',
+};
+
+/** The credential of a call: `Authorization: Bearer` first, else `x-api-key` (sk_live_ only). */
+function credentialOf(req: Request): string {
+  const authorization = req.header('authorization');
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw invalidApiKey('Authorization header must be "Bearer <credential>"');
+    return match[1]!;
+  }
+  const apiKey = req.header('x-api-key');
+  if (apiKey !== undefined) {
+    if (!apiKey.trim().startsWith('sk_live_')) throw invalidApiKey();
+    return apiKey.trim();
+  }
+  throw invalidApiKey('A credential is required: send "Authorization: Bearer <key>" or "x-api-key: <sk_live_ key>"');
+}
+
+/** The gateway's express app: docs, authentication, scopes, rate limits, routing; it never listens. */
+export function buildApp(deps: GatewayDeps): Express {
+  const services = new Set<ServiceName>(['gateway', ...(Object.keys(deps.upstreams) as UpstreamName[])]);
+  let openApiDoc: Record<string, unknown> | undefined;
+  const openApi = () => (openApiDoc ??= buildOpenApi({ services, serverUrl: deps.publicBaseUrl }));
+  const limiters = deps.rateLimitsEnabled ? rateLimits() : [];
+
+  return createHttpApp({
+    name: 'gateway',
+    logger: deps.logger,
+    parseJson: false,
+    ...(deps.ready ? { ready: deps.ready } : {}),
+    mount(app) {
+      app.use(docsRoutes(openApi));
+
+      // Resolve the route before anything else: unknown paths are 404 for everyone.
+      app.use((req: Request, res: Response, next: NextFunction) => {
+        const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+        const route = resolveRoute(req.method, req.path, search);
+        if (!route) return next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+        res.locals.route = route;
+        next();
+      });
+
+      app.use(async (req: Request, res: Response, next: NextFunction) => {
+        const route = res.locals.route as ResolvedRoute;
+        if (route.public) {
+          res.locals.principal = servicePrincipal('gateway');
+          return next();
+        }
+        const { principal, key_id } = await deps.authenticator.authenticate(credentialOf(req));
+        res.locals.principal = principal;
+        res.locals.keyId = key_id;
+        if (principal.kind === 'api_key') {
+          const scope = requiredScope(req.method, req.path);
+          if (scope && !hasScope(principal, scope)) return next(forbidden(`This API key lacks the "${scope}" scope`));
+        }
+        next();
+      });
+
+      for (const limiter of limiters) app.use(limiter);
+
+      app.use(async (req: Request, res: Response) => {
+        const route = res.locals.route as ResolvedRoute;
+        const baseUrl = deps.upstreams[route.service];
+        if (!baseUrl) throw notImplemented(`The ${SERVICE_LABEL[route.service]} service is not part of this deployment yet`);
+        // Listings of keys show usage: report this gateway's counts first so they are exact.
+        if (route.service === 'auth' && req.method === 'GET' && /^\/api\/(service|api)-keys\/?$/.test(req.path)) {
+          await deps.authenticator.flushUsage();
+        }
+        const principalToken = await signPrincipal(deps.internalTokenSecret, res.locals.principal as Principal);
+        await forward(req, res, { service: route.service, baseUrl, path: route.upstreamPath, principalToken }, {
+          dispatcher: deps.dispatcher,
+          responseTimeoutMs: deps.upstreamResponseTimeoutMs,
+          logger: deps.logger,
+        });
+      });
+    },
+  });
+}

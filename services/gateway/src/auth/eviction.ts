@@ -1,0 +1,20 @@
+import { TOPICS } from '@assay/contracts';
+import type { Bus, Subscription } from '@assay/bus';
+import type { Authenticator } from './authenticator.js';
+
+/**
+ * Every gateway process hears every auth event (a broadcast subscription)
+ * and drops cached answers for revoked keys and suspended or deleted
+ * organizations, so revocation takes effect everywhere well within 5 s.
+ */
+export function subscribeToAuthEvents(bus: Bus, authenticator: Authenticator): Promise<Subscription> {
+  return bus.subscribe({
+    topic: TOPICS.authEvents,
+    group: 'gateway',
+    broadcast: true,
+    handler: async (event) => {
+      if (event.event === 'auth.key.revoked') authenticator.evictKey(String(event.data.key_id));
+      if (event.event === 'auth.organization.status_changed') authenticator.evictOrganization(event.organization_id);
+    },
+  });
+}

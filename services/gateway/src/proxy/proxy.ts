@@ -1,0 +1,81 @@
+import type { Request, Response } from 'express';
+import { request, type Dispatcher } from 'undici';
+import type { Logger } from '@assay/logger';
+import { AppError } from '@assay/http';
+import { PRINCIPAL_HEADER } from '@assay/principal';
+
+// Hop-by-hop headers, and credentials that stop at the gateway.
+const DROP_REQUEST = new Set([
+  'host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'upgrade',
+  'transfer-encoding', 'authorization', 'x-api-key', PRINCIPAL_HEADER, 'cookie',
+]);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer', 'proxy-authenticate']);
+
+export interface ProxyTarget {
+  service: string;
+  baseUrl: string;
+  path: string;
+  principalToken: string;
+}
+
+export interface ProxyOptions {
+  dispatcher: Dispatcher;
+  responseTimeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Streams the call to the service and its answer back, bodies untouched (so
+ * uploads and Server-Sent Events pass through). A service that cannot be
+ * reached answers 503 JSON.
+ */
+export async function forward(req: Request, res: Response, target: ProxyTarget, opts: ProxyOptions): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !DROP_REQUEST.has(name)) headers[name] = value;
+  }
+  headers[PRINCIPAL_HEADER] = target.principalToken;
+  headers['x-request-id'] = res.locals.requestId as string;
+  headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+  headers['x-forwarded-proto'] = req.protocol;
+  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const hasBody = !['GET', 'HEAD'].includes(req.method) && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await request(`${target.baseUrl}${target.path}`, {
+      method: req.method as Dispatcher.HttpMethod,
+      headers,
+      body: hasBody ? req : null,
+      dispatcher: opts.dispatcher,
+      signal: abort.signal,
+      headersTimeout: opts.responseTimeoutMs,
+      bodyTimeout: 0,
+    });
+  } catch (err) {
+    if (abort.signal.aborted) return;
+    opts.logger.warn({ err, service: target.service }, 'service unreachable');
+    throw new AppError(503, 'service_unavailable', `The ${target.service} service is unavailable; try again shortly`);
+  }
+
+  res.status(upstream.statusCode);
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (value !== undefined && !DROP_RESPONSE.has(name)) res.setHeader(name, value);
+  }
+  res.setHeader('x-request-id', res.locals.requestId as string);
+  if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+  try {
+    for await (const chunk of upstream.body) {
+      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+    }
+    res.end();
+  } catch (err) {
+    if (!abort.signal.aborted) opts.logger.warn({ err, service: target.service }, 'response stream broke');
+    res.destroy();
+  }
+}

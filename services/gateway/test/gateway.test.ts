@@ -1,0 +1,289 @@
+import http from 'node:http';
+import { Agent } from 'undici';
+import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
+import { createDatabase, migrateToLatest, type Database } from '@assay/db';
+import { createSilentLogger } from '@assay/logger';
+import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { createTestDatabase, eventually, freePortForTests, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { buildApp as buildAuthApp } from '../../auth/src/app.js';
+import { migrations as authMigrations } from '../../auth/src/db/migrations/index.js';
+import { buildApp } from '../src/app.js';
+import { Authenticator } from '../src/auth/authenticator.js';
+import { subscribeToAuthEvents } from '../src/auth/eviction.js';
+import type { UpstreamName } from '../src/config.js';
+
+// The gateway in front of a real auth service (its express app on a real port and a real database).
+const logger = createSilentLogger();
+let testDb: TestDatabase;
+let authDb: Database<any>;
+let authServer: TestServer;
+let relay: OutboxRelay;
+const buses: PgBus[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+
+interface Gateway {
+  url: string;
+  authenticator: Authenticator;
+}
+
+async function startGateway(opts: { upstreams?: Partial<Record<UpstreamName, string>>; cacheTtlMs?: number; rateLimits?: boolean } = {}): Promise<Gateway> {
+  const dispatcher = new Agent({ connect: { timeout: 1000 } });
+  const authenticator = new Authenticator({
+    authUrl: authServer.url,
+    internalTokenSecret: TEST_INTERNAL_SECRET,
+    cacheTtlMs: opts.cacheTtlMs ?? 2000,
+    usageFlushMs: 60_000,
+    dispatcher,
+    logger,
+  });
+  const bus = new PgBus({ connectionString: testDb.url, logger });
+  await bus.start();
+  buses.push(bus);
+  const sub = await subscribeToAuthEvents(bus, authenticator);
+  const app = buildApp({
+    logger,
+    authenticator,
+    dispatcher,
+    upstreams: opts.upstreams ?? { auth: authServer.url },
+    internalTokenSecret: TEST_INTERNAL_SECRET,
+    publicBaseUrl: 'http://localhost:8080',
+    rateLimitsEnabled: opts.rateLimits ?? false,
+    upstreamResponseTimeoutMs: 10_000,
+  });
+  const server = await listen(app);
+  closers.push(() => server.close(), () => sub.close(), () => authenticator.close(), () => dispatcher.close());
+  return { url: server.url, authenticator };
+}
+
+async function provision(plan: 'starter' | 'growth' | 'pro' = 'pro') {
+  const email = `o${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`;
+  const password = 'a long enough password';
+  const res = await fetch(`${authServer.url}/internal/organizations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, servicePrincipal('test')) },
+    body: JSON.stringify({ name: 'org', plan, owner: { email, name: 'Owner', password } }),
+  });
+  const body = (await res.json()) as { organization: { id: string } };
+  return { orgId: body.organization.id, email, password };
+}
+
+async function call(gw: Gateway, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* HTML or empty */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Logs in through the gateway and creates a service key; returns both credentials. */
+async function credentials(gw: Gateway, plan: 'starter' | 'growth' | 'pro' = 'pro', environment: 'prod' | 'dev' = 'prod') {
+  const org = await provision(plan);
+  const login = await call(gw, 'POST', '/api/auth/login', { body: { email: org.email, password: org.password } });
+  const key = await call(gw, 'POST', '/api/service-keys', { headers: bearer(login.body.token), body: { name: 'k', environment } });
+  return { ...org, session: login.body.token as string, key: key.body.key as string, keyId: key.body.id as string };
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  authDb = createDatabase({ connectionString: testDb.url, schema: 'auth' });
+  await migrateToLatest(authDb, authMigrations);
+  const authApp = buildAuthApp({
+    db: authDb.db,
+    schema: 'auth',
+    logger,
+    internalTokenSecret: TEST_INTERNAL_SECRET,
+    session: { secret: 'gateway-test-session-secret-0123456789', ttlSeconds: 3600 },
+  });
+  authServer = await listen(authApp);
+  const relayBus = new PgBus({ connectionString: testDb.url, logger });
+  await relayBus.start();
+  buses.push(relayBus);
+  relay = startOutboxRelay({ db: authDb.db, listen: authDb.pool, schema: 'auth', bus: relayBus, logger, intervalMs: 200 });
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  await relay.stop();
+  for (const b of buses) await b.stop();
+  await authServer.close();
+  await authDb.close();
+  await testDb.drop();
+});
+
+describe('gateway', () => {
+  it('answers 404 JSON for unknown paths, even without a credential', async () => {
+    const gw = await startGateway();
+    for (const path of ['/nope', '/api/v2/test-cases', '/internal/authenticate']) {
+      const r = await call(gw, 'GET', path);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ error: 'not_found' });
+    }
+    // fetch() normalises dot segments; send them raw as an attacker would.
+    for (const path of ['/api/v1/test-cases/../../service-keys', '/api/v1/test-cases/%2e%2e/%2E%2E/service-keys', '/api/v1/test-cases/..%2fx']) {
+      const r = await rawGet(gw.url, path);
+      expect(r.status).toBe(404);
+      expect(JSON.parse(r.body)).toMatchObject({ error: 'not_found' });
+    }
+  });
+
+  it('asks for a credential with 401 invalid_api_key in every malformed form', async () => {
+    const gw = await startGateway();
+    const cases: Array<Record<string, string>> = [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { 'x-api-key': 'service_sk_prod_x' }, bearer('service_sk_prod_unknownunknownunknownunknownunknownunknown1')];
+    for (const headers of cases) {
+      const r = await call(gw, 'GET', '/api/service-keys', { headers });
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe('invalid_api_key');
+    }
+  });
+
+  it('answers 501 for a service that is not built, after authenticating', async () => {
+    const gw = await startGateway();
+    const { key } = await credentials(gw);
+    for (const path of ['/api/v1/test-cases?project_id=p', '/api/v1/executions/x/failure-analysis', '/v1/projects', '/api/projects', '/api/v1/discovery/start', '/api/v1/webhooks']) {
+      const r = await call(gw, 'GET', path, { headers: bearer(key) });
+      expect(r.status).toBe(501);
+      expect(r.body.error).toBe('not_implemented');
+      expect(r.body.message).toMatch(/service is not part of this deployment yet/);
+    }
+    expect((await call(gw, 'GET', '/v1/projects')).status).toBe(401);
+  });
+
+  it('answers 503 JSON within 5 s when a service is down', async () => {
+    const deadPort = await freePortForTests();
+    const gw = await startGateway({ upstreams: { auth: authServer.url, 'test-case': `http://127.0.0.1:${deadPort}` } });
+    const { key } = await credentials(gw);
+    const started = Date.now();
+    const r = await call(gw, 'GET', '/api/v1/test-cases?project_id=x', { headers: bearer(key) });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ error: 'service_unavailable', message: expect.stringMatching(/test-case service is unavailable/) });
+  });
+
+  it('answers 503 when auth itself is down', async () => {
+    const deadPort = await freePortForTests();
+    const dispatcher = new Agent({ connect: { timeout: 1000 } });
+    const authenticator = new Authenticator({ authUrl: `http://127.0.0.1:${deadPort}`, internalTokenSecret: TEST_INTERNAL_SECRET, cacheTtlMs: 0, usageFlushMs: 60_000, dispatcher, logger });
+    const app = buildApp({ logger, authenticator, dispatcher, upstreams: { auth: `http://127.0.0.1:${deadPort}` }, internalTokenSecret: TEST_INTERNAL_SECRET, publicBaseUrl: 'http://x', rateLimitsEnabled: false, upstreamResponseTimeoutMs: 5000 });
+    const server = await listen(app);
+    closers.push(() => server.close(), () => authenticator.close(), () => dispatcher.close());
+    const r = await call({ url: server.url, authenticator }, 'GET', '/api/service-keys', { headers: bearer('service_sk_prod_x') });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toBe('service_unavailable');
+  });
+
+  it('replaces a forged x-assay-principal: the caller acts only as its own credential', async () => {
+    const gw = await startGateway();
+    const a = await credentials(gw);
+    const b = await credentials(gw);
+    const forged = await signPrincipal(TEST_INTERNAL_SECRET, { org_id: b.orgId, sub: 'x', kind: 'service_key', role: 'owner', scopes: [], plan: 'pro' });
+    const list = await call(gw, 'GET', '/api/service-keys', { headers: { ...bearer(a.key), [PRINCIPAL_HEADER]: forged } });
+    expect(list.status).toBe(200);
+    expect(list.body.keys.map((k: { id: string }) => k.id)).toEqual([a.keyId]);
+    const anonymous = await call(gw, 'GET', '/api/service-keys', { headers: { [PRINCIPAL_HEADER]: forged } });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('evicts a revoked key from its cache through the bus, well before the cache would expire', async () => {
+    const gw = await startGateway({ cacheTtlMs: 60_000 });
+    const other = await startGateway({ cacheTtlMs: 60_000 });
+    const { key, keyId, session } = await credentials(gw);
+    expect((await call(gw, 'GET', '/api/auth/me', { headers: bearer(key) })).status).toBe(200);
+    expect((await call(other, 'GET', '/api/auth/me', { headers: bearer(key) })).status).toBe(200);
+    const revokedAt = Date.now();
+    expect((await call(gw, 'DELETE', `/api/service-keys/${keyId}`, { headers: bearer(session) })).status).toBe(200);
+    for (const replica of [gw, other]) {
+      await eventually(async () => (await call(replica, 'GET', '/api/auth/me', { headers: bearer(key) })).status === 401, 5000);
+    }
+    expect(Date.now() - revokedAt).toBeLessThan(5000);
+  });
+
+  it('counts every call of a key, cached or not, in usage_count and last_used', async () => {
+    const gw = await startGateway({ cacheTtlMs: 60_000 });
+    const { key, keyId } = await credentials(gw);
+    await Promise.all(Array.from({ length: 12 }, () => call(gw, 'GET', '/api/auth/me', { headers: bearer(key) })));
+    const list = await call(gw, 'GET', '/api/service-keys', { headers: bearer(key) });
+    const mine = list.body.keys.find((k: { id: string }) => k.id === keyId);
+    expect(mine.usage_count).toBe(13); // 12 calls and the listing itself
+    expect(Date.now() - Date.parse(mine.last_used)).toBeLessThan(10_000);
+  });
+
+  it('accepts sk_live_ keys as x-api-key or Bearer and enforces their scopes', async () => {
+    const gw = await startGateway();
+    const { session } = await credentials(gw);
+    const scoped = await call(gw, 'POST', '/api/api-keys', { headers: bearer(session), body: { name: 'read only', scopes: ['projects:read'] } });
+    const full = await call(gw, 'POST', '/api/api-keys', { headers: bearer(session), body: { name: 'full' } });
+    expect((await call(gw, 'GET', '/v1/projects', { headers: { 'x-api-key': scoped.body.key } })).status).toBe(501);
+    expect((await call(gw, 'GET', '/v1/projects', { headers: bearer(scoped.body.key) })).status).toBe(501);
+    const write = await call(gw, 'POST', '/api/v1/projects', { headers: { 'x-api-key': scoped.body.key }, body: {} });
+    expect(write.status).toBe(403);
+    expect(write.body).toMatchObject({ error: 'insufficient_permissions', message: expect.stringContaining('projects:write') });
+    const keys = await call(gw, 'GET', '/api/service-keys', { headers: { 'x-api-key': scoped.body.key } });
+    expect(keys.status).toBe(403);
+    expect((await call(gw, 'GET', '/api/service-keys', { headers: { 'x-api-key': full.body.key } })).status).toBe(200);
+  });
+
+  it('limits requests per key by plan with X-RateLimit headers and a 429 carrying Retry-After', async () => {
+    const gw = await startGateway({ rateLimits: true });
+    const { key } = await credentials(gw, 'starter', 'dev'); // starter: 30/min, dev keys half: 15
+    const first = await call(gw, 'GET', '/api/auth/me', { headers: bearer(key) });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('15');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('14');
+    expect(Number(first.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    for (let i = 0; i < 14; i++) await call(gw, 'GET', '/api/auth/me', { headers: bearer(key) });
+    const limited = await call(gw, 'GET', '/api/auth/me', { headers: bearer(key) });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ error: 'rate_limit_exceeded', retry_after: expect.any(Number) });
+    expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.retry_after);
+    expect(limited.body.retry_after).toBeGreaterThan(0);
+    expect(limited.body.retry_after).toBeLessThanOrEqual(60);
+  });
+
+  it('serves the OpenAPI document and the reference page without a credential', async () => {
+    const gw = await startGateway();
+    const doc = await call(gw, 'GET', '/api/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/api/service-keys', '/api/service-keys/{key_id}', '/api/auth/login', '/api/api-keys']));
+    expect(doc.body.paths['/api/service-keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ServiceKeyCreateRequest');
+    expect(doc.body.components.schemas.ServiceKeyCreateRequest.properties.environment.enum).toEqual(['prod', 'dev']);
+    const page = await call(gw, 'GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.body).toContain('/api/service-keys');
+    expect(page.body).toContain('ServiceKeyCreateRequest');
+  });
+
+  it('passes bodies and service errors through unchanged', async () => {
+    const gw = await startGateway();
+    const { session } = await credentials(gw);
+    const bad = await call(gw, 'POST', '/api/service-keys', { headers: bearer(session), body: { name: 'x', environment: 'qa' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([{ field: 'environment', message: 'must be one of prod, dev' }]);
+    const res = await fetch(`${gw.url}/api/service-keys`, { method: 'POST', headers: { ...bearer(session), 'content-type': 'text/plain' }, body: 'hello' });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: string }).error).toBe('unsupported_media_type');
+  });
+});
