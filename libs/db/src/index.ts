@@ -98,3 +98,11 @@ export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
+
+/**
+ * Runs `fn` in a transaction, joining the caller's when `db` is one already,
+ * so service functions compose (Kysely refuses nested `transaction()` calls).
+ */
+export function withTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}

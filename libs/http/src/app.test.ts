@@ -254,6 +254,28 @@ describe('body parsing', () => {
     }
   });
 
+  it('answers a JSON body in an unsupported charset or content encoding with 415', async () => {
+    const variants: Array<Record<string, string>> = [
+      { 'content-type': 'application/json; charset=latin1' },
+      { 'content-type': 'application/json', 'content-encoding': 'compress' },
+    ];
+    for (const headers of variants) {
+      const reply = await call('/keys', { method: 'POST', headers, body: '{"name":"ci","environment":"dev"}' });
+      expect(reply.status).toBe(415);
+      expect(reply.body).toMatchObject({ error: 'unsupported_media_type', message: 'Unsupported body encoding or charset' });
+    }
+  });
+
+  it('answers a body that claims gzip but is not with a 400, not a 500', async () => {
+    const reply = await call('/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: '{"name":"ci","environment":"dev"}',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ error: 'validation_error', message: 'Request could not be read' });
+  });
+
   it('accepts the extra content types a service declares', async () => {
     const uploads = await listen(
       buildApp({
@@ -274,6 +296,33 @@ describe('body parsing', () => {
       expect(refused.body.message).toBe('Content-Type must be application/json or text/csv (got "text/plain")');
     } finally {
       await uploads.close();
+    }
+  });
+});
+
+describe('parseJson: false', () => {
+  it('leaves every body unread and unchecked for the route to stream', async () => {
+    const passthrough = await listen(
+      buildApp({
+        parseJson: false,
+        mount(app) {
+          app.post('/forward', async (req, res) => {
+            let raw = '';
+            for await (const chunk of req) raw += String(chunk);
+            res.json({ parsed: req.body !== undefined, type: req.header('content-type'), raw });
+          });
+        },
+      }),
+    );
+    try {
+      const text = await call('/forward', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }, passthrough.url);
+      expect(text.status).toBe(200);
+      expect(text.body).toEqual({ parsed: false, type: 'text/plain', raw: 'hello' });
+      const json = await call('/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' }, passthrough.url);
+      expect(json.status).toBe(200);
+      expect(json.body).toEqual({ parsed: false, type: 'application/json', raw: '{"a":' });
+    } finally {
+      await passthrough.close();
     }
   });
 });

@@ -73,6 +73,8 @@ export async function verifyPrincipal(secret: string, token: string | undefined)
       issuer: ISSUER,
       audience: AUDIENCE,
       algorithms: ['HS256'],
+      // jose checks exp only when present: a token without one would never expire.
+      requiredClaims: ['exp', 'iat'],
     }));
   } catch (err) {
     const reason = err instanceof errors.JWTExpired ? 'expired' : 'signature or claims rejected';

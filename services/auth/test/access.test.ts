@@ -141,6 +141,25 @@ describe('internal principal', () => {
 });
 
 describe('bootstrap', () => {
+  it('creates an organization, its owner and a working dev key on an empty database, once', async () => {
+    const fresh = await startAuth();
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => fresh.call('POST', '/internal/bootstrap', { body: {} })));
+      const created = results.filter((r) => r.status === 201);
+      expect(created).toHaveLength(1);
+      expect(results.filter((r) => r.status === 200).map((r) => r.body)).toEqual([{ created: false }, { created: false }]);
+      const first = created[0]!.body;
+      expect(first.service_key).toMatch(/^service_sk_dev_/);
+      expect(first.email).toBe('admin@assay.local');
+      const who = await fresh.authenticate(first.service_key);
+      expect(who.body.principal).toMatchObject({ org_id: first.organization_id, kind: 'service_key', environment: 'dev', plan: 'pro' });
+      const login = await fresh.call('POST', '/api/auth/login', { body: { email: first.email, password: first.password } });
+      expect(login.status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('creates nothing when an organization already exists', async () => {
     await auth.newOrganization();
     const r = await auth.call('POST', '/internal/bootstrap', { body: {} });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { withTransaction } from '@assay/db';
 import { enqueueEvent } from '@assay/bus';
 import { conflict, notFound } from '@assay/http';
 import type { Principal } from '@assay/principal';
@@ -32,7 +33,7 @@ export async function createKey(
   kind: KeyKind,
   input: CreateKeyInput,
 ): Promise<{ row: KeyRow; secret: string }> {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await lockOrganization(trx, principal.org_id);
     const active = await countActiveKeys(trx, principal.org_id, kind);
     const max = MAX_ACTIVE_KEYS[kind];
@@ -70,7 +71,7 @@ export function listKeys(db: Kysely<AuthDatabase>, orgId: string, kind: KeyKind)
  */
 export async function revokeKeyById(db: Kysely<AuthDatabase>, schema: string, orgId: string, kind: KeyKind, id: string): Promise<KeyRow> {
   if (!UUID.test(id)) throw notFound(LABEL[kind]);
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const row = await revokeKey(trx, orgId, kind, id);
     if (!row) throw notFound(LABEL[kind]);
     await enqueueEvent(trx, schema, { event: 'auth.key.revoked', organization_id: orgId, key: id, data: { key_id: id, kind } });

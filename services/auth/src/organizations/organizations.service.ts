@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { withTransaction } from '@assay/db';
 import { enqueueEvent } from '@assay/bus';
 import { forbidden, notFound, validationError } from '@assay/http';
 import type { Plan, Principal } from '@assay/principal';
@@ -42,7 +43,7 @@ export function assertOwnerSession(principal: Principal): void {
 export async function transferOwnership(db: Db, schema: string, principal: Principal & { org_id: string }, newOwnerId: string) {
   assertOwnerSession(principal);
   if (newOwnerId === principal.sub) throw validationError([{ field: 'user_id', message: 'is already the owner' }]);
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await lockOrganization(trx, principal.org_id);
     const target = /^[0-9a-f-]{36}$/i.test(newOwnerId) ? await findMembership(trx, principal.org_id, newOwnerId) : undefined;
     if (!target) throw notFound('Member');
@@ -60,7 +61,7 @@ export async function deleteOrganization(db: Db, schema: string, principal: Prin
 }
 
 export async function changeOrganizationStatus(db: Db, schema: string, orgId: string, status: OrganizationStatus) {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const org = await setOrganizationStatus(trx, orgId, status);
     if (!org) throw notFound('Organization');
     if (status === 'deleted') {
@@ -85,7 +86,7 @@ export interface NewOrganizationInput {
  */
 export async function createOrganizationWithOwner(db: Db, schema: string, input: NewOrganizationInput) {
   const passwordHash = await hashPassword(input.owner.password);
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const org = await insertOrganization(trx, input.name, input.plan);
     const user =
       (await findUserByEmail(trx, input.owner.email)) ??
@@ -103,7 +104,7 @@ export async function createOrganizationWithOwner(db: Db, schema: string, input:
 
 /** Serialises first-start bootstrap across concurrent launchers. */
 export async function withBootstrapLock<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('assay.auth.bootstrap'))`.execute(trx);
     return fn(trx);
   });

@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, readConfig } from '@assay/config';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '@assay/embedded-pg';
+import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+
+/**
+ * `make run`: embedded Postgres (or DATABASE_URL), every built service as its
+ * own process, the gateway in front; on first start an organization, its
+ * owner and a dev service key. Ctrl-C stops everything cleanly.
+ */
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface ServiceSpec {
+  name: string;
+  port: number;
+  env?: Record<string, string>;
+}
+
+const config = (() => {
+  try {
+    return readConfig(process.env, (r) => ({
+      home: path.resolve(REPO, r.string('ASSAY_HOME', { default: '.assay' })),
+      databaseUrl: r.optionalUrl('DATABASE_URL'),
+      pgPort: r.int('ASSAY_PG_PORT', { default: 0, min: 0, max: 65535 }),
+      gatewayPort: r.int('GATEWAY_PORT', { default: 8080, min: 1, max: 65535 }),
+      authPort: r.int('AUTH_PORT', { default: 8081, min: 1, max: 65535 }),
+      host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
+      logLevel: r.string('LOG_LEVEL', { default: 'info' }),
+      bus: r.oneOf('BUS', ['pg', 'kafka'] as const, { default: 'pg' }),
+      kafkaBrokers: r.optionalString('KAFKA_BROKERS') ?? '',
+      publicBaseUrl: r.optionalUrl('PUBLIC_BASE_URL'),
+    }));
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(2);
+  }
+})();
+
+const gatewayUrl = config.publicBaseUrl ?? `http://localhost:${config.gatewayPort}`;
+const children: Array<{ name: string; proc: ChildProcess }> = [];
+let postgres: EmbeddedPostgres | undefined;
+let stopping = false;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function loadOrCreateSecrets(): Promise<Record<string, string>> {
+  const file = path.join(config.home, 'secrets.env');
+  const existing = await readFile(file, 'utf8').catch(() => undefined);
+  if (existing) return Object.fromEntries(existing.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const secrets = {
+    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    SESSION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+  };
+  await writeFile(file, Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
+  return secrets;
+}
+
+function prefixLines(name: string, stream: NodeJS.ReadableStream | null, out: NodeJS.WritableStream): void {
+  let buffer = '';
+  stream?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) out.write(`[${name}] ${line}\n`);
+  });
+}
+
+function startService(spec: ServiceSpec, env: Record<string, string>): ChildProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], {
+    cwd: REPO,
+    env: { ...process.env, ...env, ...spec.env, PORT: String(spec.port), HOST: config.host },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  prefixLines(spec.name, proc.stdout, process.stdout);
+  prefixLines(spec.name, proc.stderr, process.stderr);
+  proc.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`[launcher] ${spec.name} exited unexpectedly (code ${code}, signal ${signal}); stopping Assay`);
+    void shutdown(1);
+  });
+  children.push({ name: spec.name, proc });
+  return proc;
+}
+
+async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${spec.name} exited during start (code ${proc.exitCode})`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${spec.port}/readyz`);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s`);
+}
+
+async function bootstrap(authPort: number, secret: string): Promise<void> {
+  const file = path.join(config.home, 'bootstrap.env');
+  const res = await fetch(`http://127.0.0.1:${authPort}/internal/bootstrap`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(secret, servicePrincipal('launcher')) },
+    body: '{}',
+  });
+  const body = (await res.json()) as { created: boolean; service_key?: string; email?: string; password?: string };
+  if (!res.ok) throw new Error(`bootstrap failed: ${res.status} ${JSON.stringify(body)}`);
+  let lines: string;
+  if (body.created) {
+    lines = [
+      `ASSAY_GATEWAY_URL=${gatewayUrl}`,
+      `ASSAY_SERVICE_KEY=${body.service_key}`,
+      `ASSAY_ADMIN_EMAIL=${body.email}`,
+      `ASSAY_ADMIN_PASSWORD=${body.password}`,
+    ].join('\n');
+    await writeFile(file, `${lines}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+  } else {
+    const saved = await readFile(file, 'utf8').catch(() => undefined);
+    lines = saved
+      ? saved.trim().replace(/^ASSAY_GATEWAY_URL=.*$/m, `ASSAY_GATEWAY_URL=${gatewayUrl}`)
+      : `ASSAY_GATEWAY_URL=${gatewayUrl}\n# This database was set up before and ${file} is missing: use the key you saved then.`;
+  }
+  say('');
+  say('Assay is running. Credentials (also in .assay/bootstrap.env):');
+  say(lines);
+  say(`Try: curl -H "Authorization: Bearer $ASSAY_SERVICE_KEY" ${gatewayUrl}/api/service-keys`);
+  say(`API reference: ${gatewayUrl}/docs   Stop: Ctrl-C`);
+  say('');
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // Gateway first, so no call reaches a service that is stopping.
+  for (const { proc } of [...children].reverse()) {
+    if (proc.exitCode !== null) continue;
+    proc.kill('SIGTERM');
+    const exited = await Promise.race([
+      new Promise<boolean>((r) => proc.once('exit', () => r(true))),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 8000)),
+    ]);
+    if (!exited) proc.kill('SIGKILL');
+  }
+  await postgres?.stop().catch(() => undefined);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+  await mkdir(config.home, { recursive: true });
+  const secrets = await loadOrCreateSecrets();
+
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    say(`[launcher] starting embedded Postgres (data in ${path.join(config.home, 'pg')})`);
+    postgres = await startEmbeddedPostgres({ dataDir: path.join(config.home, 'pg'), port: config.pgPort });
+    databaseUrl = await ensureDatabase(postgres.url, 'assay');
+  }
+
+  const common = {
+    DATABASE_URL: databaseUrl,
+    BUS: config.bus,
+    ...(config.kafkaBrokers ? { KAFKA_BROKERS: config.kafkaBrokers } : {}),
+    INTERNAL_TOKEN_SECRET: secrets.INTERNAL_TOKEN_SECRET!,
+    PUBLIC_BASE_URL: gatewayUrl,
+    LOG_LEVEL: config.logLevel,
+  };
+  const auth: ServiceSpec = { name: 'auth', port: config.authPort, env: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET! } };
+  // Services not built yet have no URL: the gateway answers 501 for their routes.
+  const gateway: ServiceSpec = { name: 'gateway', port: config.gatewayPort, env: { AUTH_URL: `http://127.0.0.1:${auth.port}` } };
+
+  for (const spec of [auth, gateway]) {
+    const proc = startService(spec, common);
+    await waitReady(spec, proc);
+  }
+  await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
+}
+
+main().catch(async (err) => {
+  console.error(`[launcher] ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});
