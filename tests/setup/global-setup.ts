@@ -6,7 +6,6 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '@assay/embedded-pg
 // One Postgres for the whole run; each test file makes its own database on it.
 // TEST_DATABASE_URL set: use that server instead and start nothing.
 declare global {
-  // eslint-disable-next-line no-var
   var __ASSAY_PG__: EmbeddedPostgres | undefined;
 }
 

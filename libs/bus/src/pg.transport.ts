@@ -73,29 +73,30 @@ export class PgBus implements Bus {
       ...(opts.broadcast ? { retentionMinutes: 5, expireInSeconds: 60 } : { expireInSeconds: 15 * 60 }),
     });
     await this.boss.subscribe(opts.topic, name);
-    let workerId: string | undefined;
     const batchSize = Math.max(1, opts.concurrency ?? 1);
+    // Set once work() returns; the handler reads it to wake its own worker.
+    const worker: { id?: string } = {};
     // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
-    workerId = await this.boss.work<{ key: string; value: EventEnvelope }>(
+    worker.id = await this.boss.work<{ key: string; value: EventEnvelope }>(
       name,
       { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5 },
       async (jobs) => {
         const results = await Promise.allSettled(
           jobs.map((job) => opts.handler(job.data.value, { topic: opts.topic, key: job.data.key })),
         );
-        const failed = jobs.filter((_, i) => results[i]!.status === 'rejected');
-        for (const job of failed) {
-          const reason = (results[jobs.indexOf(job)] as PromiseRejectedResult).reason;
-          this.opts.logger.warn({ err: reason, event: job.data.value.event, queue: name }, 'bus handler failed; will retry');
-          await this.boss.fail(name, job.id, { message: String(reason).slice(0, 500) });
+        for (const [i, result] of results.entries()) {
+          if (result.status === 'fulfilled') continue;
+          const job = jobs[i]!;
+          this.opts.logger.warn({ err: result.reason, event: job.data.value.event, queue: name }, 'bus handler failed; will retry');
+          await this.boss.fail(name, job.id, { message: String(result.reason).slice(0, 500) });
         }
         // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
-        if (jobs.length > 0 && workerId) this.boss.notifyWorker(workerId);
+        if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);
       },
     );
     return {
       close: async () => {
-        if (workerId) await this.boss.offWork({ id: workerId });
+        if (worker.id) await this.boss.offWork({ id: worker.id });
         if (opts.broadcast) {
           await this.boss.unsubscribe(opts.topic, name);
           // pg-boss 10's delete_queue trips its own foreign key while finished jobs remain: remove them first.

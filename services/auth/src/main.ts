@@ -40,7 +40,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  // eslint-disable-next-line no-console
   console.error(err instanceof ConfigError ? err.message : err);
   process.exit(1);
 });

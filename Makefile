@@ -1,0 +1,65 @@
+# The two commands a newcomer types: `make run` and `make test`. Both install
+# what is missing first (make setup), so a fresh Debian machine needs nothing else.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PNPM_VERSION := 10.34.8
+STAMP := node_modules/.setup-stamp
+
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench clean
+
+help:
+	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
+	@echo "make test   lint, type check, unit, integration and end-to-end tests"
+	@echo "make setup  install what is missing (pnpm, node modules, Chromium, redis-server)"
+
+# pnpm through corepack, else npm; node modules when the lockfile changed;
+# Chromium and redis-server from Debian when apt is there and they are not.
+setup: $(STAMP)
+	@if ! command -v chromium >/dev/null && [ ! -x "$${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null; then \
+	  echo "setup: installing Debian's chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@if ! command -v redis-server >/dev/null && command -v apt-get >/dev/null; then \
+	  echo "setup: installing Debian's redis-server"; \
+	  $(SUDO) apt-get install -y -qq redis-server >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server >/dev/null; }; \
+	fi
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+$(STAMP): pnpm-lock.yaml package.json
+	@if ! command -v pnpm >/dev/null || [ "$$(pnpm --version 2>/dev/null)" != "$(PNPM_VERSION)" ]; then \
+	  echo "setup: installing pnpm $(PNPM_VERSION)"; \
+	  (COREPACK_ENABLE_DOWNLOAD_PROMPT=0 corepack enable pnpm && pnpm --version >/dev/null 2>&1) \
+	    || { corepack disable pnpm 2>/dev/null; $(SUDO) npm install -g --silent pnpm@$(PNPM_VERSION); }; \
+	fi
+	pnpm install --frozen-lockfile
+	@touch $(STAMP)
+
+run: setup
+	pnpm --silent --filter @assay/local start
+
+lint: setup
+	pnpm --silent lint
+
+typecheck: setup
+	pnpm --silent typecheck
+
+test: setup
+	pnpm --silent lint
+	pnpm --silent typecheck
+	pnpm --silent exec jest --ci
+
+test-unit: setup
+	pnpm --silent exec jest --ci --selectProjects unit
+
+test-integration: setup
+	pnpm --silent exec jest --ci --selectProjects integration
+
+test-e2e: setup
+	pnpm --silent exec jest --ci --selectProjects e2e
+
+bench: setup
+	@echo "bench: no benchmarks yet (executions, discovery and webhooks add theirs)"; exit 1
+
+clean:
+	rm -rf node_modules */*/node_modules tests/node_modules
