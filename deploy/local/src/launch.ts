@@ -29,6 +29,7 @@ const config = (() => {
       pgPort: r.int('ASSAY_PG_PORT', { default: 0, min: 0, max: 65535 }),
       gatewayPort: r.int('GATEWAY_PORT', { default: 8080, min: 1, max: 65535 }),
       authPort: r.int('AUTH_PORT', { default: 8081, min: 1, max: 65535 }),
+      testCasePort: r.int('TEST_CASE_PORT', { default: 8082, min: 1, max: 65535 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
       logLevel: r.string('LOG_LEVEL', { default: 'info' }),
       bus: r.oneOf('BUS', ['pg', 'kafka'] as const, { default: 'pg' }),
@@ -174,13 +175,18 @@ async function main(): Promise<void> {
     LOG_LEVEL: config.logLevel,
   };
   const auth: ServiceSpec = { name: 'auth', port: config.authPort, env: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET! } };
+  const testCase: ServiceSpec = { name: 'test-case', port: config.testCasePort };
+  const local = (spec: ServiceSpec) => `http://127.0.0.1:${spec.port}`;
   // Services not built yet have no URL: the gateway answers 501 for their routes.
-  const gateway: ServiceSpec = { name: 'gateway', port: config.gatewayPort, env: { AUTH_URL: `http://127.0.0.1:${auth.port}` } };
+  const gateway: ServiceSpec = {
+    name: 'gateway',
+    port: config.gatewayPort,
+    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase) },
+  };
 
-  for (const spec of [auth, gateway]) {
-    const proc = startService(spec, common);
-    await waitReady(spec, proc);
-  }
+  // Services start side by side; the gateway once they are ready.
+  await Promise.all([auth, testCase].map((spec) => waitReady(spec, startService(spec, common))));
+  await waitReady(gateway, startService(gateway, common));
   await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
 }
 

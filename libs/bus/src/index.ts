@@ -9,6 +9,7 @@ export { PgBus, type PgBusOptions } from './pg.transport.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka.transport.js';
 export {
   enqueueEvent,
+  enqueueEvents,
   handleOnce,
   outboxChannel,
   outboxMigration,

@@ -73,28 +73,34 @@ export function outboxChannel(schema: string): string {
  * @throws Error when the event type is unknown or its data breaks the catalog schema.
  */
 export async function enqueueEvent(trx: Kysely<any>, schema: string, event: NewEvent): Promise<EventEnvelope> {
-  const topic = eventTopic(event.event);
-  const problems = contractValidator().validateEventData(event.event, event.data);
-  if (problems.length) throw new Error(`Event ${event.event} breaks its contract: ${JSON.stringify(problems)}`);
-  const envelope: EventEnvelope = {
-    id: randomUUID(),
-    event: event.event,
-    timestamp: new Date().toISOString(),
-    organization_id: event.organization_id,
-    ...(event.project_id ? { project_id: event.project_id } : {}),
-    data: event.data,
-  };
-  await trx
-    .insertInto('outbox')
-    .values({
-      id: envelope.id,
-      topic,
-      key: event.key ?? event.organization_id,
-      envelope: JSON.stringify(envelope),
-    })
-    .execute();
+  const [envelope] = await enqueueEvents(trx, schema, [event]);
+  return envelope!;
+}
+
+/** `enqueueEvent` for many events in one insert (imports, bulk operations). */
+export async function enqueueEvents(trx: Kysely<any>, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
+  if (events.length === 0) return [];
+  const validator = contractValidator();
+  const rows = events.map((event) => {
+    const topic = eventTopic(event.event);
+    const problems = validator.validateEventData(event.event, event.data);
+    if (problems.length) throw new Error(`Event ${event.event} breaks its contract: ${JSON.stringify(problems)}`);
+    const envelope: EventEnvelope = {
+      id: randomUUID(),
+      event: event.event,
+      timestamp: new Date().toISOString(),
+      organization_id: event.organization_id,
+      ...(event.project_id ? { project_id: event.project_id } : {}),
+      data: event.data,
+    };
+    return { envelope, row: { id: envelope.id, topic, key: event.key ?? event.organization_id, envelope: JSON.stringify(envelope) } };
+  });
+  // Postgres takes at most 65,535 parameters per statement: 4 per row.
+  for (let i = 0; i < rows.length; i += 5000) {
+    await trx.insertInto('outbox').values(rows.slice(i, i + 5000).map((r) => r.row)).execute();
+  }
   await sql`select pg_notify(${outboxChannel(schema)}, '')`.execute(trx);
-  return envelope;
+  return rows.map((r) => r.envelope);
 }
 
 /**

@@ -46,6 +46,60 @@ export const EVENTS: Record<string, EventContract> = {
       properties: { status: { type: 'string', enum: ['active', 'suspended', 'deleted'] } },
     },
   },
+  'test.case.created': {
+    topic: TOPICS.testcases,
+    visibility: 'public',
+    description: 'A test case was created (API or import): its details and steps.',
+    data: {
+      type: 'object',
+      required: ['test_case'],
+      properties: {
+        test_case: {
+          type: 'object',
+          required: ['id', 'project_id', 'name', 'status', 'priority', 'steps'],
+          properties: {
+            id: { type: 'string' },
+            project_id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: ['string', 'null'] },
+            status: { type: 'string' },
+            priority: { type: 'string' },
+            tags: { type: 'array', items: { type: 'string' } },
+            steps: { type: 'array', items: { type: 'object' } },
+          },
+        },
+        source: { type: 'string', enum: ['api', 'import'] },
+      },
+    },
+  },
+  'test.case.updated': {
+    topic: TOPICS.testcases,
+    visibility: 'public',
+    description: 'A test case changed: each changed field with its value before and after.',
+    data: {
+      type: 'object',
+      required: ['test_case_id', 'name', 'changes'],
+      properties: {
+        test_case_id: { type: 'string' },
+        name: { type: 'string' },
+        changes: {
+          type: 'object',
+          minProperties: 1,
+          additionalProperties: { type: 'object', required: ['before', 'after'], properties: { before: {}, after: {} } },
+        },
+      },
+    },
+  },
+  'test.case.deleted': {
+    topic: TOPICS.testcases,
+    visibility: 'public',
+    description: 'A test case was archived (`permanent: false`) or removed for good (`permanent: true`).',
+    data: {
+      type: 'object',
+      required: ['test_case_id', 'name', 'permanent'],
+      properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, project_id: { type: 'string' }, permanent: { type: 'boolean' } },
+    },
+  },
   'organization.member.added': {
     topic: TOPICS.orgEvents,
     visibility: 'public',

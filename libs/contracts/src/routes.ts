@@ -157,6 +157,8 @@ export const ROUTES: RouteContract[] = [
     description: 'Every credential of the organization stops working at once.',
     response: { status: 200, schema: 'Organization' },
   },
+  // test-case
+  ...testCaseRoutes(),
   // gateway
   {
     method: 'GET',
@@ -177,3 +179,104 @@ export const ROUTES: RouteContract[] = [
     response: { status: 200, contentType: 'text/html' },
   },
 ];
+
+function testCaseRoutes(): RouteContract[] {
+  const tc = (r: Omit<RouteContract, 'service'>): RouteContract => ({ service: 'test-case', ...r });
+  const page = (def: number, max: number): RouteParam[] => [
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max, default: def } },
+    { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  ];
+  const q = (name: string, schema: Record<string, unknown>, description?: string, required = false): RouteParam => ({
+    name,
+    in: 'query',
+    schema,
+    ...(required ? { required } : {}),
+    ...(description ? { description } : {}),
+  });
+  const projectList = (path: string, summary: string) =>
+    tc({ method: 'GET', path, tag: 'Projects', summary, params: [...page(50, 500), q('search', { type: 'string' }, 'Case-insensitive match on the name')], response: { status: 200, schema: 'ProjectList' }, errors: [400] });
+  return [
+    tc({ method: 'POST', path: '/api/v1/projects', tag: 'Projects', summary: 'Create a project', body: 'ProjectCreateRequest', response: { status: 201, schema: 'Project' }, errors: [400] }),
+    projectList('/api/v1/projects', 'List projects'),
+    projectList('/api/projects', 'List projects (unversioned form)'),
+    projectList('/v1/projects', 'List projects (the sk_live_ interface)'),
+    tc({ method: 'GET', path: '/api/v1/projects/{project_id}', tag: 'Projects', summary: 'Get a project', params: [idParam('project_id')], response: { status: 200, schema: 'Project' }, errors: [404] }),
+    tc({ method: 'PUT', path: '/api/v1/projects/{project_id}', tag: 'Projects', summary: 'Update a project', description: 'Any subset of name, description, base_url, environments (replaced whole).', params: [idParam('project_id')], body: 'ProjectUpdateRequest', response: { status: 200, schema: 'Project' }, errors: [400, 404] }),
+    tc({
+      method: 'DELETE',
+      path: '/api/v1/projects/{project_id}',
+      tag: 'Projects',
+      summary: 'Delete a project',
+      description: 'A project with test cases or plans answers 409 unless `force=true`, which removes them too.',
+      params: [idParam('project_id'), q('force', { type: 'boolean', default: false })],
+      response: { status: 200, schema: 'ProjectDeleted' },
+      errors: [404, 409],
+    }),
+    tc({
+      method: 'GET',
+      path: '/api/v1/test-cases',
+      tag: 'Test cases',
+      summary: 'List test cases',
+      description: 'Oldest first (created_at, then id). `status` defaults to `active`; `all` lists both.',
+      params: [
+        q('project_id', { type: 'string' }, undefined, true),
+        q('test_plan_id', { type: 'string' }, 'Only cases in this plan'),
+        q('search', { type: 'string', maxLength: 200 }, 'Case-insensitive match on the name'),
+        q('status', { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' }),
+        ...page(50, 500),
+      ],
+      response: { status: 200, schema: 'TestCaseList' },
+      errors: [400, 404],
+    }),
+    tc({ method: 'POST', path: '/api/v1/test-cases', tag: 'Test cases', summary: 'Create a test case', body: 'TestCaseCreateRequest', response: { status: 201, schema: 'TestCase' }, errors: [400, 404] }),
+    tc({ method: 'GET', path: '/api/v1/test-cases/{test_case_id}', tag: 'Test cases', summary: 'Get a test case', params: [idParam('test_case_id')], response: { status: 200, schema: 'TestCase' }, errors: [404] }),
+    tc({ method: 'PUT', path: '/api/v1/test-cases/{test_case_id}', tag: 'Test cases', summary: 'Update a test case', params: [idParam('test_case_id')], body: 'TestCaseUpdateRequest', response: { status: 200, schema: 'TestCase' }, errors: [400, 404] }),
+    tc({
+      method: 'DELETE',
+      path: '/api/v1/test-cases/{test_case_id}',
+      tag: 'Test cases',
+      summary: 'Archive or delete a test case',
+      description: 'Archives by default (`{id, status: "archived", deleted_at}`); `force_delete=true` (or `soft_delete=false`) removes it permanently and answers TestCaseRemoved.',
+      params: [idParam('test_case_id'), q('soft_delete', { type: 'boolean', default: true }), q('force_delete', { type: 'boolean', default: false })],
+      response: { status: 200, schema: 'TestCaseArchived' },
+      errors: [400, 404],
+    }),
+    tc({ method: 'POST', path: '/api/v1/test-cases/{test_case_id}/restore', tag: 'Test cases', summary: 'Restore an archived test case', params: [idParam('test_case_id')], response: { status: 200, schema: 'TestCase' }, errors: [404, 409] }),
+    tc({
+      method: 'POST',
+      path: '/api/v1/test-cases/bulk-delete',
+      tag: 'Test cases',
+      summary: 'Archive or delete up to 1,000 test cases',
+      description: 'One transaction, one request for rate limits; a status for every id (unknown and foreign ids: `not_found`).',
+      body: 'BulkDeleteRequest',
+      response: { status: 200, schema: 'BulkDeleteResponse' },
+      errors: [400],
+    }),
+    tc({
+      method: 'POST',
+      path: '/api/v1/test-cases/import',
+      tag: 'Test cases',
+      summary: 'Import test cases from CSV or JSON',
+      description: 'multipart/form-data with `project_id` and `file` (≤ 10,000 cases, ≤ 20 MB). Valid rows are imported even when others fail. See the CSV format in the test-case service README.',
+      response: { status: 200, schema: 'ImportResponse' },
+      errors: [400, 404, 413, 415],
+    }),
+    tc({ method: 'POST', path: '/api/v1/test-plans', tag: 'Test plans', summary: 'Create a test plan', body: 'TestPlanCreateRequest', response: { status: 201, schema: 'TestPlan' }, errors: [400, 404] }),
+    tc({ method: 'GET', path: '/api/v1/test-plans', tag: 'Test plans', summary: 'List test plans', params: [q('project_id', { type: 'string' }), ...page(50, 500)], response: { status: 200, schema: 'TestPlanList' }, errors: [400, 404] }),
+    tc({ method: 'GET', path: '/api/v1/test-plans/{test_plan_id}', tag: 'Test plans', summary: 'Get a test plan', params: [idParam('test_plan_id')], response: { status: 200, schema: 'TestPlan' }, errors: [404] }),
+    tc({ method: 'PUT', path: '/api/v1/test-plans/{test_plan_id}', tag: 'Test plans', summary: 'Update a test plan', description: '`test_case_ids` replaces the membership and its order.', params: [idParam('test_plan_id')], body: 'TestPlanUpdateRequest', response: { status: 200, schema: 'TestPlan' }, errors: [400, 404] }),
+    tc({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}', tag: 'Test plans', summary: 'Delete a test plan (its test cases stay)', params: [idParam('test_plan_id')], response: { status: 200, schema: 'TestPlanDeleted' }, errors: [404] }),
+    tc({
+      method: 'POST',
+      path: '/api/v1/test-plans/{test_plan_id}/test-cases',
+      tag: 'Test plans',
+      summary: 'Add a test case to a plan',
+      description: 'Idempotent: 201 when added at the end, 200 with `added: false` when it was already there.',
+      params: [idParam('test_plan_id')],
+      body: 'TestPlanAddCaseRequest',
+      response: { status: 201, schema: 'TestPlanMembership' },
+      errors: [400, 404],
+    }),
+    tc({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', tag: 'Test plans', summary: 'Remove a test case from a plan', params: [idParam('test_plan_id'), idParam('test_case_id')], response: { status: 200, schema: 'TestPlan' }, errors: [404] }),
+  ];
+}

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { authSchemas } from './auth.schemas.js';
 import { commonSchemas } from './common.schemas.js';
+import { testCaseSchemas } from './testcase.schemas.js';
 import { EVENTS } from './events.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -11,7 +12,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas };
 
 export interface FieldError {
   /** Dotted path of the failing field, `body` for the whole body. */

@@ -1,0 +1,32 @@
+import type { Express } from 'express';
+import type { Kysely } from 'kysely';
+import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import type { Logger } from '@assay/logger';
+import type { TestCaseContext } from './context.js';
+import type { TestCaseDatabase } from './db/database.js';
+import { ROUTERS } from './routes.js';
+
+export interface TestCaseAppDeps {
+  db: Kysely<TestCaseDatabase>;
+  schema: string;
+  logger: Logger;
+  internalTokenSecret: string;
+  ready?: () => Promise<Record<string, boolean>>;
+}
+
+/** The test-case service's express app; it never listens. */
+export function buildApp(deps: TestCaseAppDeps): Express {
+  const ctx: TestCaseContext = { db: deps.db, schema: deps.schema, logger: deps.logger };
+  return createHttpApp({
+    name: 'test-case',
+    logger: deps.logger,
+    // Test cases carry up to 200 steps; a bulk delete up to 1,000 ids.
+    bodyLimit: '2mb',
+    extraContentTypes: ['multipart/form-data'],
+    ...(deps.ready ? { ready: deps.ready } : {}),
+    mount(app) {
+      app.use(verifyPrincipalHeader(deps.internalTokenSecret));
+      for (const router of ROUTERS) app.use(router(ctx));
+    },
+  });
+}

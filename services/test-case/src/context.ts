@@ -1,0 +1,10 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@assay/logger';
+import type { TestCaseDatabase } from './db/database.js';
+
+/** What every router of the test-case service gets from `buildApp`. */
+export interface TestCaseContext {
+  db: Kysely<TestCaseDatabase>;
+  schema: string;
+  logger: Logger;
+}

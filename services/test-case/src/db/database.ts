@@ -1,0 +1,63 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { OutboxTables } from '@assay/bus';
+import type { Step } from '../test-cases/steps.js';
+
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type TestCaseStatus = 'active' | 'archived';
+export type Priority = 'critical' | 'high' | 'medium' | 'low';
+
+export interface ProjectTable {
+  id: Generated<string>;
+  org_id: string;
+  name: string;
+  description: string | null;
+  base_url: string;
+  environments: Json<Record<string, string>>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface TestCaseTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  status: Generated<TestCaseStatus>;
+  priority: Generated<Priority>;
+  steps: Json<Step[]>;
+  tags: Generated<string[]>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface TestPlanTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface TestPlanCaseTable {
+  plan_id: string;
+  test_case_id: string;
+  position: number;
+}
+
+export interface TestCaseDatabase extends OutboxTables {
+  projects: ProjectTable;
+  test_cases: TestCaseTable;
+  test_plans: TestPlanTable;
+  test_plan_cases: TestPlanCaseTable;
+}
+
+export type ProjectRow = Selectable<ProjectTable>;
+export type TestCaseRow = Selectable<TestCaseTable>;
+export type NewTestCaseRow = Insertable<TestCaseTable>;
+export type TestPlanRow = Selectable<TestPlanTable>;

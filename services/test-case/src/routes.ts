@@ -1,0 +1,9 @@
+import type { Router } from 'express';
+import type { TestCaseContext } from './context.js';
+import { internalRoutes } from './internal/internal.routes.js';
+import { projectRoutes } from './projects/projects.routes.js';
+import { testCaseRoutes } from './test-cases/test-cases.routes.js';
+import { testPlanRoutes } from './test-plans/test-plans.routes.js';
+
+/** Every router of the test-case service. */
+export const ROUTERS: Array<(ctx: TestCaseContext) => Router> = [projectRoutes, testCaseRoutes, testPlanRoutes, internalRoutes];

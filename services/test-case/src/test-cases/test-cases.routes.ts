@@ -1,0 +1,106 @@
+import { Router } from 'express';
+import { AppError, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import type { TestCaseContext } from '../context.js';
+import { findProject } from '../projects/projects.repository.js';
+import { isUuid, queryBoolean, queryString } from '../shared.js';
+import { ImportFileError, parseImportFile } from './import.parser.js';
+import { readImportUpload } from './import.upload.js';
+import { listTestCases } from './test-cases.repository.js';
+import {
+  assertValidTestCaseBody,
+  bulkDeleteTestCases,
+  createTestCase,
+  createTestCases,
+  deleteTestCase,
+  getTestCase,
+  restoreTestCase,
+  toTestCaseBody,
+  updateTestCase,
+} from './test-cases.service.js';
+
+const STATUSES = ['active', 'archived', 'all'] as const;
+
+export function testCaseRoutes(ctx: TestCaseContext): Router {
+  const router = Router();
+
+  router.get('/api/v1/test-cases', async (req, res) => {
+    const orgId = orgPrincipal(res).org_id;
+    const query = req.query as Record<string, unknown>;
+    const { limit, offset } = parsePagination(query, { defaultLimit: 50, maxLimit: 500 });
+    const projectId = queryString(query, 'project_id', 64);
+    if (!projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const status = queryString(query, 'status', 16) ?? 'active';
+    if (!(STATUSES as readonly string[]).includes(status)) throw validationError([{ field: 'status', message: 'must be one of active, archived, all' }]);
+    if (!isUuid(projectId) || !(await findProject(ctx.db, orgId, projectId))) throw notFound('Project');
+    const planId = queryString(query, 'test_plan_id', 64);
+    if (planId !== undefined && !isUuid(planId)) throw notFound('Test plan');
+    const { rows, total } = await listTestCases(ctx.db, orgId, {
+      projectId,
+      planId,
+      search: queryString(query, 'search'),
+      status: status as (typeof STATUSES)[number],
+      limit,
+      offset,
+    });
+    res.json({ data: rows.map(toTestCaseBody), pagination: { limit, offset, total } });
+  });
+
+  router.post('/api/v1/test-cases', async (req, res) => {
+    assertValidTestCaseBody(req.body, 'create');
+    const row = await createTestCase(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.body);
+    res.status(201).json(toTestCaseBody(row));
+  });
+
+  router.post('/api/v1/test-cases/bulk-delete', validateBody('BulkDeleteRequest'), async (req, res) => {
+    const soft = req.body.soft_delete !== false;
+    res.json(await bulkDeleteTestCases(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.body.test_case_ids, soft));
+  });
+
+  router.post('/api/v1/test-cases/import', async (req, res) => {
+    const orgId = orgPrincipal(res).org_id;
+    const upload = await readImportUpload(req);
+    if (!upload.projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
+    if (!upload.file) throw validationError([{ field: 'file', message: 'is required' }]);
+    if (!isUuid(upload.projectId) || !(await findProject(ctx.db, orgId, upload.projectId))) throw notFound('Project');
+    let parsed;
+    try {
+      parsed = parseImportFile(upload.file.content, { filename: upload.file.filename, mimetype: upload.file.mimetype });
+    } catch (err) {
+      if (err instanceof ImportFileError) {
+        const code = err.status === 413 ? 'payload_too_large' : err.status === 415 ? 'unsupported_media_type' : 'validation_error';
+        throw new AppError(err.status, code, err.message, err.details);
+      }
+      throw err;
+    }
+    const valid = parsed.rows.flatMap((r) => (r.ok ? [r.candidate] : []));
+    const created = await createTestCases(ctx.db, ctx.schema, orgId, upload.projectId, valid);
+    const idByRow = new Map(valid.map((c, i) => [c.row, created[i]!.id]));
+    const results = parsed.rows.map((r) =>
+      r.ok
+        ? { name: r.candidate.name, id: idByRow.get(r.candidate.row)!, status: 'imported' as const, row: r.candidate.row }
+        : { name: r.name, id: null, status: 'failed' as const, row: r.row, error: r.error },
+    );
+    res.json({ imported: created.length, failed: results.length - created.length, results });
+  });
+
+  router.get('/api/v1/test-cases/:id', async (req, res) => {
+    res.json(toTestCaseBody(await getTestCase(ctx.db, orgPrincipal(res).org_id, req.params.id)));
+  });
+
+  router.put('/api/v1/test-cases/:id', async (req, res) => {
+    assertValidTestCaseBody(req.body, 'update');
+    res.json(toTestCaseBody(await updateTestCase(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.params.id, req.body)));
+  });
+
+  router.delete('/api/v1/test-cases/:id', async (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const permanent = queryBoolean(query, 'force_delete', false) || !queryBoolean(query, 'soft_delete', true);
+    res.json(await deleteTestCase(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.params.id, permanent));
+  });
+
+  router.post('/api/v1/test-cases/:id/restore', async (req, res) => {
+    res.json(toTestCaseBody(await restoreTestCase(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.params.id)));
+  });
+
+  return router;
+}
