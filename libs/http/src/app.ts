@@ -73,7 +73,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     }
     next();
   });
-  if (opts.parseJson !== false) app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true }));
+  if (opts.parseJson !== false) app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true, reviver: refuseUnstorableStrings }));
 
   opts.mount(app);
 
@@ -82,6 +82,16 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   });
   app.use(errorMiddleware(opts.logger));
   return app;
+}
+
+// Postgres cannot store NUL characters or unpaired surrogates in text or jsonb:
+// refuse them at the door with a 400 instead of failing the insert with a 500.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_MESSAGE = 'Request body contains a NUL character or an unpaired surrogate, which cannot be stored';
+
+function refuseUnstorableStrings(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && UNSTORABLE.test(value)) throw new SyntaxError(UNSTORABLE_MESSAGE);
+  return value;
 }
 
 interface BodyParserError {
@@ -113,6 +123,9 @@ function toAppError(err: unknown): AppError {
   const e = (err ?? {}) as BodyParserError;
   switch (e.type) {
     case 'entity.parse.failed':
+      if ((err as Error).message?.includes(UNSTORABLE_MESSAGE)) {
+        return new AppError(400, 'validation_error', UNSTORABLE_MESSAGE, [{ field: 'body', message: 'contains an unstorable character' }]);
+      }
       return new AppError(400, 'validation_error', 'Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
     case 'entity.too.large':
       return new AppError(413, 'payload_too_large', `Request body exceeds the limit of ${e.limit ?? 'the'} bytes`);

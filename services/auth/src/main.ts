@@ -1,45 +1,22 @@
-import { createBus, startOutboxRelay } from '@assay/bus';
-import { ConfigError } from '@assay/config';
-import { createDatabase, isDatabaseReachable, migrateToLatest } from '@assay/db';
-import { createLogger } from '@assay/logger';
+import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import type { AuthDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 
-async function main(): Promise<void> {
+startMain(async () => {
   const config = loadConfig(process.env);
-  const logger = createLogger('auth', config.logLevel);
-  const database = createDatabase<AuthDatabase>({ connectionString: config.databaseUrl, schema: config.schema, applicationName: 'assay-auth' });
-  await migrateToLatest(database, migrations);
-
-  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafkaBrokers: config.kafkaBrokers, clientId: 'assay-auth', logger });
-  await bus.start();
-  const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger });
-
-  const app = buildApp({
-    db: database.db,
-    schema: config.schema,
-    logger,
-    internalTokenSecret: config.internalTokenSecret,
-    session: { secret: config.sessionTokenSecret, ttlSeconds: config.sessionTtlSeconds },
-    ready: async () => ({ database: await isDatabaseReachable(database.pool), bus: await bus.isHealthy() }),
+  await runService<AuthDatabase>({
+    config,
+    migrations,
+    build: ({ database, logger, ready }) =>
+      buildApp({
+        db: database.db,
+        schema: config.schema,
+        logger,
+        internalTokenSecret: config.internalTokenSecret,
+        session: { secret: config.sessionTokenSecret, ttlSeconds: config.sessionTtlSeconds },
+        ready,
+      }),
   });
-  const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, 'auth listening'));
-
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.close();
-    await relay.stop();
-    await bus.stop();
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-}
-
-main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
 });

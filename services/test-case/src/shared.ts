@@ -23,6 +23,7 @@ export function queryString(query: Record<string, unknown>, name: string, maxLen
   if (raw === undefined || raw === '') return undefined;
   if (typeof raw !== 'string') throw validationError([{ field: name, message: 'must be given once' }]);
   if (raw.length > maxLength) throw validationError([{ field: name, message: `must be at most ${maxLength} characters` }]);
+  if (raw.includes('\u0000')) throw validationError([{ field: name, message: 'must not contain NUL characters' }]);
   return raw;
 }
 

@@ -234,4 +234,22 @@ describe('test cases', () => {
     expect((await t.call('GET', '/api/v1/test-cases/%00')).status).toBe(404);
     expect((await t.call('PUT', '/api/v1/test-cases/nope', { name: 'x' })).status).toBe(404);
   });
+
+  it('refuses strings Postgres cannot store and inherited names posing as actions, with a 400 and no row', async () => {
+    const t = svc.tenant();
+    const project = await t.project();
+    // JSON text with the escapes \u0000 and a lone \ud800, as a client would send them.
+    const bodies = [
+      `{"project_id":"${project.id}","name":"nul\\u0000name","steps":[{"action":"navigate","value":"/"}]}`,
+      `{"project_id":"${project.id}","name":"x","steps":[{"action":"navigate","value":"lone \\ud800 surrogate"}]}`,
+      JSON.stringify({ project_id: project.id, name: 'x', steps: [{ action: 'constructor' }] }),
+      JSON.stringify({ project_id: project.id, name: 'x', steps: [{ action: 'toString', selector: '#a' }] }),
+    ];
+    for (const body of bodies) {
+      const r = await t.call('POST', '/api/v1/test-cases', body);
+      expect({ body, status: r.status, error: r.body.error }).toEqual({ body, status: 400, error: 'validation_error' });
+    }
+    expect((await t.call('GET', `/api/v1/test-cases?project_id=${project.id}&search=%00`)).status).toBe(400);
+    expect((await t.call('GET', `/api/v1/test-cases?project_id=${project.id}&status=all`)).body.pagination.total).toBe(0);
+  });
 });

@@ -55,7 +55,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     const at = `${field}[${i}]`;
     if (!isObject(step)) return void errors.push({ field: at, message: 'must be an object' });
     const action = step.action;
-    if (typeof action !== 'string' || !(action in STEP_ACTIONS)) {
+    if (typeof action !== 'string' || !Object.hasOwn(STEP_ACTIONS, action)) {
       return void errors.push({ field: `${at}.action`, message: `must be one of ${Object.keys(STEP_ACTIONS).join(', ')}` });
     }
     const rule = STEP_ACTIONS[action as StepAction];
@@ -76,7 +76,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
       if (need === 'no' && name !== 'description') errors.push({ field: `${at}.${name}`, message: `is not used by action "${action}"` });
     };
     text('selector', STEP_LIMITS.selectorLength, rule.selector);
-    // assert_text may expect an empty string? No: an empty expectation matches everything, so it is refused.
+    // A required value must not be empty: an empty expected text would match anything.
     text('value', STEP_LIMITS.valueLength, rule.value);
     text('description', STEP_LIMITS.descriptionLength, 'optional');
     if (action === 'wait') {
