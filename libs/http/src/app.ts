@@ -86,6 +86,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
 
 // Postgres cannot store NUL characters or unpaired surrogates in text or jsonb:
 // refuse them at the door with a 400 instead of failing the insert with a 500.
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_MESSAGE = 'Request body contains a NUL character or an unpaired surrogate, which cannot be stored';
 
