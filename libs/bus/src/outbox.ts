@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
 import { contractValidator, eventTopic, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import type { Bus, EventEnvelope } from './types.js';
@@ -130,7 +131,7 @@ export async function handleOnce(
 export interface OutboxRelayOptions {
   db: Kysely<any>;
   /** pg pool for LISTEN; without one the relay only polls. */
-  listen?: { connect(): Promise<{ query(q: string): Promise<unknown>; on(e: 'notification', f: () => void): unknown; release(): void }> };
+  listen?: Pool;
   schema: string;
   bus: Bus;
   logger: Logger;
@@ -159,7 +160,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
-  let listener: { release(): void } | undefined;
+  let listener: PoolClient | undefined;
 
   async function publishBatch(): Promise<number> {
     return db.transaction().execute(async (trx) => {
@@ -232,17 +233,35 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     });
   };
 
-  if (opts.listen) {
-    opts.listen
+  // LISTEN for instant wake-ups; polling covers the gaps. A lost connection
+  // (Postgres restart, failover) must not crash the service: listen again.
+  const listen = (pool: Pool) => {
+    let retried = false;
+    const retry = (delayMs: number) => {
+      if (retried || stopped) return;
+      retried = true;
+      setTimeout(() => listen(pool), delayMs).unref();
+    };
+    pool
       .connect()
       .then(async (client) => {
         if (stopped) return client.release();
         listener = client;
+        client.on('error', (err) => {
+          logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
+          if (listener === client) listener = undefined;
+          client.release(err);
+          retry(1000);
+        });
         client.on('notification', () => void kick());
         await client.query(`listen ${outboxChannel(opts.schema)}`);
       })
-      .catch((err) => logger.warn({ err }, 'outbox LISTEN unavailable; polling only'));
-  }
+      .catch((err) => {
+        logger.warn({ err }, 'outbox LISTEN unavailable; polling until it is back');
+        retry(5000);
+      });
+  };
+  if (opts.listen) listen(opts.listen);
   tick();
 
   return {

