@@ -129,7 +129,8 @@ async function bootstrap(authPort: number, secret: string): Promise<void> {
       : `ASSAY_GATEWAY_URL=${gatewayUrl}\n# This database was set up before and ${file} is missing: use the key you saved then.`;
   }
   say('');
-  say(`Assay is running. Credentials (also in ${path.relative(process.cwd(), file) || file}):`);
+  const shown = path.relative(REPO, file);
+  say(`Assay is running. Credentials (also in ${shown.startsWith('..') ? file : shown}):`);
   say(lines);
   say(`Try: curl -H "Authorization: Bearer $ASSAY_SERVICE_KEY" ${gatewayUrl}/api/service-keys`);
   say(`API reference: ${gatewayUrl}/docs   Stop: Ctrl-C`);
