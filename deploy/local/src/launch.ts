@@ -90,17 +90,19 @@ function startService(spec: ServiceSpec, env: Record<string, string>): ChildProc
 
 async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`${spec.name} exited during start (code ${proc.exitCode})`);
     try {
-      const res = await fetch(`http://127.0.0.1:${spec.port}/readyz`);
+      const res = await fetch(`http://127.0.0.1:${spec.port}/readyz`, { signal: AbortSignal.timeout(5000) });
       if (res.ok) return;
-    } catch {
-      /* not listening yet */
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s`);
+  throw new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s (last /readyz: ${last}); is port ${spec.port} taken by another process?`);
 }
 
 async function bootstrap(authPort: number, secret: string): Promise<void> {

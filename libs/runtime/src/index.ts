@@ -39,6 +39,11 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    // A close that hangs (a dead database, a stuck socket) must not leave the process behind.
+    setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
     server.close();
     await opts.stop?.();
     await relay.stop();

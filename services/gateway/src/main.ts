@@ -41,6 +41,7 @@ async function main(): Promise<void> {
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), 10_000).unref();
     server.close();
     await subscription.close().catch(() => undefined);
     await authenticator.close();
