@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig } from '@assay/config';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '@assay/embedded-pg';
+import { ensureDatabase } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 
 /**
@@ -44,7 +44,7 @@ const config = (() => {
 
 const gatewayUrl = config.publicBaseUrl ?? `http://localhost:${config.gatewayPort}`;
 const children: Array<{ name: string; proc: ChildProcess }> = [];
-let postgres: EmbeddedPostgres | undefined;
+let postgres: ChildProcess | undefined;
 let stopping = false;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -139,6 +139,32 @@ async function bootstrap(authPort: number, secret: string): Promise<void> {
   say('');
 }
 
+/** Starts Postgres in its own process group (see postgres.ts) and resolves with its URL. */
+function startPostgres(): Promise<string> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'postgres.ts')], {
+    cwd: REPO,
+    env: { ...process.env, PG_DATA_DIR: path.join(config.home, 'pg'), PG_PORT: String(config.pgPort) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  postgres = proc;
+  prefixLines('postgres', proc.stderr, process.stderr);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    proc.once('exit', (code) => {
+      if (!stopping) {
+        reject(new Error(`embedded Postgres exited (code ${code})`));
+        if (children.length) void shutdown(1);
+      }
+    });
+  });
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -152,7 +178,10 @@ async function shutdown(code: number): Promise<void> {
     ]);
     if (!exited) proc.kill('SIGKILL');
   }
-  await postgres?.stop().catch(() => undefined);
+  if (postgres && postgres.exitCode === null) {
+    postgres.kill('SIGTERM');
+    await new Promise((r) => postgres!.once('exit', r));
+  }
   process.exit(code);
 }
 
@@ -165,8 +194,7 @@ async function main(): Promise<void> {
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     say(`[launcher] starting embedded Postgres (data in ${path.join(config.home, 'pg')})`);
-    postgres = await startEmbeddedPostgres({ dataDir: path.join(config.home, 'pg'), port: config.pgPort });
-    databaseUrl = await ensureDatabase(postgres.url, 'assay');
+    databaseUrl = await ensureDatabase(await startPostgres(), 'assay');
   }
 
   const common = {

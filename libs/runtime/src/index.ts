@@ -37,7 +37,11 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const app = await opts.build({ database, bus, logger, ready });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
 
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    // A terminal's Ctrl-C and the launcher's SIGTERM may both arrive: stop once.
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     // A close that hangs (a dead database, a stuck socket) must not leave the process behind.
     setTimeout(() => {

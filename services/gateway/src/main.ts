@@ -39,7 +39,10 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
   server.requestTimeout = 0; // sync executions and SSE streams outlive node's default
 
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
     server.close();
