@@ -30,6 +30,9 @@ const config = (() => {
       gatewayPort: r.int('GATEWAY_PORT', { default: 8080, min: 1, max: 65535 }),
       authPort: r.int('AUTH_PORT', { default: 8081, min: 1, max: 65535 }),
       testCasePort: r.int('TEST_CASE_PORT', { default: 8082, min: 1, max: 65535 }),
+      executionRunnerPort: r.int('EXECUTION_RUNNER_PORT', { default: 8083, min: 1, max: 65535 }),
+      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+      runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
       logLevel: r.string('LOG_LEVEL', { default: 'info' }),
       bus: r.oneOf('BUS', ['pg', 'kafka'] as const, { default: 'pg' }),
@@ -208,15 +211,20 @@ async function main(): Promise<void> {
   const auth: ServiceSpec = { name: 'auth', port: config.authPort, env: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET! } };
   const testCase: ServiceSpec = { name: 'test-case', port: config.testCasePort };
   const local = (spec: ServiceSpec) => `http://127.0.0.1:${spec.port}`;
+  const executionRunner: ServiceSpec = {
+    name: 'execution-runner',
+    port: config.executionRunnerPort,
+    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency) },
+  };
   // Services not built yet have no URL: the gateway answers 501 for their routes.
   const gateway: ServiceSpec = {
     name: 'gateway',
     port: config.gatewayPort,
-    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase) },
+    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase), EXECUTION_RUNNER_URL: local(executionRunner) },
   };
 
   // Services start side by side; the gateway once they are ready.
-  await Promise.all([auth, testCase].map((spec) => waitReady(spec, startService(spec, common))));
+  await Promise.all([auth, testCase, executionRunner].map((spec) => waitReady(spec, startService(spec, common))));
   await waitReady(gateway, startService(gateway, common));
   await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
 }

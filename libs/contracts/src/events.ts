@@ -46,6 +46,70 @@ export const EVENTS: Record<string, EventContract> = {
       properties: { status: { type: 'string', enum: ['active', 'suspended', 'deleted'] } },
     },
   },
+  'execution.requested': {
+    topic: TOPICS.executionCommands,
+    visibility: 'internal',
+    description: 'Run this execution: runner workers compete for it.',
+    data: { type: 'object', required: ['execution_id'], properties: { execution_id: { type: 'string' }, attempt: { type: 'integer' } } },
+  },
+  'test.plan.started': {
+    topic: TOPICS.executionEvents,
+    visibility: 'public',
+    description: 'An execution of a test plan started: the plan and the tests it includes.',
+    data: {
+      type: 'object',
+      required: ['test_plan', 'execution_id'],
+      properties: {
+        execution_id: { type: 'string' },
+        test_plan: {
+          type: 'object',
+          required: ['id', 'name', 'project_id', 'tests'],
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            project_id: { type: 'string' },
+            project_name: { type: 'string' },
+            started_at: { type: 'string' },
+            tests: { type: 'array', items: { type: 'object', required: ['id', 'name'] } },
+          },
+        },
+      },
+    },
+  },
+  'test.plan.completed': {
+    topic: TOPICS.executionEvents,
+    visibility: 'public',
+    description: 'An execution of a test plan ended: summary with pass and fail counts (spec data shape).',
+    data: {
+      type: 'object',
+      required: ['test_plan', 'execution_id'],
+      properties: {
+        execution_id: { type: 'string' },
+        status: { type: 'string' },
+        test_plan: {
+          type: 'object',
+          required: ['id', 'name', 'project_id', 'project_name', 'started_at', 'completed_at', 'duration_ms', 'summary', 'failed_tests', 'url'],
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            project_id: { type: 'string' },
+            project_name: { type: 'string' },
+            started_at: { type: 'string' },
+            completed_at: { type: 'string' },
+            duration_ms: { type: 'integer' },
+            summary: {
+              type: 'object',
+              required: ['total', 'passed', 'failed', 'skipped', 'pass_rate'],
+              properties: { total: { type: 'integer' }, passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' }, pass_rate: { type: 'number' } },
+            },
+            failed_tests: { type: 'array', items: { type: 'object', required: ['id', 'name', 'error'] } },
+            url: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+  ...testExecutionEvents(),
   'test.case.created': {
     topic: TOPICS.testcases,
     visibility: 'public',
@@ -129,4 +193,81 @@ export function eventTopic(type: string): Topic {
   const contract = EVENTS[type];
   if (!contract) throw new Error(`Unknown event type "${type}": add it to libs/contracts/src/events.ts`);
   return contract.topic;
+}
+
+function testExecutionEvents(): Record<string, EventContract> {
+  const execution = {
+    type: 'object',
+    required: ['id', 'test_case_id', 'test_case_name', 'project_id', 'project_name', 'status', 'priority'],
+    properties: {
+      id: { type: 'string', description: 'The execution (plan run) id.' },
+      test_case_id: { type: 'string' },
+      test_case_name: { type: 'string' },
+      project_id: { type: 'string' },
+      project_name: { type: 'string' },
+      test_plan_id: { type: 'string' },
+      status: { type: 'string' },
+      priority: { type: 'string', enum: ['critical', 'high', 'medium', 'low'] },
+      duration_ms: { type: 'integer' },
+      started_at: { type: 'string' },
+      completed_at: { type: 'string' },
+      url: { type: 'string' },
+    },
+  };
+  const simple = (description: string): EventContract => ({
+    topic: TOPICS.executionEvents,
+    visibility: 'public',
+    description,
+    data: { type: 'object', required: ['execution'], properties: { execution } },
+  });
+  return {
+    'test.execution.started': simple('A test case of an execution started: test details, project, priority.'),
+    'test.execution.completed': simple('A test case finished, whatever its status: result and duration.'),
+    'test.execution.passed': simple('A test case passed.'),
+    'test.execution.failed': {
+      topic: TOPICS.executionEvents,
+      visibility: 'public',
+      description: 'A test case failed: error with the failing step, screenshots, the environment, and diagnostics for failure analysis.',
+      data: {
+        type: 'object',
+        required: ['execution', 'environment'],
+        properties: {
+          execution: {
+            ...execution,
+            required: [...execution.required, 'duration_ms', 'started_at', 'completed_at', 'error', 'screenshots', 'url'],
+            properties: {
+              ...execution.properties,
+              error: {
+                type: 'object',
+                required: ['message', 'type', 'step', 'step_description'],
+                properties: { message: { type: 'string' }, type: { type: 'string' }, step: { type: 'integer' }, step_description: { type: 'string' } },
+              },
+              screenshots: { type: 'array', items: { type: 'string' } },
+            },
+          },
+          environment: {
+            type: 'object',
+            required: ['browser', 'viewport', 'url'],
+            properties: { browser: { type: 'string' }, viewport: { type: 'string', pattern: '^\\d+x\\d+$' }, url: { type: 'string' } },
+          },
+          diagnostics: { type: 'object', description: 'Element fingerprints of passed steps; page URL, HTML, console errors and failed requests at the failure.' },
+        },
+      },
+    },
+    'test.execution.timeout': {
+      topic: TOPICS.executionEvents,
+      visibility: 'public',
+      description: 'An execution ran past timeout_seconds: partial results.',
+      data: {
+        type: 'object',
+        required: ['execution_id', 'partial_results'],
+        properties: {
+          execution_id: { type: 'string' },
+          test_plan_id: { type: 'string' },
+          timeout_seconds: { type: 'integer' },
+          partial_results: { type: 'object' },
+        },
+      },
+    },
+  };
 }

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { authSchemas } from './auth.schemas.js';
 import { commonSchemas } from './common.schemas.js';
 import { testCaseSchemas } from './testcase.schemas.js';
+import { executionSchemas } from './execution.schemas.js';
 import { EVENTS } from './events.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -12,7 +13,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas };
 
 export interface FieldError {
   /** Dotted path of the failing field, `body` for the whole body. */

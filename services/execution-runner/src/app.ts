@@ -1,0 +1,24 @@
+import type { Express } from 'express';
+import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import type { ExecutionContext } from './context.js';
+import { ROUTERS } from './routes.js';
+
+export interface ExecutionAppDeps extends ExecutionContext {
+  internalTokenSecret: string;
+  ready?: () => Promise<Record<string, boolean>>;
+}
+
+/** The execution-runner's express app; it never listens. */
+export function buildApp(deps: ExecutionAppDeps): Express {
+  const { internalTokenSecret, ready, ...ctx } = deps;
+  return createHttpApp({
+    name: 'execution-runner',
+    logger: deps.logger,
+    bodyLimit: '256kb',
+    ...(ready ? { ready } : {}),
+    mount(app) {
+      app.use(verifyPrincipalHeader(internalTokenSecret));
+      for (const router of ROUTERS) app.use(router(ctx));
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@assay/logger';
+import type { TestCaseClient } from './clients/test-case.client.js';
+import type { ExecutionDatabase } from './db/database.js';
+import type { ExecutionNotifier } from './executions/notifier.js';
+
+/** What every router of the execution-runner gets from `buildApp`. */
+export interface ExecutionContext {
+  db: Kysely<ExecutionDatabase>;
+  schema: string;
+  logger: Logger;
+  testCases: TestCaseClient;
+  notifier: ExecutionNotifier;
+  publicBaseUrl: string;
+  /** Test cases one runner process runs at once (for estimates). */
+  concurrency: number;
+}

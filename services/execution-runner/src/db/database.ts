@@ -1,0 +1,111 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { OutboxTables } from '@assay/bus';
+
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
+export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
+
+export interface SnapshotStep {
+  step_id: string;
+  action: string;
+  description?: string;
+  selector?: string;
+  value?: string;
+  timeout?: number;
+}
+
+export interface SnapshotCase {
+  id: string;
+  name: string;
+  priority: 'critical' | 'high' | 'medium' | 'low';
+  steps: SnapshotStep[];
+}
+
+export interface StepOutcome {
+  step_id: string;
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  duration_ms: number;
+  error?: string;
+  screenshot_artifact_id?: string;
+}
+
+export interface ExecutionTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  project_name: string;
+  test_plan_id: string;
+  test_plan_name: string;
+  status: Generated<ExecutionStatus>;
+  environment: string | null;
+  base_url: string;
+  variables: Json<Record<string, string>>;
+  timeout_seconds: number;
+  total_tests: number;
+  passed_tests: Generated<number>;
+  failed_tests: Generated<number>;
+  skipped_tests: Generated<number>;
+  error: string | null;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  created_at: DefaultTimestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  cancellation_reason: string | null;
+}
+
+export interface TestResultTable {
+  id: Generated<string>;
+  execution_id: string;
+  org_id: string;
+  position: number;
+  test_case_id: string;
+  name: string;
+  priority: string;
+  steps_snapshot: Json<SnapshotStep[]>;
+  status: Generated<ResultStatus>;
+  duration_ms: number | null;
+  error: string | null;
+  error_step: number | null;
+  screenshot_artifact_id: string | null;
+  steps: Json<StepOutcome[]>;
+  diagnostics: Json<Record<string, unknown>> | null;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface ArtifactTable {
+  id: Generated<string>;
+  org_id: string;
+  execution_id: string;
+  kind: 'screenshot' | 'trace';
+  content_type: string;
+  data: Buffer;
+  size: number;
+  created_at: DefaultTimestamp;
+}
+
+export interface ExecutionEventTable {
+  seq: Generated<number>;
+  execution_id: string;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: DefaultTimestamp;
+}
+
+export interface ExecutionDatabase extends OutboxTables {
+  executions: ExecutionTable;
+  test_results: TestResultTable;
+  artifacts: ArtifactTable;
+  execution_events: ExecutionEventTable;
+}
+
+export type ExecutionRow = Selectable<ExecutionTable>;
+export type TestResultRow = Selectable<TestResultTable>;

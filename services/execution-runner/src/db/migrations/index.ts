@@ -1,0 +1,9 @@
+import type { Migration } from '@assay/db';
+import { outboxMigration } from '@assay/bus';
+import * as createExecutionTables from './20261122140000_create_execution_tables.js';
+
+/** Every migration of the `execution` schema, in order. */
+export const migrations: Record<string, Migration> = {
+  '20261122135900_create_outbox': outboxMigration,
+  '20261122140000_create_execution_tables': createExecutionTables,
+};

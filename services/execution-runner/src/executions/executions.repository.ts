@@ -1,0 +1,194 @@
+import { sql, type Kysely } from 'kysely';
+import type { ExecutionDatabase, ExecutionRow, ExecutionStatus, TestResultRow } from '../db/database.js';
+
+type Db = Kysely<ExecutionDatabase>;
+
+/** Channel of NOTIFY payloads `<execution id>` whenever an execution's stream or status moves. */
+export const EXECUTION_CHANNEL = 'assay_execution_events';
+const ACTIVE: ExecutionStatus[] = ['queued', 'pending', 'running'];
+
+export async function findExecution(db: Db, orgId: string, id: string): Promise<ExecutionRow | undefined> {
+  return db.selectFrom('executions').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findExecutionById(db: Db, id: string): Promise<ExecutionRow | undefined> {
+  return db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface ExecutionFilter {
+  projectId: string;
+  status?: ExecutionStatus | undefined;
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  limit: number;
+  offset: number;
+}
+
+export async function listExecutions(db: Db, orgId: string, f: ExecutionFilter) {
+  let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
+  if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function findResults(db: Db, executionId: string): Promise<TestResultRow[]> {
+  return db.selectFrom('test_results').selectAll().where('execution_id', '=', executionId).orderBy('position').execute();
+}
+
+/** Takes a queued execution for this worker; undefined when another worker (or a cancel) got there first. */
+export async function claimExecution(db: Db, id: string, owner: string, leaseSeconds: number): Promise<ExecutionRow | undefined> {
+  return db
+    .updateTable('executions')
+    .set({
+      status: 'pending',
+      lease_owner: owner,
+      lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
+      attempts: sql`attempts + 1`,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Extends the lease; the execution's status now, or undefined when the lease is no longer ours. */
+export async function renewLease(db: Db, id: string, owner: string, leaseSeconds: number): Promise<ExecutionStatus | undefined> {
+  const row = await db
+    .updateTable('executions')
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', 'in', ['pending', 'running'])
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status;
+}
+
+export async function currentStatus(db: Db, id: string): Promise<ExecutionStatus | undefined> {
+  return (await db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
+/** Updates an execution this worker still holds; undefined when it was cancelled or lost meanwhile. */
+export async function updateHeld(db: Db, id: string, owner: string, patch: Record<string, unknown>): Promise<ExecutionRow | undefined> {
+  return db
+    .updateTable('executions')
+    .set(patch)
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', 'in', ['pending', 'running'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function cancelExecution(db: Db, orgId: string, id: string): Promise<ExecutionRow | undefined> {
+  return db
+    .updateTable('executions')
+    .set({ status: 'cancelled', cancelled_at: sql`now()`, cancellation_reason: 'requested', completed_at: sql`now()`, lease_expires_at: null })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('status', 'in', ACTIVE)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function updateResult(db: Db, id: string, patch: Record<string, unknown>): Promise<void> {
+  await db.updateTable('test_results').set(patch).where('id', '=', id).execute();
+}
+
+/** Appends to the execution's replayable stream and wakes listeners (SSE, sync waits) on commit. */
+export async function appendStreamEvent(db: Db, executionId: string, type: string, data: Record<string, unknown>): Promise<void> {
+  await db.insertInto('execution_events').values({ execution_id: executionId, type, data: JSON.stringify(data) }).execute();
+  await notifyExecution(db, executionId);
+}
+
+export async function notifyExecution(db: Db, executionId: string): Promise<void> {
+  await sql`select pg_notify(${EXECUTION_CHANNEL}, ${executionId})`.execute(db);
+}
+
+export async function streamEventsAfter(db: Db, executionId: string, afterSeq: number) {
+  return db
+    .selectFrom('execution_events')
+    .select(['seq', 'type', 'data'])
+    .where('execution_id', '=', executionId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(500)
+    .execute();
+}
+
+/** Held executions whose worker stopped renewing its lease. */
+export async function expiredLeases(db: Db): Promise<ExecutionRow[]> {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('status', 'in', ['pending', 'running'])
+    .where('lease_expires_at', '<', sql<Date>`now()`)
+    .limit(50)
+    .execute();
+}
+
+/** Puts an abandoned execution back in the queue (once), discarding its partial results. */
+export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow | undefined> {
+  const row = await db
+    .updateTable('executions')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, started_at: null, passed_tests: 0, failed_tests: 0, skipped_tests: 0 })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'running'])
+    .where('lease_expires_at', '<', sql<Date>`now()`)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) {
+    await db
+      .updateTable('test_results')
+      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
+      .where('execution_id', '=', id)
+      .execute();
+  }
+  return row;
+}
+
+export async function failAbandoned(db: Db, id: string, reason: string): Promise<ExecutionRow | undefined> {
+  return db
+    .updateTable('executions')
+    .set({ status: 'failed', error: reason, completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'running'])
+    .where('lease_expires_at', '<', sql<Date>`now()`)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Average seconds of recent finished runs (for estimates); null before the first one. */
+export async function recentAverageSeconds(db: Db): Promise<number | null> {
+  const row = await sql<{ avg: number | null }>`
+    select avg(extract(epoch from (completed_at - started_at)))::float8 as avg
+      from (select completed_at, started_at from executions
+             where status in ('completed', 'failed') and started_at is not null and completed_at is not null
+             order by completed_at desc limit 50) recent`.execute(db);
+  return row.rows[0]?.avg ?? null;
+}
+
+/** Executions waiting or running ahead of one created at `createdAt`. */
+export async function countAhead(db: Db, createdAt: Date): Promise<number> {
+  const row = await db
+    .selectFrom('executions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ACTIVE)
+    .where('created_at', '<', createdAt)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertArtifact(db: Db, a: { org_id: string; execution_id: string; kind: 'screenshot' | 'trace'; content_type: string; data: Buffer }): Promise<string> {
+  const row = await db.insertInto('artifacts').values({ ...a, size: a.data.length }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findArtifact(db: Db, orgId: string, id: string) {
+  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}

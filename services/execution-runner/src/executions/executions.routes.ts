@@ -1,0 +1,144 @@
+import { Router, type Request, type Response } from 'express';
+import { orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import type { ExecutionContext } from '../context.js';
+import { TERMINAL, type ExecutionStatus } from '../db/database.js';
+import { listExecutions, streamEventsAfter } from './executions.repository.js';
+import {
+  cancel,
+  createExecution,
+  estimateWaitSeconds,
+  getExecution,
+  queuedBody,
+  resultsOf,
+  statusBody,
+  toExecutionBody,
+  waitForEnd,
+  type RunRequest,
+} from './executions.service.js';
+
+const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEEP_ALIVE_MS = 15_000;
+
+function isoQuery(query: Record<string, unknown>, name: string): Date | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  const d = typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}/.test(raw) ? new Date(raw) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) throw validationError([{ field: name, message: 'must be an ISO 8601 timestamp' }]);
+  return d;
+}
+
+export function executionRoutes(ctx: ExecutionContext): Router {
+  const router = Router();
+
+  const queue = async (req: Request, res: Response) => {
+    const row = await createExecution(ctx, orgPrincipal(res).org_id, req.body as RunRequest);
+    res.status(202).location(`/api/v1/executions/${row.id}/status`).json(queuedBody(row, await estimateWaitSeconds(ctx, row)));
+  };
+
+  router.post('/api/v1/executions/async', validateBody('ExecutionAsyncRequest'), queue);
+
+  router.post('/api/v1/executions', validateBody('ExecutionCreateRequest'), async (req, res) => {
+    if (req.body.wait_for_completion === false) return queue(req, res);
+    const orgId = orgPrincipal(res).org_id;
+    const created = await createExecution(ctx, orgId, req.body as RunRequest);
+    // The runner fails the run at timeout_seconds; wait a little past that for its answer.
+    const row = await waitForEnd(ctx, created.id, (created.timeout_seconds + 30) * 1000);
+    const body = { ...toExecutionBody(row), results: await resultsOf(ctx, row) };
+    res.status(TERMINAL.includes(row.status) ? 200 : 202).json(body);
+  });
+
+  router.get('/api/v1/executions', async (req, res) => {
+    const orgId = orgPrincipal(res).org_id;
+    const query = req.query as Record<string, unknown>;
+    const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
+    const projectId = query.project_id;
+    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const status = query.status;
+    if (status !== undefined && !STATUSES.includes(status as ExecutionStatus)) {
+      throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
+    }
+    const createdAfter = isoQuery(query, 'created_after');
+    const createdBefore = isoQuery(query, 'created_before');
+    if (!UUID.test(projectId)) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
+    const { rows, total } = await listExecutions(ctx.db, orgId, {
+      projectId,
+      status: status as ExecutionStatus | undefined,
+      createdAfter,
+      createdBefore,
+      limit,
+      offset,
+    });
+    res.json({ data: rows.map(toExecutionBody), pagination: { limit, offset, total } });
+  });
+
+  router.get('/api/v1/executions/:id', async (req, res) => {
+    const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
+    res.json({ ...toExecutionBody(row), results: await resultsOf(ctx, row) });
+  });
+
+  router.get('/api/v1/executions/:id/status', async (req, res) => {
+    res.json(await statusBody(ctx, await getExecution(ctx, orgPrincipal(res).org_id, req.params.id)));
+  });
+
+  router.get('/api/v1/executions/:id/results', async (req, res) => {
+    const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
+    res.json({ id: row.id, test_plan_id: row.test_plan_id, test_results: (await resultsOf(ctx, row)).test_results });
+  });
+
+  router.delete('/api/v1/executions/:id', async (req, res) => {
+    res.json(await cancel(ctx, orgPrincipal(res).org_id, req.params.id));
+  });
+
+  // Server-Sent Events of the run, replayed from Last-Event-ID, ending after `completed`.
+  router.get('/api/v1/executions/:id/stream', async (req, res) => {
+    const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
+    const fromHeader = req.header('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
+    let lastSeq = fromHeader && /^\d{1,15}$/.test(fromHeader) ? Number(fromHeader) : 0;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write('retry: 2000\n\n');
+    let closed = false;
+    let reading = false;
+    let again = false;
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      off();
+      clearInterval(keepAlive);
+      res.end();
+    };
+    const pump = async (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      try {
+        do {
+          again = false;
+          for (;;) {
+            const events = await streamEventsAfter(ctx.db, row.id, lastSeq);
+            for (const e of events) {
+              if (closed) return;
+              res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify({ execution_id: row.id, ...e.data })}\n\n`);
+              lastSeq = Number(e.seq);
+              if (e.type === 'completed') return finish();
+            }
+            if (events.length < 500) break;
+          }
+        } while (again && !closed);
+      } catch (err) {
+        ctx.logger.warn({ err }, 'execution stream read failed');
+        finish();
+      } finally {
+        reading = false;
+      }
+    };
+    const off = ctx.notifier.on(row.id, () => void pump());
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    req.on('close', finish);
+    await pump();
+  });
+
+  return router;
+}

@@ -1,0 +1,238 @@
+import { enqueueEvents } from '@assay/bus';
+import { withTransaction } from '@assay/db';
+import { conflict, notFound, validationError } from '@assay/http';
+import type { ExecutionContext } from '../context.js';
+import { TERMINAL, type ExecutionRow, type TestResultRow } from '../db/database.js';
+import { artifactUrl } from '../runner/events.js';
+import {
+  appendStreamEvent,
+  cancelExecution,
+  countAhead,
+  findExecution,
+  findExecutionById,
+  findResults,
+  recentAverageSeconds,
+} from './executions.repository.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface RunRequest {
+  test_plan_id: string;
+  project_id: string;
+  timeout_seconds?: number;
+  environment?: string;
+  variables?: Record<string, string>;
+}
+
+/**
+ * Snapshots the plan from test-case, stores the execution `queued` with one
+ * pending result per active case, and asks the runners to run it, all in one
+ * transaction (the command goes through the outbox).
+ * @throws AppError 404 for an unknown plan, 400 for a plan of another project,
+ * an unknown environment or a plan without active cases.
+ */
+export async function createExecution(ctx: ExecutionContext, orgId: string, req: RunRequest): Promise<ExecutionRow> {
+  if (!UUID.test(req.test_plan_id)) throw notFound('Test plan');
+  const snapshot = await ctx.testCases.snapshot(orgId, req.test_plan_id);
+  if (snapshot.project.id !== req.project_id) {
+    throw validationError([{ field: 'project_id', message: 'is not the project of this test plan' }]);
+  }
+  let baseUrl = snapshot.project.base_url;
+  if (req.environment !== undefined) {
+    const url = snapshot.project.environments[req.environment];
+    if (!url) {
+      const known = Object.keys(snapshot.project.environments);
+      throw validationError([{ field: 'environment', message: known.length ? `must be one of ${known.join(', ')}` : 'the project defines no environments' }]);
+    }
+    baseUrl = url;
+  }
+  if (snapshot.test_cases.length === 0) throw validationError([{ field: 'test_plan_id', message: 'the test plan has no active test cases to run' }]);
+
+  return withTransaction(ctx.db, async (trx) => {
+    const row = await trx
+      .insertInto('executions')
+      .values({
+        org_id: orgId,
+        project_id: snapshot.project.id,
+        project_name: snapshot.project.name,
+        test_plan_id: snapshot.test_plan.id,
+        test_plan_name: snapshot.test_plan.name,
+        environment: req.environment ?? null,
+        base_url: baseUrl,
+        variables: JSON.stringify(req.variables ?? {}),
+        timeout_seconds: req.timeout_seconds ?? 300,
+        total_tests: snapshot.test_cases.length,
+        error: null,
+        lease_owner: null,
+        cancellation_reason: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('test_results')
+      .values(
+        snapshot.test_cases.map((c, position) => ({
+          execution_id: row.id,
+          org_id: orgId,
+          position,
+          test_case_id: c.id,
+          name: c.name,
+          priority: c.priority ?? 'medium',
+          steps_snapshot: JSON.stringify(c.steps),
+          duration_ms: null,
+          error: null,
+          error_step: null,
+          screenshot_artifact_id: null,
+          steps: '[]',
+          diagnostics: null,
+        })),
+      )
+      .execute();
+    await appendStreamEvent(trx, row.id, 'status', { status: 'queued', total: row.total_tests });
+    await enqueueEvents(trx, ctx.schema, [
+      { event: 'execution.requested', organization_id: orgId, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: 1 } },
+    ]);
+    return row;
+  });
+}
+
+/** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */
+export async function estimateWaitSeconds(ctx: ExecutionContext, row: ExecutionRow): Promise<number> {
+  const [ahead, average] = await Promise.all([countAhead(ctx.db, row.created_at), recentAverageSeconds(ctx.db)]);
+  const perRun = average ?? row.total_tests * 2;
+  return Math.max(0, Math.ceil((ahead * perRun) / Math.max(1, ctx.concurrency)));
+}
+
+export function queuedBody(row: ExecutionRow, estimatedWaitSeconds: number) {
+  return { id: row.id, status: 'queued' as const, estimated_wait_seconds: estimatedWaitSeconds, polling_url: `/api/v1/executions/${row.id}/status` };
+}
+
+export async function getExecution(ctx: ExecutionContext, orgId: string, id: string): Promise<ExecutionRow> {
+  const row = UUID.test(id) ? await findExecution(ctx.db, orgId, id) : undefined;
+  if (!row) throw notFound('Execution');
+  return row;
+}
+
+const durationSeconds = (e: ExecutionRow) =>
+  e.completed_at && e.started_at ? Math.max(0, Math.round((e.completed_at.getTime() - e.started_at.getTime()) / 1000)) : e.completed_at ? 0 : null;
+
+export function toExecutionBody(e: ExecutionRow) {
+  return {
+    id: e.id,
+    test_plan_id: e.test_plan_id,
+    project_id: e.project_id,
+    status: e.status,
+    environment: e.environment,
+    base_url: e.base_url,
+    passed_tests: e.passed_tests,
+    failed_tests: e.failed_tests,
+    skipped_tests: e.skipped_tests,
+    total_tests: e.total_tests,
+    duration_seconds: durationSeconds(e),
+    timeout_seconds: e.timeout_seconds,
+    created_at: iso(e.created_at),
+    started_at: iso(e.started_at),
+    completed_at: iso(e.completed_at),
+    cancelled_at: iso(e.cancelled_at),
+    cancellation_reason: e.cancellation_reason,
+    error: e.error,
+  };
+}
+
+export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
+  return {
+    test_id: r.test_case_id,
+    name: r.name,
+    status: r.status,
+    duration_ms: r.duration_ms ?? 0,
+    ...(r.error ? { error: r.error } : {}),
+    ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
+    steps: r.steps.map(({ screenshot_artifact_id, ...s }) => ({
+      ...s,
+      ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),
+    })),
+  };
+}
+
+export async function resultsOf(ctx: ExecutionContext, e: ExecutionRow) {
+  const results = await findResults(ctx.db, e.id);
+  const test_results = results.map((r) => toTestResultBody(r, ctx.publicBaseUrl));
+  const count = (s: string) => results.filter((r) => r.status === s).length;
+  return { test_results, summary: { total: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') } };
+}
+
+/** The status resource: progress while not finished, counts once finished. */
+export async function statusBody(ctx: ExecutionContext, e: ExecutionRow) {
+  if (TERMINAL.includes(e.status)) {
+    return {
+      id: e.id,
+      status: e.status,
+      passed_tests: e.passed_tests,
+      failed_tests: e.failed_tests,
+      total_tests: e.total_tests,
+      duration_seconds: durationSeconds(e),
+      completed_at: iso(e.completed_at),
+    };
+  }
+  const current = e.passed_tests + e.failed_tests;
+  const percent = e.total_tests ? Math.floor((current / e.total_tests) * 100) : 0;
+  let estimated: Date | null = null;
+  if (e.started_at && current > 0) {
+    const elapsed = Date.now() - e.started_at.getTime();
+    estimated = new Date(e.started_at.getTime() + (elapsed / current) * e.total_tests);
+  } else {
+    const wait = await estimateWaitSeconds(ctx, e);
+    const average = (await recentAverageSeconds(ctx.db)) ?? e.total_tests * 2;
+    estimated = new Date(Date.now() + (wait + average) * 1000);
+  }
+  return {
+    id: e.id,
+    status: e.status,
+    progress: { current, total: e.total_tests, percent },
+    started_at: iso(e.started_at),
+    estimated_completion: iso(estimated),
+  };
+}
+
+/**
+ * Cancels a queued or running execution; runners see it within a second and
+ * close its browser contexts. Unrun cases become `skipped`.
+ * @throws AppError 409 when the execution already ended.
+ */
+export async function cancel(ctx: ExecutionContext, orgId: string, id: string) {
+  const current = await getExecution(ctx, orgId, id);
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const cancelled = await cancelExecution(trx, orgId, id);
+    if (!cancelled) return undefined;
+    await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', id).where('status', '=', 'pending').execute();
+    const skipped = await trx.selectFrom('test_results').select((eb) => eb.fn.countAll<number>().as('n')).where('execution_id', '=', id).where('status', '=', 'skipped').executeTakeFirstOrThrow();
+    await trx.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', id).execute();
+    await appendStreamEvent(trx, id, 'completed', { status: 'cancelled', cancellation_reason: 'requested' });
+    return cancelled;
+  });
+  if (!row) throw conflict(`The execution already ended (${current.status}); only queued or running executions can be cancelled`);
+  return { id: row.id, status: 'cancelled' as const, cancellation_reason: 'requested', cancelled_at: iso(row.cancelled_at) };
+}
+
+/**
+ * Waits until the execution ends or `timeoutMs` passes, woken by NOTIFY (a
+ * slow re-check covers a missed notification); returns the latest row.
+ */
+export async function waitForEnd(ctx: ExecutionContext, id: string, timeoutMs: number): Promise<ExecutionRow> {
+  const deadline = Date.now() + timeoutMs;
+  let wake: () => void = () => undefined;
+  const off = ctx.notifier.on(id, () => wake());
+  try {
+    for (;;) {
+      const row = (await findExecutionById(ctx.db, id))!;
+      if (TERMINAL.includes(row.status) || Date.now() >= deadline) return row;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.min(5000, Math.max(0, deadline - Date.now())));
+      });
+    }
+  } finally {
+    off();
+  }
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { runService, startMain } from '@assay/runtime';
+import { buildApp } from './app.js';
+import { TestCaseClient } from './clients/test-case.client.js';
+import { loadConfig } from './config.js';
+import type { ExecutionDatabase } from './db/database.js';
+import { migrations } from './db/migrations/index.js';
+import { ExecutionNotifier } from './executions/notifier.js';
+import { BrowserPool } from './runner/browser.js';
+import { Runner } from './runner/worker.js';
+
+startMain(async () => {
+  const config = loadConfig(process.env);
+  let runner: Runner | undefined;
+  let notifier: ExecutionNotifier | undefined;
+  await runService<ExecutionDatabase>({
+    config,
+    migrations,
+    async build({ database, bus, logger, ready }) {
+      notifier = new ExecutionNotifier(database.pool, logger);
+      await notifier.start();
+      if (config.runnerEnabled) {
+        runner = new Runner({
+          db: database.db,
+          schema: config.schema,
+          bus,
+          logger,
+          browsers: new BrowserPool(config.chromiumPath, logger),
+          concurrency: config.concurrency,
+          stepTimeoutMs: config.stepTimeoutMs,
+          navigationTimeoutMs: config.navigationTimeoutMs,
+          leaseSeconds: config.leaseSeconds,
+          publicBaseUrl: config.publicBaseUrl,
+          workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        });
+        await runner.start();
+      }
+      return buildApp({
+        db: database.db,
+        schema: config.schema,
+        logger,
+        testCases: new TestCaseClient(config.testCaseUrl, config.internalTokenSecret),
+        notifier,
+        publicBaseUrl: config.publicBaseUrl,
+        concurrency: config.concurrency,
+        internalTokenSecret: config.internalTokenSecret,
+        ready,
+      });
+    },
+    async stop() {
+      await runner?.stop();
+      await notifier?.stop();
+    },
+  });
+});

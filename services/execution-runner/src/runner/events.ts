@@ -1,0 +1,109 @@
+import type { NewEvent } from '@assay/bus';
+import type { ExecutionRow, TestResultRow } from '../db/database.js';
+
+/** Builders for the public `test.execution.*` and `test.plan.*` events (spec data shapes). */
+export function executionUrl(publicBaseUrl: string, id: string): string {
+  return `${publicBaseUrl}/api/v1/executions/${id}`;
+}
+
+export function artifactUrl(publicBaseUrl: string, id: string): string {
+  return `${publicBaseUrl}/api/v1/artifacts/${id}`;
+}
+
+function caseExecution(e: ExecutionRow, r: TestResultRow, status: string, publicBaseUrl: string) {
+  return {
+    id: e.id,
+    test_case_id: r.test_case_id,
+    test_case_name: r.name,
+    project_id: e.project_id,
+    project_name: e.project_name,
+    test_plan_id: e.test_plan_id,
+    status,
+    priority: r.priority,
+    url: executionUrl(publicBaseUrl, e.id),
+  };
+}
+
+const base = (e: ExecutionRow, event: string, data: Record<string, unknown>): NewEvent => ({
+  event,
+  organization_id: e.org_id,
+  project_id: e.project_id,
+  key: e.id,
+  data,
+});
+
+export function caseStartedEvent(e: ExecutionRow, r: TestResultRow, startedAt: Date, publicBaseUrl: string): NewEvent {
+  return base(e, 'test.execution.started', { execution: { ...caseExecution(e, r, 'running', publicBaseUrl), started_at: startedAt.toISOString() } });
+}
+
+export interface CaseFinish {
+  status: 'passed' | 'failed';
+  durationMs: number;
+  startedAt: Date;
+  completedAt: Date;
+  error?: { message: string; type: string; step: number; step_description: string };
+  screenshots: string[];
+  pageUrl: string;
+  browser: string;
+  viewport: string;
+  diagnostics?: Record<string, unknown>;
+}
+
+export function caseFinishedEvents(e: ExecutionRow, r: TestResultRow, f: CaseFinish, publicBaseUrl: string): NewEvent[] {
+  const execution = {
+    ...caseExecution(e, r, f.status, publicBaseUrl),
+    duration_ms: f.durationMs,
+    started_at: f.startedAt.toISOString(),
+    completed_at: f.completedAt.toISOString(),
+  };
+  const events = [base(e, 'test.execution.completed', { execution })];
+  if (f.status === 'passed') events.push(base(e, 'test.execution.passed', { execution }));
+  else {
+    events.push(
+      base(e, 'test.execution.failed', {
+        execution: { ...execution, error: f.error, screenshots: f.screenshots },
+        environment: { browser: f.browser, viewport: f.viewport, url: f.pageUrl },
+        ...(f.diagnostics ? { diagnostics: f.diagnostics } : {}),
+      }),
+    );
+  }
+  return events;
+}
+
+export function planStartedEvent(e: ExecutionRow, results: TestResultRow[], startedAt: Date): NewEvent {
+  return base(e, 'test.plan.started', {
+    execution_id: e.id,
+    test_plan: {
+      id: e.test_plan_id,
+      name: e.test_plan_name,
+      project_id: e.project_id,
+      project_name: e.project_name,
+      started_at: startedAt.toISOString(),
+      tests: results.map((r) => ({ id: r.test_case_id, name: r.name, priority: r.priority })),
+    },
+  });
+}
+
+export function planCompletedEvent(e: ExecutionRow, results: TestResultRow[], publicBaseUrl: string): NewEvent {
+  const passed = results.filter((r) => r.status === 'passed').length;
+  const failed = results.filter((r) => r.status === 'failed').length;
+  const skipped = results.length - passed - failed;
+  const started = e.started_at ?? e.created_at;
+  const completed = e.completed_at ?? new Date();
+  return base(e, 'test.plan.completed', {
+    execution_id: e.id,
+    status: e.status,
+    test_plan: {
+      id: e.test_plan_id,
+      name: e.test_plan_name,
+      project_id: e.project_id,
+      project_name: e.project_name,
+      started_at: started.toISOString(),
+      completed_at: completed.toISOString(),
+      duration_ms: Math.max(0, completed.getTime() - started.getTime()),
+      summary: { total: results.length, passed, failed, skipped, pass_rate: results.length ? Math.round((passed / results.length) * 1000) / 10 : 0 },
+      failed_tests: results.filter((r) => r.status === 'failed').map((r) => ({ id: r.test_case_id, name: r.name, error: r.error ?? '' })),
+      url: executionUrl(publicBaseUrl, e.id),
+    },
+  });
+}

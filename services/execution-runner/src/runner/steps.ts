@@ -1,0 +1,246 @@
+import type { Locator, Page } from 'playwright-core';
+
+/** A step failure with a readable message and a category for failure analysis. */
+export class StepError extends Error {
+  constructor(
+    message: string,
+    readonly type: 'element_not_found' | 'element_not_interactable' | 'assertion_failed' | 'navigation_failed' | 'unknown_variable' | 'cancelled' | 'error',
+  ) {
+    super(message);
+    this.name = 'StepError';
+  }
+}
+
+export interface RunnableStep {
+  step_id: string;
+  action: string;
+  description?: string;
+  selector?: string;
+  value?: string;
+  timeout?: number;
+}
+
+export interface ElementFingerprint {
+  tag: string;
+  id: string | null;
+  classes: string[];
+  text: string;
+  attributes: Record<string, string>;
+  dom_path: string;
+}
+
+export interface StepContext {
+  page: Page;
+  baseUrl: string;
+  variables: Record<string, string>;
+  /** How long element lookups and assertions wait (ms). */
+  stepTimeoutMs: number;
+  navigationTimeoutMs: number;
+  saveScreenshot(png: Buffer): Promise<string>;
+}
+
+export interface StepOutput {
+  fingerprint?: ElementFingerprint;
+  screenshotArtifactId?: string;
+}
+
+const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
+
+/**
+ * Replaces `{{name}}` placeholders.
+ * @throws StepError naming the first placeholder `variables` lacks.
+ */
+export function substitute(text: string, variables: Record<string, string>): string {
+  return text.replace(VARIABLE, (_, name: string) => {
+    if (!Object.hasOwn(variables, name)) throw new StepError(`Unknown variable {{${name}}}: pass it in "variables"`, 'unknown_variable');
+    return variables[name]!;
+  });
+}
+
+/** A path joined to the base URL (keeping the base's own path); absolute URLs pass through. */
+export function resolveUrl(baseUrl: string, value: string): string {
+  if (/^https?:\/\//i.test(value)) return value;
+  return `${baseUrl.replace(/\/+$/, '')}/${value.replace(/^\/+/, '')}`;
+}
+
+/** A readable name for a step: its description, or the action and its target. */
+export function stepName(step: RunnableStep): string {
+  if (step.description) return step.description;
+  const target = step.selector ?? step.value ?? '';
+  return target ? `${step.action} ${target}` : step.action;
+}
+
+const normalise = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+// Runs in the page. Built with new Function from a string so no transpiler
+// helper leaks into it (a plain string would be evaluated as an expression).
+const FINGERPRINT = new Function('el', `
+  const attributes = {};
+  for (const name of ['name', 'type', 'role', 'aria-label', 'data-testid', 'placeholder', 'href', 'title', 'for']) {
+    const v = el.getAttribute(name);
+    if (v !== null) attributes[name] = v.slice(0, 200);
+  }
+  const parts = [];
+  for (let n = el; n && n.nodeType === 1 && parts.length < 12; n = n.parentElement) {
+    let part = n.tagName.toLowerCase();
+    if (n.id) { parts.unshift(part + '#' + n.id); break; }
+    const parent = n.parentElement;
+    if (parent) {
+      const same = Array.from(parent.children).filter((c) => c.tagName === n.tagName);
+      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
+    }
+    parts.unshift(part);
+  }
+  return {
+    tag: el.tagName.toLowerCase(),
+    id: el.id || null,
+    classes: Array.from(el.classList),
+    text: (el.innerText || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 200),
+    attributes,
+    dom_path: parts.join(' > '),
+  };`) as (el: unknown) => ElementFingerprint;
+
+async function fingerprint(locator: Locator): Promise<ElementFingerprint | undefined> {
+  return locator.evaluate(FINGERPRINT, undefined, { timeout: 1000 }).catch(() => undefined);
+}
+
+/** Waits for the element; a missing or hidden element fails with the spec's kind of message. */
+async function visible(page: Page, selector: string, timeoutMs: number): Promise<Locator> {
+  const locator = page.locator(selector).first();
+  try {
+    await locator.waitFor({ state: 'visible', timeout: timeoutMs });
+    return locator;
+  } catch (err) {
+    if (isInvalidSelector(err)) throw new StepError(`Invalid selector: ${selector}`, 'error');
+    const count = await page.locator(selector).count().catch(() => 0);
+    if (count > 0) throw new StepError(`Element not visible: ${selector} (waited ${timeoutMs} ms)`, 'element_not_interactable');
+    throw new StepError(`Element not found: ${selector} (waited ${timeoutMs} ms)`, 'element_not_found');
+  }
+}
+
+function isInvalidSelector(err: unknown): boolean {
+  return err instanceof Error && /is not a valid selector|Unexpected token|while parsing (css )?selector/i.test(err.message);
+}
+
+async function act(selector: string, timeoutMs: number, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof StepError) throw err;
+    const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    throw new StepError(`Could not act on ${selector} (waited ${timeoutMs} ms): ${message}`, 'element_not_interactable');
+  }
+}
+
+/** Retries `read` until `matches` or the timeout; returns the last value read. */
+async function poll(read: () => Promise<string>, matches: (v: string) => boolean, timeoutMs: number): Promise<{ ok: boolean; last: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = await read().catch(() => last);
+    if (matches(last)) return { ok: true, last };
+    if (Date.now() >= deadline) return { ok: false, last };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Runs one step of the spec's action table.
+ * @throws StepError with a message a person can act on.
+ */
+export async function runStep(ctx: StepContext, step: RunnableStep): Promise<StepOutput> {
+  const { page } = ctx;
+  const selector = step.selector !== undefined ? substitute(step.selector, ctx.variables) : undefined;
+  const value = step.value !== undefined ? substitute(step.value, ctx.variables) : undefined;
+  const t = ctx.stepTimeoutMs;
+  const need = (v: string | undefined, what: string) => {
+    if (v === undefined) throw new StepError(`Step "${step.action}" has no ${what}`, 'error');
+    return v;
+  };
+
+  switch (step.action) {
+    case 'navigate': {
+      const url = resolveUrl(ctx.baseUrl, need(value, 'value'));
+      try {
+        const response = await page.goto(url, { waitUntil: 'load', timeout: ctx.navigationTimeoutMs });
+        if (response && response.status() >= 400) throw new StepError(`Navigation to ${url} answered HTTP ${response.status()}`, 'navigation_failed');
+      } catch (err) {
+        if (err instanceof StepError) throw err;
+        throw new StepError(`Navigation to ${url} failed: ${(err as Error).message.split('\n')[0]}`, 'navigation_failed');
+      }
+      return {};
+    }
+    case 'wait': {
+      const el = await visible(page, need(selector, 'selector'), step.timeout ?? t);
+      return { fingerprint: await fingerprint(el) };
+    }
+    case 'screenshot': {
+      const png = selector ? await (await visible(page, selector, t)).screenshot({ type: 'png', timeout: t }) : await page.screenshot({ type: 'png', fullPage: true });
+      return { screenshotArtifactId: await ctx.saveScreenshot(png) };
+    }
+    case 'assert_visible': {
+      const el = await visible(page, need(selector, 'selector'), t);
+      return { fingerprint: await fingerprint(el) };
+    }
+    case 'assert_text': {
+      const sel = need(selector, 'selector');
+      const expected = normalise(need(value, 'value'));
+      const el = await visible(page, sel, t);
+      const fp = await fingerprint(el);
+      const { ok, last } = await poll(async () => normalise(await el.innerText({ timeout: 1000 })), (v) => v.includes(expected), t);
+      if (!ok) throw new StepError(`Expected text "${expected}" but found "${last}"`, 'assertion_failed');
+      return fp ? { fingerprint: fp } : {};
+    }
+    case 'assert_value': {
+      const sel = need(selector, 'selector');
+      const expected = need(value, 'value');
+      const el = await visible(page, sel, t);
+      const fp = await fingerprint(el);
+      const { ok, last } = await poll(() => el.inputValue({ timeout: 1000 }), (v) => v === expected, t);
+      if (!ok) throw new StepError(`Expected value "${expected}" but found "${last}"`, 'assertion_failed');
+      return fp ? { fingerprint: fp } : {};
+    }
+    default:
+      break;
+  }
+
+  // The remaining actions act on one element.
+  const sel = need(selector, 'selector');
+  const el = await visible(page, sel, t);
+  const fp = await fingerprint(el);
+  switch (step.action) {
+    case 'click':
+      await act(sel, t, () => el.click({ timeout: t }));
+      break;
+    case 'fill':
+      await act(sel, t, () => el.fill(need(value, 'value'), { timeout: t }));
+      break;
+    case 'type':
+      await act(sel, t, async () => {
+        await el.fill('', { timeout: t });
+        await el.pressSequentially(need(value, 'value'), { delay: 10, timeout: t });
+      });
+      break;
+    case 'select': {
+      const v = need(value, 'value');
+      await act(sel, t, async () => {
+        // By option value first, then by visible label.
+        const byValue = await el.selectOption({ value: v }, { timeout: 1000 }).catch(() => []);
+        if (byValue.length === 0) await el.selectOption({ label: v }, { timeout: t });
+      });
+      break;
+    }
+    case 'check':
+      await act(sel, t, () => el.check({ timeout: t }));
+      break;
+    case 'uncheck':
+      await act(sel, t, () => el.uncheck({ timeout: t }));
+      break;
+    case 'hover':
+      await act(sel, t, () => el.hover({ timeout: t }));
+      break;
+    default:
+      throw new StepError(`Unknown action "${step.action}"`, 'error');
+  }
+  return fp ? { fingerprint: fp } : {};
+}

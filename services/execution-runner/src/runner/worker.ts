@@ -1,0 +1,414 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import type { Kysely } from 'kysely';
+import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
+import { TOPICS } from '@assay/contracts';
+import { withTransaction } from '@assay/db';
+import type { Logger } from '@assay/logger';
+import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
+import {
+  appendStreamEvent,
+  claimExecution,
+  currentStatus,
+  expiredLeases,
+  failAbandoned,
+  findResults,
+  insertArtifact,
+  renewLease,
+  requeueAbandoned,
+  updateHeld,
+  updateResult,
+} from '../executions/executions.repository.js';
+import type { BrowserPool } from './browser.js';
+import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
+import { Semaphore } from './semaphore.js';
+import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';
+
+export interface RunnerOptions {
+  db: Kysely<ExecutionDatabase>;
+  schema: string;
+  bus: Bus;
+  logger: Logger;
+  browsers: BrowserPool;
+  /** Test cases run at once by this process (RUNNER_CONCURRENCY). */
+  concurrency: number;
+  stepTimeoutMs: number;
+  navigationTimeoutMs: number;
+  leaseSeconds: number;
+  publicBaseUrl: string;
+  workerId: string;
+  /** How often the status of a running execution is checked for a cancel (ms). */
+  cancelPollMs?: number;
+}
+
+const VIEWPORT = { width: 1280, height: 720 };
+const MAX_HTML = 200_000;
+
+interface RunControl {
+  stopped: 'cancelled' | 'timeout' | 'lost' | null;
+  contexts: Set<BrowserContext>;
+  /** Rejects when the execution stops: browser calls race it, so none can outlive a stop. */
+  halt: Promise<never>;
+}
+
+/** `p`, unless the execution stops first. */
+const unlessHalted = <T>(ctl: RunControl, p: Promise<T>): Promise<T> => Promise.race([p, ctl.halt]);
+
+/**
+ * A runner worker: takes `execution.requested` commands from the bus, claims
+ * the execution under a lease (so several processes never run one twice),
+ * and runs its test cases in fresh browser contexts. A reaper puts executions
+ * whose worker died back in the queue once, then fails them.
+ */
+export class Runner {
+  private readonly caseSlots: Semaphore;
+  private readonly executionSlots: Semaphore;
+  private subscription: Subscription | undefined;
+  private reaper: NodeJS.Timeout | undefined;
+  private readonly active = new Map<string, RunControl>();
+  private stopping = false;
+
+  constructor(private readonly o: RunnerOptions) {
+    this.caseSlots = new Semaphore(o.concurrency);
+    this.executionSlots = new Semaphore(o.concurrency);
+  }
+
+  async start(): Promise<void> {
+    this.subscription = await this.o.bus.subscribe({
+      topic: TOPICS.executionCommands,
+      group: 'execution-runner',
+      handler: async (event) => {
+        if (event.event === 'execution.requested') await this.take(String(event.data.execution_id));
+      },
+    });
+    this.reaper = setInterval(() => void this.reap().catch((err) => this.o.logger.warn({ err }, 'reaper failed')), Math.max(1000, (this.o.leaseSeconds * 1000) / 3));
+    this.reaper.unref();
+  }
+
+  /** Waits for a free slot, claims the execution, and runs it in the background. */
+  private async take(id: string): Promise<void> {
+    if (this.stopping) throw new Error('runner is stopping');
+    const release = await this.executionSlots.acquire();
+    let row: ExecutionRow | undefined;
+    try {
+      row = await claimExecution(this.o.db, id, this.o.workerId, this.o.leaseSeconds);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (!row) return release();
+    void this.run(row)
+      .catch((err) => this.o.logger.error({ err, execution: id }, 'execution crashed'))
+      .finally(release);
+  }
+
+  private async run(claimed: ExecutionRow): Promise<void> {
+    const { db, logger } = this.o;
+    let halt: (err: Error) => void = () => undefined;
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)) };
+    ctl.halt.catch(() => undefined);
+    this.active.set(claimed.id, ctl);
+    const stop = (why: NonNullable<RunControl['stopped']>) => {
+      if (ctl.stopped) return;
+      ctl.stopped = why;
+      halt(new StepError(why === 'timeout' ? `Execution timed out after ${claimed.timeout_seconds} s` : 'Execution was stopped', 'cancelled'));
+      // Closing a context while Playwright creates a page in it can leave that call pending forever: hence `halt`.
+      for (const c of ctl.contexts) void c.close().catch(() => undefined);
+    };
+    const timeout = setTimeout(() => stop('timeout'), claimed.timeout_seconds * 1000);
+    let lastRenew = Date.now();
+    const watch = setInterval(async () => {
+      try {
+        if (Date.now() - lastRenew > (this.o.leaseSeconds * 1000) / 3) {
+          lastRenew = Date.now();
+          const status = await renewLease(db, claimed.id, this.o.workerId, this.o.leaseSeconds);
+          if (!status) stop((await currentStatus(db, claimed.id)) === 'cancelled' ? 'cancelled' : 'lost');
+        } else if ((await currentStatus(db, claimed.id)) === 'cancelled') stop('cancelled');
+      } catch (err) {
+        logger.warn({ err }, 'lease check failed');
+      }
+    }, this.o.cancelPollMs ?? 500);
+
+    try {
+      const startedAt = new Date();
+      const results = await findResults(db, claimed.id);
+      const execution = await withTransaction(db, async (trx) => {
+        const row = await updateHeld(trx, claimed.id, this.o.workerId, { status: 'running', started_at: startedAt });
+        if (!row) return undefined;
+        await appendStreamEvent(trx, row.id, 'status', { status: 'running', started_at: startedAt.toISOString(), total: results.length });
+        await enqueueEvents(trx, this.o.schema, [planStartedEvent(row, results, startedAt)]);
+        return row;
+      });
+      if (!execution) return;
+
+      await Promise.all(results.map((r) => this.runCase(execution, r, ctl)));
+      logger.debug({ execution: execution.id, stopped: ctl.stopped }, 'all cases done');
+      await this.finish(execution, ctl);
+      logger.debug({ execution: execution.id }, 'execution finished');
+    } finally {
+      clearTimeout(timeout);
+      clearInterval(watch);
+      this.active.delete(claimed.id);
+      for (const c of ctl.contexts) await c.close().catch(() => undefined);
+    }
+  }
+
+  private async runCase(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
+    const release = await this.caseSlots.acquire();
+    try {
+      if (ctl.stopped) return;
+      await this.runCaseInBrowser(execution, result, ctl);
+      this.o.logger.debug({ execution: execution.id, test: result.name }, 'case done');
+    } catch (err) {
+      this.o.logger.debug({ execution: execution.id, test: result.name, err }, 'case threw');
+      throw err;
+    } finally {
+      release();
+    }
+  }
+
+  private async runCaseInBrowser(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
+    const { db, publicBaseUrl } = this.o;
+    this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
+    const browser = await unlessHalted(ctl, this.o.browsers.get()).catch(() => undefined);
+    if (!browser) return;
+    const creating = browser.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
+    const context = await unlessHalted(ctl, creating).catch(() => undefined);
+    if (!context) {
+      // Halted first: close the context whenever it arrives.
+      void creating.then((c) => c.close()).catch(() => undefined);
+      return;
+    }
+    // A stop that landed while the context was being made would not have closed it.
+    if (ctl.stopped) return void (await context.close().catch(() => undefined));
+    ctl.contexts.add(context);
+    const consoleErrors: string[] = [];
+    const failedRequests: Array<{ method: string; url: string; status?: number; error?: string }> = [];
+    let page: Page | undefined;
+    const startedAt = new Date();
+    try {
+      page = await unlessHalted(ctl, context.newPage()).catch(() => undefined);
+      if (!page) return;
+      page.on('console', (m) => {
+        if (m.type() === 'error' && consoleErrors.length < 50) consoleErrors.push(m.text().slice(0, 1000));
+      });
+      page.on('pageerror', (e) => {
+        if (consoleErrors.length < 50) consoleErrors.push(String(e).slice(0, 1000));
+      });
+      page.on('requestfailed', (r) => {
+        if (failedRequests.length < 50) failedRequests.push({ method: r.method(), url: r.url(), error: r.failure()?.errorText ?? 'failed' });
+      });
+      page.on('response', (r) => {
+        if (r.status() >= 400 && failedRequests.length < 50) failedRequests.push({ method: r.request().method(), url: r.url(), status: r.status() });
+      });
+
+      await withTransaction(db, async (trx) => {
+        await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
+        await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
+        await enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]);
+      });
+
+      const steps = result.steps_snapshot as RunnableStep[];
+      const outcomes: StepOutcome[] = [];
+      const fingerprints: Array<{ step_id: string; selector?: string; fingerprint: ElementFingerprint }> = [];
+      let failure: { index: number; error: StepError } | undefined;
+      const saveScreenshot = (png: Buffer) => insertArtifact(db, { org_id: execution.org_id, execution_id: execution.id, kind: 'screenshot', content_type: 'image/png', data: png });
+
+      for (const [index, step] of steps.entries()) {
+        if (failure) {
+          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'skipped', duration_ms: 0 });
+          continue;
+        }
+        const t0 = Date.now();
+        try {
+          if (ctl.stopped) throw new StepError('stopped', 'cancelled');
+          const out = await unlessHalted(ctl, runStep(
+            { page, baseUrl: execution.base_url, variables: execution.variables, stepTimeoutMs: this.o.stepTimeoutMs, navigationTimeoutMs: this.o.navigationTimeoutMs, saveScreenshot },
+            step,
+          ));
+          if (out.fingerprint) fingerprints.push({ step_id: step.step_id, ...(step.selector ? { selector: step.selector } : {}), fingerprint: out.fingerprint });
+          outcomes.push({
+            step_id: step.step_id,
+            name: stepName(step),
+            status: 'passed',
+            duration_ms: Date.now() - t0,
+            ...(out.screenshotArtifactId ? { screenshot_artifact_id: out.screenshotArtifactId } : {}),
+          });
+        } catch (err) {
+          const error = ctl.stopped
+            ? new StepError(ctl.stopped === 'timeout' ? `Execution timed out after ${execution.timeout_seconds} s` : 'Execution was cancelled', 'cancelled')
+            : err instanceof StepError
+              ? err
+              : new StepError((err as Error).message?.split('\n')[0] ?? String(err), 'error');
+          failure = { index, error };
+          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
+        }
+        await appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! });
+      }
+
+      const completedAt = new Date();
+      const status = failure ? 'failed' : 'passed';
+      let screenshotId: string | undefined;
+      let diagnostics: Record<string, unknown> | undefined;
+      const pageUrl = page.url();
+      if (failure) {
+        screenshotId = ctl.stopped
+          ? undefined
+          : await page
+              .screenshot({ type: 'png', timeout: 5000 })
+              .then(saveScreenshot)
+              .catch(() => undefined);
+        if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
+        const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
+        diagnostics = {
+          failed_step: { index: failure.index + 1, ...steps[failure.index], error_type: failure.error.type },
+          page_url: pageUrl,
+          html: html.slice(0, MAX_HTML),
+          html_truncated: html.length > MAX_HTML,
+          console_errors: consoleErrors,
+          failed_requests: failedRequests,
+          fingerprints,
+        };
+      }
+      const durationMs = completedAt.getTime() - startedAt.getTime();
+      const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
+      const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
+      await withTransaction(db, async (trx) => {
+        await updateResult(trx, result.id, {
+          status,
+          duration_ms: durationMs,
+          error: failure?.error.message ?? null,
+          error_step: failure ? failure.index + 1 : null,
+          screenshot_artifact_id: screenshotId ?? null,
+          steps: JSON.stringify(outcomes),
+          diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
+          completed_at: completedAt,
+        });
+        await trx
+          .updateTable('executions')
+          .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
+          .where('id', '=', execution.id)
+          .execute();
+        await appendStreamEvent(trx, execution.id, 'test_finished', {
+          test_id: result.test_case_id,
+          name: result.name,
+          status,
+          duration_ms: durationMs,
+          ...(failure ? { error: failure.error.message } : {}),
+          ...(screenshotId ? { screenshot: artifactUrl(publicBaseUrl, screenshotId) } : {}),
+        });
+        const fresh = { ...result, status, error: failure?.error.message ?? null } as TestResultRow;
+        await enqueueEvents(
+          trx,
+          this.o.schema,
+          caseFinishedEvents(
+            execution,
+            fresh,
+            {
+              status,
+              durationMs,
+              startedAt,
+              completedAt,
+              ...(failure
+                ? { error: { message: failure.error.message, type: failure.error.type, step: failure.index + 1, step_description: stepName(steps[failure.index]!) } }
+                : {}),
+              screenshots,
+              pageUrl,
+              browser: `chromium ${browserVersion}`,
+              viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
+              ...(diagnostics ? { diagnostics } : {}),
+            },
+            publicBaseUrl,
+          ),
+        );
+      });
+    } finally {
+      ctl.contexts.delete(context);
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  /** Marks unrun cases skipped and ends the execution: completed, or failed on timeout. */
+  private async finish(execution: ExecutionRow, ctl: RunControl): Promise<void> {
+    const { db } = this.o;
+    if (ctl.stopped === 'cancelled' || ctl.stopped === 'lost') return;
+    await withTransaction(db, async (trx) => {
+      await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', execution.id).where('status', 'in', ['pending', 'running']).execute();
+      const results = await findResults(trx, execution.id);
+      const skipped = results.filter((r) => r.status === 'skipped').length;
+      const timedOut = ctl.stopped === 'timeout';
+      const row = await updateHeld(trx, execution.id, this.o.workerId, {
+        status: timedOut ? 'failed' : 'completed',
+        skipped_tests: skipped,
+        completed_at: new Date(),
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(timedOut ? { error: `Timed out after ${execution.timeout_seconds} s` } : {}),
+      });
+      if (!row) return;
+      const events = [planCompletedEvent(row, results, this.o.publicBaseUrl)];
+      if (timedOut) {
+        events.unshift({
+          event: 'test.execution.timeout',
+          organization_id: row.org_id,
+          project_id: row.project_id,
+          key: row.id,
+          data: {
+            execution_id: row.id,
+            test_plan_id: row.test_plan_id,
+            timeout_seconds: row.timeout_seconds,
+            partial_results: {
+              total: results.length,
+              passed: row.passed_tests,
+              failed: row.failed_tests,
+              skipped,
+              test_results: results.map((r) => ({ test_id: r.test_case_id, name: r.name, status: r.status, error: r.error })),
+            },
+          },
+        });
+      }
+      await enqueueEvents(trx, this.o.schema, events);
+      await appendStreamEvent(trx, row.id, 'completed', {
+        status: row.status,
+        passed_tests: row.passed_tests,
+        failed_tests: row.failed_tests,
+        skipped_tests: skipped,
+        total_tests: row.total_tests,
+        ...(row.error ? { error: row.error } : {}),
+      });
+    });
+  }
+
+  /** Executions whose worker stopped renewing: back to the queue once, then failed. */
+  async reap(): Promise<void> {
+    const { db } = this.o;
+    for (const row of await expiredLeases(db)) {
+      await withTransaction(db, async (trx) => {
+        if (row.attempts < 2) {
+          const requeued = await requeueAbandoned(trx, row.id);
+          if (!requeued) return;
+          await appendStreamEvent(trx, row.id, 'status', { status: 'queued', reason: 'the worker running it stopped; retrying once' });
+          await enqueueEvents(trx, this.o.schema, [
+            { event: 'execution.requested', organization_id: row.org_id, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: row.attempts + 1 } },
+          ]);
+        } else {
+          const failed = await failAbandoned(trx, row.id, 'The worker running this execution stopped twice (lease expired)');
+          if (!failed) return;
+          await appendStreamEvent(trx, row.id, 'completed', { status: 'failed', error: failed.error });
+          await enqueueEvents(trx, this.o.schema, [planCompletedEvent(failed, await findResults(trx, row.id), this.o.publicBaseUrl)]);
+        }
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.reaper) clearInterval(this.reaper);
+    await this.subscription?.close().catch(() => undefined);
+    // Executions still running are left to their leases: another worker retries them.
+    for (const ctl of this.active.values()) {
+      ctl.stopped = 'lost';
+      for (const c of ctl.contexts) await c.close().catch(() => undefined);
+    }
+    await this.o.browsers.close();
+  }
+}

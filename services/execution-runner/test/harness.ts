@@ -1,0 +1,164 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
+import { createDatabase, migrateToLatest, type Database } from '@assay/db';
+import { createLogger, createSilentLogger } from '@assay/logger';
+import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
+import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
+import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { startShop } from '../../../tests/fixtures/shop/server.js';
+import { buildApp } from '../src/app.js';
+import { TestCaseClient } from '../src/clients/test-case.client.js';
+import type { ExecutionDatabase } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { ExecutionNotifier } from '../src/executions/notifier.js';
+import { BrowserPool } from '../src/runner/browser.js';
+import { Runner } from '../src/runner/worker.js';
+
+// The execution-runner with its real neighbours: the test-case service (its app
+// on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
+// fixture shop as the application under test.
+export const PUBLIC_BASE_URL = 'http://assay.test';
+const logger = process.env.TEST_LOG ? createLogger('test', process.env.TEST_LOG) : createSilentLogger();
+
+export interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface RunnerHarness {
+  shopUrl: string;
+  resetShop(): void;
+  database: Database<ExecutionDatabase>;
+  execUrl: string;
+  tenant(): Tenant;
+  /** Starts another runner process-equivalent on the same database and bus. */
+  startRunner(opts?: { leaseSeconds?: number; concurrency?: number }): Promise<Runner>;
+  events(type?: string): Promise<any[]>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  orgId: string;
+  principal: Principal;
+  tc(method: string, path: string, body?: unknown): Promise<Reply>;
+  ex(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** A project on the shop with one plan holding the given cases (name → steps). */
+  plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
+}
+
+export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number } = {}): Promise<RunnerHarness> {
+  const testDb: TestDatabase = await createTestDatabase();
+  const shop = await startShop();
+  const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
+  await migrateToLatest(tcDb, testCaseMigrations);
+  const tcServer: TestServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const database = createDatabase<ExecutionDatabase>({ connectionString: testDb.url, schema: 'execution' });
+  await migrateToLatest(database, migrations);
+
+  const buses: PgBus[] = [];
+  const runners: Runner[] = [];
+  const newBus = async () => {
+    const bus = new PgBus({ connectionString: testDb.url, logger });
+    await bus.start();
+    buses.push(bus);
+    return bus;
+  };
+  const relay: OutboxRelay = startOutboxRelay({ db: database.db, listen: database.pool, schema: 'execution', bus: await newBus(), logger, intervalMs: 200 });
+  const notifier = new ExecutionNotifier(database.pool, logger);
+  await notifier.start();
+
+  const startRunner: RunnerHarness['startRunner'] = async (o = {}) => {
+    const runner = new Runner({
+      db: database.db,
+      schema: 'execution',
+      bus: await newBus(),
+      logger,
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger),
+      concurrency: o.concurrency ?? opts.concurrency ?? 2,
+      stepTimeoutMs: opts.stepTimeoutMs ?? 3000,
+      navigationTimeoutMs: 10_000,
+      leaseSeconds: o.leaseSeconds ?? opts.leaseSeconds ?? 30,
+      publicBaseUrl: PUBLIC_BASE_URL,
+      workerId: `test-${randomBytes(3).toString('hex')}`,
+      cancelPollMs: 200,
+    });
+    await runner.start();
+    runners.push(runner);
+    return runner;
+  };
+  await startRunner();
+
+  const execServer = await listen(
+    buildApp({
+      db: database.db,
+      schema: 'execution',
+      logger,
+      testCases: new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET),
+      notifier,
+      publicBaseUrl: PUBLIC_BASE_URL,
+      concurrency: opts.concurrency ?? 2,
+      internalTokenSecret: TEST_INTERNAL_SECRET,
+    }),
+  );
+
+  const request = async (base: string, principal: Principal, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, principal), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const type = res.headers.get('content-type') ?? '';
+    const parsed = type.includes('json') ? await res.json() : type.startsWith('image/') ? Buffer.from(await res.arrayBuffer()) : await res.text();
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    shopUrl: shop.url,
+    resetShop: () => shop.reset(),
+    database,
+    execUrl: execServer.url,
+    startRunner,
+    tenant() {
+      const orgId = randomUUID();
+      const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };
+      const tc: Tenant['tc'] = (m, p, b) => request(tcServer.url, principal, m, p, b);
+      return {
+        orgId,
+        principal,
+        tc,
+        ex: (m, p, b, h) => request(execServer.url, principal, m, p, b, h),
+        async plan(cases, project = {}) {
+          const proj = await tc('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url, ...project });
+          if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));
+          const caseIds: string[] = [];
+          for (const [name, steps] of Object.entries(cases)) {
+            const c = await tc('POST', '/api/v1/test-cases', { project_id: proj.body.id, name, steps });
+            if (c.status !== 201) throw new Error(JSON.stringify(c.body));
+            caseIds.push(c.body.id);
+          }
+          const plan = await tc('POST', '/api/v1/test-plans', { project_id: proj.body.id, name: 'Plan', test_case_ids: caseIds });
+          return { projectId: proj.body.id, planId: plan.body.id, caseIds };
+        },
+      };
+    },
+    async events(type) {
+      const rows = await database.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
+      const all = rows.map((r) => r.envelope as any);
+      return type ? all.filter((e) => e.event === type) : all;
+    },
+    async close() {
+      for (const r of runners) await r.stop().catch(() => undefined);
+      await execServer.close();
+      await relay.stop();
+      await notifier.stop();
+      for (const b of buses) await b.stop().catch(() => undefined);
+      await tcServer.close();
+      await shop.close();
+      await tcDb.close();
+      await database.close();
+      await testDb.drop();
+    },
+  };
+}
