@@ -33,6 +33,8 @@ export interface RunnerHarness {
   database: Database<ExecutionDatabase>;
   execUrl: string;
   tenant(): Tenant;
+  /** The runner started with the harness. */
+  runner: Runner;
   /** Starts another runner process-equivalent on the same database and bus. */
   startRunner(opts?: { leaseSeconds?: number; concurrency?: number }): Promise<Runner>;
   events(type?: string): Promise<any[]>;
@@ -88,7 +90,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
     runners.push(runner);
     return runner;
   };
-  await startRunner();
+  const runner = await startRunner();
 
   const execServer = await listen(
     buildApp({
@@ -120,6 +122,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
     database,
     execUrl: execServer.url,
     startRunner,
+    runner,
     tenant() {
       const orgId = randomUUID();
       const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };

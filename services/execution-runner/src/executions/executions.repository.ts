@@ -69,6 +69,22 @@ export async function renewLease(db: Db, id: string, owner: string, leaseSeconds
   return row?.status;
 }
 
+/**
+ * Locks the execution if this worker still holds it (running, or cancelled
+ * while it ran); false once the lease went to the reaper.
+ */
+export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('executions')
+    .select('id')
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', 'in', ['pending', 'running', 'cancelled'])
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function currentStatus(db: Db, id: string): Promise<ExecutionStatus | undefined> {
   return (await db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }

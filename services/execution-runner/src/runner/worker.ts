@@ -13,6 +13,7 @@ import {
   failAbandoned,
   findResults,
   insertArtifact,
+  lockIfHeld,
   renewLease,
   requeueAbandoned,
   updateHeld,
@@ -202,6 +203,7 @@ export class Runner {
       });
 
       await withTransaction(db, async (trx) => {
+        if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
         await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
         await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
         await enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]);
@@ -273,6 +275,8 @@ export class Runner {
       const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
       await withTransaction(db, async (trx) => {
+        // A worker that lost its lease must not overwrite the retry's results.
+        if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
         await updateResult(trx, result.id, {
           status,
           duration_ms: durationMs,

@@ -1,0 +1,55 @@
+import { eventually } from '@assay/testing';
+import { startRunnerHarness, type RunnerHarness } from './harness.js';
+
+jest.setTimeout(120_000);
+
+// Leases of 2 s so an abandoned execution is noticed quickly.
+let h: RunnerHarness;
+beforeAll(async () => {
+  h = await startRunnerHarness({ leaseSeconds: 2 });
+});
+afterAll(() => h.close());
+
+describe('a runner that dies mid-run', () => {
+  it('leaves no execution running forever: another runner retries it once and completes it', async () => {
+    const t = h.tenant();
+    const { projectId, planId } = await t.plan({
+      slow: [{ action: 'navigate', value: '/slow' }, { action: 'assert_visible', selector: 'body' }],
+      quick: [{ action: 'navigate', value: '/about' }, { action: 'assert_text', selector: '#about-text', value: 'We sell things.' }],
+    });
+    const queued = await t.ex('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId });
+    await eventually(async () => (await t.ex('GET', queued.body.polling_url)).body.status === 'running', 20_000);
+
+    // The first runner stops renewing its lease and drops its browser, as a killed process would.
+    await h.runner.stop();
+    await h.startRunner({ leaseSeconds: 2 });
+
+    const done = await eventually(async () => {
+      const s = await t.ex('GET', `/api/v1/executions/${queued.body.id}`);
+      return s.body.status === 'completed' ? s.body : undefined;
+    }, 60_000);
+    expect(done).toMatchObject({ passed_tests: 2, failed_tests: 0, total_tests: 2 });
+    const row = await h.database.db.selectFrom('executions').select('attempts').where('id', '=', queued.body.id).executeTakeFirstOrThrow();
+    expect(row.attempts).toBe(2);
+    const stream = await t.ex('GET', `/api/v1/executions/${queued.body.id}/stream`);
+    expect(stream.body).toContain('retrying once');
+  });
+
+  it('marks an execution failed with the reason when its second attempt is abandoned too', async () => {
+    const t = h.tenant();
+    const { projectId, planId } = await t.plan({ x: [{ action: 'navigate', value: '/about' }] });
+    const runner = await h.startRunner({ leaseSeconds: 2 });
+    // Arrange the state a twice-abandoned run leaves: held by a worker that is gone, lease expired, second attempt.
+    const queued = await t.ex('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId, timeout_seconds: 60 });
+    await h.database.db
+      .updateTable('executions')
+      .set({ status: 'running', lease_owner: 'gone', lease_expires_at: new Date(Date.now() - 1000), attempts: 2, started_at: new Date() })
+      .where('id', '=', queued.body.id)
+      .execute();
+    await runner.reap();
+    const row = await t.ex('GET', `/api/v1/executions/${queued.body.id}`);
+    expect(row.body).toMatchObject({ status: 'failed', error: 'The worker running this execution stopped twice (lease expired)' });
+    const completed = (await h.events('test.plan.completed')).find((e) => e.data.execution_id === queued.body.id);
+    expect(completed.data.status).toBe('failed');
+  });
+});
