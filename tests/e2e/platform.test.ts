@@ -199,9 +199,9 @@ describe('a launched Assay', () => {
     expect(anonymous.body.error).toBe('invalid_api_key');
 
     // Services that are not part of this deployment answer 501 once the caller is authenticated.
-    const executions = await gw('GET', '/api/v1/executions', { headers: apiKey });
-    expect(executions.status).toBe(501);
-    expect(executions.body).toMatchObject({ error: 'not_implemented', message: expect.stringMatching(/execution-runner service/) });
+    const discovery = await gw('GET', '/api/v1/discovery/x/progress', { headers: apiKey });
+    expect(discovery.status).toBe(501);
+    expect(discovery.body).toMatchObject({ error: 'not_implemented', message: expect.stringMatching(/discovery-crawler service/) });
 
     // The calls above were authenticated, so the key's usage was recorded in auth.
     const list = await gw('GET', '/api/api-keys', { headers: bearer(session) });

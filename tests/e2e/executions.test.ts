@@ -1,0 +1,76 @@
+import { createTestDatabase, type TestDatabase } from '@assay/testing';
+import { startShop } from '../fixtures/shop/server.js';
+import { bearer, call } from './support/http.js';
+import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
+
+// A plan run in real Chromium through the real gateway, test-case and
+// execution-runner processes, against the fixture shop.
+jest.setTimeout(120_000);
+
+let assay: Assay;
+let testDb: TestDatabase;
+let shop: Awaited<ReturnType<typeof startShop>>;
+
+const gw = (method: string, path: string, body?: unknown, credential = assay.serviceKey) =>
+  call(assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
+
+async function plan(cases: Record<string, unknown[]>) {
+  const project = await gw('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url });
+  const ids: string[] = [];
+  for (const [name, steps] of Object.entries(cases)) ids.push((await gw('POST', '/api/v1/test-cases', { project_id: project.body.id, name, steps })).body.id);
+  const p = await gw('POST', '/api/v1/test-plans', { project_id: project.body.id, name: 'E2E', test_case_ids: ids });
+  return { projectId: project.body.id as string, planId: p.body.id as string };
+}
+
+beforeAll(async () => {
+  shop = await startShop();
+  testDb = await createTestDatabase();
+  assay = await startAssay({ databaseUrl: testDb.url });
+});
+
+afterAll(async () => {
+  await assay?.stop();
+  await shop?.close();
+  await testDb?.drop();
+  await removeAssayHome(assay?.home);
+});
+
+describe('executions through the gateway', () => {
+  it('runs a plan synchronously and serves its failure screenshot as a PNG', async () => {
+    const { projectId, planId } = await plan({
+      'Search finds shoes': [
+        { action: 'navigate', value: '/products' },
+        { action: 'fill', selector: '#q', value: 'shoes' },
+        { action: 'click', selector: '#search-button' },
+        { action: 'assert_text', selector: '#product-list', value: 'Red Shoes' },
+      ],
+      'Wrong price': [
+        { action: 'navigate', value: '/products/1' },
+        { action: 'assert_text', selector: '#price', value: '$99.00' },
+      ],
+    });
+    const r = await gw('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'completed', passed_tests: 1, failed_tests: 1, results: { summary: { total: 2, passed: 1, failed: 1, skipped: 0 } } });
+    const failed = r.body.results.test_results[1];
+    expect(failed.error).toBe('Expected text "$99.00" but found "$20.00"');
+    expect(failed.screenshot.startsWith(`${assay.gatewayUrl}/api/v1/artifacts/`)).toBe(true);
+    const png = await fetch(failed.screenshot, { headers: bearer(assay.serviceKey) });
+    expect(png.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await png.arrayBuffer()).subarray(0, 4).toString('hex')).toBe('89504e47');
+    expect((await fetch(failed.screenshot)).status).toBe(401);
+    expect((await gw('GET', `/api/executions/${r.body.id}`)).body.id).toBe(r.body.id);
+  });
+
+  it('streams an asynchronous run through the gateway as Server-Sent Events', async () => {
+    const { projectId, planId } = await plan({ 'Home loads': [{ action: 'navigate', value: '/' }, { action: 'assert_visible', selector: '#title' }] });
+    const queued = await gw('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId });
+    expect(queued.status).toBe(202);
+    const res = await fetch(`${assay.gatewayUrl}/api/v1/executions/${queued.body.id}/stream`, { headers: bearer(assay.serviceKey) });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    expect([...text.matchAll(/event: (\w+)/g)].map((m) => m[1])).toEqual(expect.arrayContaining(['test_started', 'step_finished', 'test_finished', 'completed']));
+    const status = await gw('GET', queued.body.polling_url);
+    expect(status.body).toMatchObject({ status: 'completed', passed_tests: 1, total_tests: 1 });
+  });
+});
