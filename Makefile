@@ -58,8 +58,9 @@ test-integration: setup
 test-e2e: setup
 	pnpm --silent exec jest --ci --selectProjects e2e
 
+# make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup
-	@echo "bench: no benchmarks yet (executions, discovery and webhooks add theirs)"; exit 1
+	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
 
 clean:
 	rm -rf node_modules */*/node_modules tests/node_modules

@@ -204,10 +204,14 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
       break;
   }
 
-  // The remaining actions act on one element.
+  // The remaining actions act on one element. One round trip waits for it and
+  // fingerprints it; the action then waits for visibility and actionability itself.
   const sel = need(selector, 'selector');
-  const el = await visible(page, sel, t);
-  const fp = await fingerprint(el);
+  const el = page.locator(sel).first();
+  const fp = await el.evaluate(FINGERPRINT, undefined, { timeout: t }).catch(async (err: unknown) => {
+    if (isInvalidSelector(err)) throw new StepError(`Invalid selector: ${sel}`, 'error');
+    throw new StepError(`Element not found: ${sel} (waited ${t} ms)`, 'element_not_found');
+  });
   switch (step.action) {
     case 'click':
       await act(sel, t, () => el.click({ timeout: t }));

@@ -19,7 +19,7 @@ import {
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
-import type { BrowserPool } from './browser.js';
+import { VIEWPORT, type BrowserPool } from './browser.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
 import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -41,7 +41,6 @@ export interface RunnerOptions {
   cancelPollMs?: number;
 }
 
-const VIEWPORT = { width: 1280, height: 720 };
 const MAX_HTML = 200_000;
 
 interface RunControl {
@@ -170,25 +169,22 @@ export class Runner {
   private async runCaseInBrowser(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
     const { db, publicBaseUrl } = this.o;
     this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
-    const browser = await unlessHalted(ctl, this.o.browsers.get()).catch(() => undefined);
-    if (!browser) return;
-    const creating = browser.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
-    const context = await unlessHalted(ctl, creating).catch(() => undefined);
-    if (!context) {
+    const creating = this.o.browsers.freshPage(this.o.concurrency);
+    const fresh = await unlessHalted(ctl, creating).catch(() => undefined);
+    if (!fresh) {
       // Halted first: close the context whenever it arrives.
-      void creating.then((c) => c.close()).catch(() => undefined);
+      void creating.then((f) => f.context.close()).catch(() => undefined);
       return;
     }
+    const { context } = fresh;
     // A stop that landed while the context was being made would not have closed it.
     if (ctl.stopped) return void (await context.close().catch(() => undefined));
     ctl.contexts.add(context);
     const consoleErrors: string[] = [];
     const failedRequests: Array<{ method: string; url: string; status?: number; error?: string }> = [];
-    let page: Page | undefined;
+    const page: Page = fresh.page;
     const startedAt = new Date();
     try {
-      page = await unlessHalted(ctl, context.newPage()).catch(() => undefined);
-      if (!page) return;
       page.on('console', (m) => {
         if (m.type() === 'error' && consoleErrors.length < 50) consoleErrors.push(m.text().slice(0, 1000));
       });

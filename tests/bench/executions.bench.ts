@@ -1,0 +1,122 @@
+/* eslint-disable no-console -- a benchmark prints its figures */
+import { spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startShop } from '../fixtures/shop/server.js';
+import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
+
+const CASES = Number(process.env.BENCH_CASES ?? 100);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
+const STEPS = [
+  { action: 'navigate', value: '/products' },
+  { action: 'fill', selector: '#q', value: 'shoes' },
+  { action: 'click', selector: '#search-button' },
+  { action: 'assert_text', selector: '#product-list', value: 'Red Shoes' },
+];
+
+async function json(url: string, key: string, method = 'GET', body?: unknown): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const parsed = await res.json();
+  if (res.status >= 400) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+/** 100 cases run through the API: async create, then polling the status resource. */
+async function runAssay(shopUrl: string): Promise<number> {
+  // Rate limits off: the benchmark polls the status resource every 200 ms.
+  const assay = await startAssay({ env: { RUNNER_CONCURRENCY: process.env.BENCH_RUNNER_CONCURRENCY ?? '2', LOG_LEVEL: 'warn', RATE_LIMITS_ENABLED: 'false' } });
+  try {
+    const api = (p: string, method = 'GET', body?: unknown) => json(`${assay.gatewayUrl}${p}`, assay.serviceKey, method, body);
+    const project = await api('/api/v1/projects', 'POST', { name: 'Bench', base_url: shopUrl });
+    // One import creates the cases, as a user would.
+    const form = new FormData();
+    form.append('project_id', project.id);
+    form.append('file', new Blob([JSON.stringify(Array.from({ length: CASES }, (_, i) => ({ name: `search ${i}`, steps: STEPS })))], { type: 'application/json' }), 'cases.json');
+    const imported: any = await (await fetch(`${assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: { authorization: `Bearer ${assay.serviceKey}` }, body: form })).json();
+    const ids: string[] = imported.results.map((r: { id: string }) => r.id);
+    if (imported.imported !== CASES) throw new Error(`import failed: ${JSON.stringify(imported).slice(0, 500)}`);
+    const plan = await api('/api/v1/test-plans', 'POST', { project_id: project.id, name: 'Bench', test_case_ids: ids });
+    // Warm-up: one run so both sides start with Chromium on disk cache and services warm.
+    const warm = await api('/api/v1/test-plans', 'POST', { project_id: project.id, name: 'Warm', test_case_ids: ids.slice(0, 2) });
+    await api('/api/v1/executions', 'POST', { test_plan_id: warm.id, project_id: project.id });
+
+    const started = performance.now();
+    const queued = await api('/api/v1/executions/async', 'POST', { test_plan_id: plan.id, project_id: project.id, timeout_seconds: 600 });
+    let status: any;
+    do {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await api(queued.polling_url);
+    } while (!['completed', 'failed', 'cancelled'].includes(status.status));
+    const seconds = (performance.now() - started) / 1000;
+    const results = await api(`/api/v1/executions/${queued.id}/results`);
+    const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
+    if (status.status !== 'completed' || passed !== CASES) throw new Error(`Assay run ended ${status.status} with ${passed}/${CASES} passed`);
+    const byAction = new Map<string, number[]>();
+    for (const r of results.test_results) for (const [i, st] of r.steps.entries()) byAction.set(STEPS[i]!.action, [...(byAction.get(STEPS[i]!.action) ?? []), st.duration_ms]);
+    const caseMs = results.test_results.map((r: { duration_ms: number }) => r.duration_ms);
+    const avg = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+    console.log(`  assay per case: ${avg(caseMs)} ms; per step: ${[...byAction].map(([a, xs]) => `${a} ${avg(xs)} ms`).join(', ')}`);
+    return seconds;
+  } finally {
+    await assay.stop();
+    await removeAssayHome(assay.home);
+  }
+}
+
+/** The same 100 cases as a Playwright Test suite with 2 workers on the same Chromium. */
+async function runPlaywrightTest(shopUrl: string): Promise<number> {
+  const dir = path.join(repoRoot(), 'tests', 'bench', '.tmp', 'pwt');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, 'playwright.config.mjs'),
+    `export default { testDir: '.', workers: 2, fullyParallel: true, reporter: 'dot', retries: 0,
+  use: { baseURL: ${JSON.stringify(shopUrl)}, browserName: 'chromium', viewport: { width: 1280, height: 720 }, screenshot: 'only-on-failure',
+    launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(ARGS)} } } };\n`,
+  );
+  await writeFile(
+    path.join(dir, 'search.spec.mjs'),
+    `import { test, expect } from '@playwright/test';
+for (let i = 0; i < ${CASES}; i++) {
+  test('search ' + i, async ({ page }) => {
+    await page.goto('/products');
+    await page.fill('#q', 'shoes');
+    await page.click('#search-button');
+    await expect(page.locator('#product-list')).toContainText('Red Shoes');
+  });
+}\n`,
+  );
+  const run = () =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
+      const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (out += c));
+      child.on('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`playwright test failed (${code}):\n${out.slice(-3000)}`))));
+    });
+  await run(); // warm-up, same as Assay's
+  return run();
+}
+
+export async function benchExecutions(): Promise<void> {
+  const shop = await startShop();
+  try {
+    const playwright = await runPlaywrightTest(shop.url);
+    shop.reset();
+    const assay = await runAssay(shop.url);
+    const ratio = assay / playwright;
+    console.log(`executions: ${CASES} cases (navigate, fill, click, assert_text), results stored`);
+    console.log(`  playwright test (2 workers): ${playwright.toFixed(2)} s`);
+    console.log(`  assay (API, async + polling, RUNNER_CONCURRENCY=${process.env.BENCH_RUNNER_CONCURRENCY ?? '2'}): ${assay.toFixed(2)} s`);
+    console.log(`  ratio assay / playwright test: ${ratio.toFixed(2)}x (target <= 0.80x)`);
+  } finally {
+    await shop.close();
+  }
+}

@@ -1,0 +1,19 @@
+import { benchExecutions } from './executions.bench.js';
+
+/**
+ * `make bench [BENCH=name]`: each benchmark runs Assay and a baseline tool on
+ * the same machine in the same process and prints both times and the ratio.
+ */
+const SUITES: Record<string, () => Promise<void>> = { executions: benchExecutions };
+
+const wanted = process.argv.slice(2).filter(Boolean);
+const names = wanted.length ? wanted : Object.keys(SUITES);
+for (const name of names) {
+  const suite = SUITES[name];
+  if (!suite) {
+    console.error(`Unknown benchmark "${name}"; known: ${Object.keys(SUITES).join(', ')}`);
+    process.exit(2);
+  }
+  await suite();
+}
+process.exit(0);
