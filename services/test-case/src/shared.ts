@@ -1,9 +1,6 @@
 import { validationError } from '@assay/http';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs; anything else can match nothing, so callers answer 404 without a query. */
-export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
+export { isUuid } from '@assay/http';
 
 /**
  * A boolean query parameter: true/false/1/0, the default when absent.

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { requireServicePrincipal, validateBody } from '@assay/http';
+import { isUuid, requireServicePrincipal, validateBody } from '@assay/http';
 import { servicePrincipal } from '@assay/principal';
 import type { AuthContext } from '../context.js';
 import { createKey } from '../keys/keys.service.js';
@@ -14,7 +14,6 @@ import {
 import { generatePassword } from '../sessions/passwords.js';
 import { authenticate } from './authenticate.service.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Routes for other services and operators; only `service` principals reach them. */
 export function internalRoutes(ctx: AuthContext): Router {
@@ -39,7 +38,7 @@ export function internalRoutes(ctx: AuthContext): Router {
 
   router.post('/internal/organizations/:id/status', validateBody('OrganizationStatusRequest'), async (req, res) => {
     const id = req.params.id as string;
-    if (!UUID.test(id)) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
+    if (!isUuid(id)) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
     res.json(toOrganizationBody(await changeOrganizationStatus(ctx.db, ctx.schema, id, req.body.status)));
   });
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { withTransaction } from '@assay/db';
 import { enqueueEvent } from '@assay/bus';
-import { conflict, notFound } from '@assay/http';
+import { conflict, isUuid, notFound } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { AuthDatabase, KeyKind, KeyRow } from '../db/database.js';
 import { lockOrganization } from '../organizations/organizations.repository.js';
@@ -11,7 +11,6 @@ import { countActiveKeys, insertKey, listActiveKeys, revokeKey } from './keys.re
 /** Active keys per organization (spec, Limits: 10 service keys; API keys: our choice, documented). */
 export const MAX_ACTIVE_KEYS: Record<KeyKind, number> = { service_key: 10, api_key: 25 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CreateKeyInput {
   name: string;
@@ -70,7 +69,7 @@ export function listKeys(db: Kysely<AuthDatabase>, orgId: string, kind: KeyKind)
  * @throws AppError 404 for an unknown, foreign or already revoked key.
  */
 export async function revokeKeyById(db: Kysely<AuthDatabase>, schema: string, orgId: string, kind: KeyKind, id: string): Promise<KeyRow> {
-  if (!UUID.test(id)) throw notFound(LABEL[kind]);
+  if (!isUuid(id)) throw notFound(LABEL[kind]);
   return withTransaction(db, async (trx) => {
     const row = await revokeKey(trx, orgId, kind, id);
     if (!row) throw notFound(LABEL[kind]);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { withTransaction } from '@assay/db';
 import { enqueueEvent } from '@assay/bus';
-import { forbidden, notFound, validationError } from '@assay/http';
+import { forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Plan, Principal } from '@assay/principal';
 import type { AuthDatabase, OrganizationRow, OrganizationStatus } from '../db/database.js';
 import { revokeAllKeysOfOrg } from '../keys/keys.repository.js';
@@ -45,7 +45,7 @@ export async function transferOwnership(db: Db, schema: string, principal: Princ
   if (newOwnerId === principal.sub) throw validationError([{ field: 'user_id', message: 'is already the owner' }]);
   return withTransaction(db, async (trx) => {
     await lockOrganization(trx, principal.org_id);
-    const target = /^[0-9a-f-]{36}$/i.test(newOwnerId) ? await findMembership(trx, principal.org_id, newOwnerId) : undefined;
+    const target = isUuid(newOwnerId) ? await findMembership(trx, principal.org_id, newOwnerId) : undefined;
     if (!target) throw notFound('Member');
     // The one-owner index forbids two owners even for a moment: demote first.
     await setMemberRole(trx, principal.org_id, principal.sub, 'admin');

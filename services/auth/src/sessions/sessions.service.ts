@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
-import { AppError, forbidden, invalidApiKey } from '@assay/http';
+import { AppError, forbidden, invalidApiKey, isUuid } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
 import { findFirstMembership, findMembership, findUserByEmail } from '../organizations/organizations.repository.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords.js';
@@ -34,7 +34,7 @@ export async function login(
   const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!user || !ok) throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
   const orgId = input.organization_id ?? (await findFirstMembership(db, user.id))?.org_id;
-  const membership = orgId && /^[0-9a-f-]{36}$/i.test(orgId) ? await findMembership(db, orgId, user.id) : undefined;
+  const membership = orgId && isUuid(orgId) ? await findMembership(db, orgId, user.id) : undefined;
   if (!membership) throw new AppError(401, 'invalid_api_key', 'This user is not a member of that organization');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   if (membership.status === 'deleted') throw new AppError(401, 'invalid_api_key', BAD_LOGIN);

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { isUuid, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import { listExecutions, streamEventsAfter } from './executions.repository.js';
@@ -17,7 +17,6 @@ import {
 } from './executions.service.js';
 
 const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEEP_ALIVE_MS = 15_000;
 
 function isoQuery(query: Record<string, unknown>, name: string): Date | undefined {
@@ -60,7 +59,7 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     }
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
-    if (!UUID.test(projectId)) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
+    if (!isUuid(projectId)) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
     const { rows, total } = await listExecutions(ctx.db, orgId, {
       projectId,
       status: status as ExecutionStatus | undefined,

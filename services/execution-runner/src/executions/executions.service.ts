@@ -1,6 +1,6 @@
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
-import { conflict, notFound, validationError } from '@assay/http';
+import { conflict, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionRow, type TestResultRow } from '../db/database.js';
 import { artifactUrl } from '../runner/events.js';
@@ -15,7 +15,6 @@ import {
 } from './executions.repository.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RunRequest {
   test_plan_id: string;
@@ -33,7 +32,7 @@ export interface RunRequest {
  * an unknown environment or a plan without active cases.
  */
 export async function createExecution(ctx: ExecutionContext, orgId: string, req: RunRequest): Promise<ExecutionRow> {
-  if (!UUID.test(req.test_plan_id)) throw notFound('Test plan');
+  if (!isUuid(req.test_plan_id)) throw notFound('Test plan');
   const snapshot = await ctx.testCases.snapshot(orgId, req.test_plan_id);
   if (snapshot.project.id !== req.project_id) {
     throw validationError([{ field: 'project_id', message: 'is not the project of this test plan' }]);
@@ -109,7 +108,7 @@ export function queuedBody(row: ExecutionRow, estimatedWaitSeconds: number) {
 }
 
 export async function getExecution(ctx: ExecutionContext, orgId: string, id: string): Promise<ExecutionRow> {
-  const row = UUID.test(id) ? await findExecution(ctx.db, orgId, id) : undefined;
+  const row = isUuid(id) ? await findExecution(ctx.db, orgId, id) : undefined;
   if (!row) throw notFound('Execution');
   return row;
 }
