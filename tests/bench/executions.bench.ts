@@ -75,7 +75,7 @@ async function runPlaywrightTest(shopUrl: string): Promise<number> {
   await mkdir(dir, { recursive: true });
   await writeFile(
     path.join(dir, 'playwright.config.mjs'),
-    `export default { testDir: '.', workers: 2, fullyParallel: true, reporter: 'dot', retries: 0,
+    `export default { testDir: '.', outputDir: './results', workers: 2, fullyParallel: true, reporter: 'dot', retries: 0,
   use: { baseURL: ${JSON.stringify(shopUrl)}, browserName: 'chromium', viewport: { width: 1280, height: 720 }, screenshot: 'only-on-failure',
     launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(ARGS)} } } };\n`,
   );
