@@ -73,4 +73,16 @@ describe('executions through the gateway', () => {
     const status = await gw('GET', queued.body.polling_url);
     expect(status.body).toMatchObject({ status: 'completed', passed_tests: 1, total_tests: 1 });
   });
+
+  it('lists the execution routes in the OpenAPI document and the reference page', async () => {
+    const doc = await call(assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
+    for (const path of ['/api/v1/executions', '/api/v1/executions/async', '/api/v1/executions/{execution_id}/status', '/api/v1/executions/{execution_id}/results', '/api/v1/executions/{execution_id}/stream', '/api/v1/artifacts/{artifact_id}']) {
+      expect(doc.body.paths[path]).toBeDefined();
+    }
+    expect(doc.body.components.schemas.ExecutionCreateRequest.properties.wait_for_completion.default).toBe(true);
+    const page = await fetch(`${assay.gatewayUrl}/docs`);
+    const html = await page.text();
+    expect(html).toContain('id="tag-Executions"');
+    expect(html).not.toMatch(/`[^`<]+`/);
+  });
 });

@@ -159,6 +159,8 @@ export const ROUTES: RouteContract[] = [
   },
   // test-case
   ...testCaseRoutes(),
+  // execution-runner
+  ...executionRoutes(),
   // gateway
   {
     method: 'GET',
@@ -278,5 +280,58 @@ function testCaseRoutes(): RouteContract[] {
       errors: [400, 404],
     }),
     tc({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', tag: 'Test plans', summary: 'Remove a test case from a plan', params: [idParam('test_plan_id'), idParam('test_case_id')], response: { status: 200, schema: 'TestPlan' }, errors: [404] }),
+  ];
+}
+
+function executionRoutes(): RouteContract[] {
+  const ex = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Executions', ...r });
+  const id = { name: 'execution_id', in: 'path' as const, required: true, schema: { type: 'string' } };
+  return [
+    ex({
+      method: 'POST',
+      path: '/api/v1/executions',
+      summary: 'Run a test plan (waits for the results by default)',
+      description: 'With `wait_for_completion` (default true) answers when the run ends, with `results`; false answers at once like the async form.',
+      body: 'ExecutionCreateRequest',
+      response: { status: 200, schema: 'Execution' },
+      errors: [400, 404],
+    }),
+    ex({ method: 'POST', path: '/api/v1/executions/async', summary: 'Queue a run of a test plan', body: 'ExecutionAsyncRequest', response: { status: 202, schema: 'ExecutionQueued' }, errors: [400, 404] }),
+    ex({
+      method: 'GET',
+      path: '/api/v1/executions',
+      summary: 'List executions of a project, newest first',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'status', in: 'query', schema: { type: 'string', enum: ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'] } },
+        { name: 'created_after', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        { name: 'created_before', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'ExecutionList' },
+      errors: [400],
+    }),
+    ex({ method: 'GET', path: '/api/v1/executions/{execution_id}', summary: 'The whole execution with its results', params: [id], response: { status: 200, schema: 'Execution' }, errors: [404] }),
+    ex({ method: 'GET', path: '/api/v1/executions/{execution_id}/status', summary: 'Progress while running, counts once finished', params: [id], response: { status: 200, schema: 'ExecutionStatus' }, errors: [404] }),
+    ex({ method: 'GET', path: '/api/v1/executions/{execution_id}/results', summary: 'Per-test and per-step results with screenshots', params: [id], response: { status: 200, schema: 'ExecutionResults' }, errors: [404] }),
+    ex({
+      method: 'GET',
+      path: '/api/v1/executions/{execution_id}/stream',
+      summary: 'Server-Sent Events of the run as it happens',
+      description: 'Events `status`, `test_started`, `step_finished`, `test_finished`, `completed`; resumable with `Last-Event-ID`.',
+      params: [id],
+      response: { status: 200, contentType: 'text/event-stream' },
+      errors: [404],
+    }),
+    ex({ method: 'DELETE', path: '/api/v1/executions/{execution_id}', summary: 'Cancel a queued or running execution', params: [id], response: { status: 200, schema: 'ExecutionCancelled' }, errors: [404, 409] }),
+    ex({
+      method: 'GET',
+      path: '/api/v1/artifacts/{artifact_id}',
+      summary: 'A screenshot (PNG) of an execution',
+      params: [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'string' } }],
+      response: { status: 200, contentType: 'image/png' },
+      errors: [404],
+    }),
   ];
 }

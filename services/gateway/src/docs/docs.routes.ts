@@ -14,6 +14,8 @@ interface Operation {
 }
 
 const refName = (ref?: string) => ref?.split('/').pop();
+/** Escaped text with `inline code` rendered as <code>. */
+const prose = (s: unknown) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** Renders the OpenAPI document as one self-contained HTML page (no scripts, no CDN). */
 export function renderDocs(doc: { info: { title: string; description: string }; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }): string {
@@ -28,12 +30,12 @@ export function renderDocs(doc: { info: { title: string; description: string }; 
       const responses = Object.entries(op.responses)
         .map(([status, r]) => {
           const schema = refName(Object.values(r.content ?? {})[0]?.schema?.$ref);
-          return `<li><code>${esc(status)}</code> ${esc(r.description)}${schema ? ` — <a href="#schema-${esc(schema)}">${esc(schema)}</a>` : ''}</li>`;
+          return `<li><code>${esc(status)}</code> ${prose(r.description)}${schema ? ` — <a href="#schema-${esc(schema)}">${esc(schema)}</a>` : ''}</li>`;
         })
         .join('');
       const html = `<section class="op" id="${esc(method)}-${esc(path)}">
 <h3><span class="m ${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code>${op.security && op.security.length === 0 ? ' <span class="pub">no credential</span>' : ''}</h3>
-<p>${esc(op.summary)}</p>${op.description ? `<p class="d">${esc(op.description)}</p>` : ''}
+<p>${prose(op.summary)}</p>${op.description ? `<p class="d">${prose(op.description)}</p>` : ''}
 ${params ? `<table><tr><th>Parameter</th><th>In</th><th>Required</th><th></th></tr>${params}</table>` : ''}
 ${body ? `<p>Body: <a href="#schema-${esc(body)}">${esc(body)}</a></p>` : ''}
 <ul>${responses}</ul></section>`;
