@@ -161,6 +161,13 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let listener: PoolClient | undefined;
+  const released = new WeakSet<PoolClient>();
+  // A LISTENing connection is never returned to the pool: destroy it.
+  const dropListener = (client: PoolClient, err?: Error) => {
+    if (released.has(client)) return;
+    released.add(client);
+    client.release(err ?? true);
+  };
 
   async function publishBatch(): Promise<number> {
     return db.transaction().execute(async (trx) => {
@@ -245,12 +252,13 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     pool
       .connect()
       .then(async (client) => {
-        if (stopped) return client.release();
+        if (stopped) return dropListener(client);
         listener = client;
         client.on('error', (err) => {
+          if (released.has(client)) return;
           logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
           if (listener === client) listener = undefined;
-          client.release(err);
+          dropListener(client, err);
           retry(1000);
         });
         client.on('notification', () => void kick());
@@ -272,7 +280,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      listener?.release();
+      if (listener) dropListener(listener);
       await running;
     },
   };

@@ -27,9 +27,10 @@ export class ExecutionNotifier {
       if (n.payload) this.emitter.emit(n.payload);
     });
     client.on('error', (err) => {
+      if (this.client !== client) return; // already stopped or replaced
       this.logger.warn({ err }, 'execution LISTEN connection lost; reconnecting');
-      client.release(err);
       this.client = undefined;
+      client.release(err);
       // Notifications may have been missed while disconnected: wake everyone to re-read.
       this.emitter.emit('*');
       if (!this.stopped) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
@@ -49,7 +50,9 @@ export class ExecutionNotifier {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.client?.release();
+    const client = this.client;
     this.client = undefined;
+    // A LISTENing connection is never returned to the pool: destroy it.
+    client?.release(true);
   }
 }
