@@ -1,10 +1,20 @@
-import http from 'node:http';
 import { Agent } from 'undici';
 import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { createTestDatabase, eventually, freePortForTests, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import {
+  bearer,
+  call as callUrl,
+  createTestDatabase,
+  eventually,
+  freePortForTests,
+  listen,
+  rawGet,
+  TEST_INTERNAL_SECRET,
+  type TestDatabase,
+  type TestServer,
+} from '@assay/testing';
 import { buildApp as buildAuthApp } from '../../auth/src/app.js';
 import { migrations as authMigrations } from '../../auth/src/db/migrations/index.js';
 import { buildApp } from '../src/app.js';
@@ -67,36 +77,9 @@ async function provision(plan: 'starter' | 'growth' | 'pro' = 'pro') {
   return { orgId: body.organization.id, email, password };
 }
 
-async function call(gw: Gateway, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) {
-  const res = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
-    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-  });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* HTML or empty */
-  }
-  return { status: res.status, body, headers: res.headers };
-}
+const call = (gw: Gateway, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) =>
+  callUrl(gw.url, method, path, opts);
 
-function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
-  const { port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Logs in through the gateway and creates a service key; returns both credentials. */
 async function credentials(gw: Gateway, plan: 'starter' | 'growth' | 'pro' = 'pro', environment: 'prod' | 'dev' = 'prod') {
