@@ -9,7 +9,6 @@ import { listTestCases } from './test-cases.repository.js';
 import {
   assertValidTestCaseBody,
   bulkDeleteTestCases,
-  createTestCase,
   createTestCases,
   deleteTestCase,
   getTestCase,
@@ -47,8 +46,8 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
 
   router.post('/api/v1/test-cases', async (req, res) => {
     assertValidTestCaseBody(req.body, 'create');
-    const row = await createTestCase(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.body);
-    res.status(201).json(toTestCaseBody(row));
+    const [row] = await createTestCases(ctx.db, ctx.schema, orgPrincipal(res).org_id, req.body.project_id, [req.body], 'api');
+    res.status(201).json(toTestCaseBody(row!));
   });
 
   router.post('/api/v1/test-cases/bulk-delete', validateBody('BulkDeleteRequest'), async (req, res) => {
@@ -73,7 +72,7 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
       throw err;
     }
     const valid = parsed.rows.flatMap((r) => (r.ok ? [r.candidate] : []));
-    const created = await createTestCases(ctx.db, ctx.schema, orgId, upload.projectId, valid);
+    const created = await createTestCases(ctx.db, ctx.schema, orgId, upload.projectId, valid, 'import');
     const idByRow = new Map(valid.map((c, i) => [c.row, created[i]!.id]));
     const results = parsed.rows.map((r) =>
       r.ok

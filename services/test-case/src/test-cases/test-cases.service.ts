@@ -96,41 +96,27 @@ export interface TestCaseInput {
   steps: Array<Record<string, unknown>>;
 }
 
-export async function createTestCase(db: Db, schema: string, orgId: string, body: TestCaseInput & { project_id: string }) {
+/**
+ * Creates validated cases in one transaction with batched inserts and events;
+ * `source` tells API creates from imports in `test.case.created`.
+ * @throws AppError 404 when the project is not the organization's.
+ */
+export async function createTestCases(db: Db, schema: string, orgId: string, projectId: unknown, inputs: TestCaseInput[], source: 'api' | 'import') {
   return withTransaction(db, async (trx) => {
-    const projectId = await requireProject(trx, orgId, body.project_id);
-    const [row] = await insertTestCases(trx, [
-      {
-        org_id: orgId,
-        project_id: projectId,
-        name: body.name.trim(),
-        description: body.description ?? null,
-        tags: body.tags ?? [],
-        ...(body.priority ? { priority: body.priority } : {}),
-        steps: JSON.stringify(normaliseSteps(body.steps)),
-      },
-    ]);
-    await enqueueEvents(trx, schema, [createdEvent(orgId, row!, 'api')]);
-    return row!;
-  });
-}
-
-/** Creates many validated cases in one transaction with batched inserts and events (imports). */
-export async function createTestCases(db: Db, schema: string, orgId: string, projectId: string, inputs: TestCaseInput[]) {
-  return withTransaction(db, async (trx) => {
-    await requireProject(trx, orgId, projectId);
+    const project = await requireProject(trx, orgId, projectId);
     const rows = await insertTestCases(
       trx,
       inputs.map((c) => ({
         org_id: orgId,
-        project_id: projectId,
+        project_id: project,
         name: c.name.trim(),
         description: c.description ?? null,
         tags: c.tags ?? [],
+        ...(c.priority ? { priority: c.priority } : {}),
         steps: JSON.stringify(normaliseSteps(c.steps)),
       })),
     );
-    await enqueueEvents(trx, schema, rows.map((r) => createdEvent(orgId, r, 'import')));
+    await enqueueEvents(trx, schema, rows.map((r) => createdEvent(orgId, r, source)));
     return rows;
   });
 }
