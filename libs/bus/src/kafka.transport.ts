@@ -23,7 +23,7 @@ export class KafkaBus implements Bus {
   private readonly consumers = new Set<Consumer>();
   private readonly instance = randomBytes(4).toString('hex');
 
-  constructor(private readonly opts: KafkaBusOptions) {
+  constructor(opts: KafkaBusOptions) {
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,

@@ -18,4 +18,4 @@ export {
   requireServicePrincipal,
   verifyPrincipalHeader,
 } from './principal.middleware.js';
-export { isUuid, parsePagination, validateBody, type Pagination } from './validation.js';
+export { iso, isUuid, parsePagination, validateBody, type Pagination } from './validation.js';

@@ -17,6 +17,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs: anything else can match no row, so callers answer 404 without a query (and Postgres never sees a malformed uuid). */
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
 
+/** A timestamp as the API writes it: ISO 8601 UTC, or null. */
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
 export interface Pagination {
   limit: number;
   offset: number;

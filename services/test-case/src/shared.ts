@@ -1,6 +1,6 @@
 import { validationError } from '@assay/http';
 
-export { isUuid } from '@assay/http';
+export { iso, isUuid } from '@assay/http';
 
 /**
  * A boolean query parameter: true/false/1/0, the default when absent.
@@ -24,7 +24,6 @@ export function queryString(query: Record<string, unknown>, name: string, maxLen
   return raw;
 }
 
-export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /** Escapes LIKE wildcards so a search for "50%" matches the text "50%". */
 export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

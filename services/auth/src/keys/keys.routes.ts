@@ -1,11 +1,10 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { forbidden, orgPrincipal, validateBody } from '@assay/http';
+import { forbidden, iso, orgPrincipal, validateBody } from '@assay/http';
 import { hasScope } from '@assay/principal';
 import type { AuthContext } from '../context.js';
 import type { KeyKind, KeyRow } from '../db/database.js';
 import { createKey, listKeys, revokeKeyById } from './keys.service.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 function toSummary(row: KeyRow) {
   const base = {

@@ -21,7 +21,7 @@ export function organizationRoutes(ctx: AuthContext): Router {
   });
 
   router.post('/api/organizations/current/transfer-ownership', validateBody('TransferOwnershipRequest'), async (req, res) => {
-    const org = await transferOwnership(ctx.db, ctx.schema, orgPrincipal(res), req.body.user_id);
+    const org = await transferOwnership(ctx.db, orgPrincipal(res), req.body.user_id);
     res.json(toOrganizationBody(org));
   });
 

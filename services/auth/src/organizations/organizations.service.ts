@@ -40,7 +40,7 @@ export function assertOwnerSession(principal: Principal): void {
   }
 }
 
-export async function transferOwnership(db: Db, schema: string, principal: Principal & { org_id: string }, newOwnerId: string) {
+export async function transferOwnership(db: Db, principal: Principal & { org_id: string }, newOwnerId: string) {
   assertOwnerSession(principal);
   if (newOwnerId === principal.sub) throw validationError([{ field: 'user_id', message: 'is already the owner' }]);
   return withTransaction(db, async (trx) => {

@@ -1,6 +1,6 @@
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
-import { conflict, isUuid, notFound, validationError } from '@assay/http';
+import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionRow, type TestResultRow } from '../db/database.js';
 import { artifactUrl } from '../runner/events.js';
@@ -14,7 +14,6 @@ import {
   recentAverageSeconds,
 } from './executions.repository.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export interface RunRequest {
   test_plan_id: string;
@@ -98,9 +97,14 @@ export async function createExecution(ctx: ExecutionContext, orgId: string, req:
 
 /** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */
 export async function estimateWaitSeconds(ctx: ExecutionContext, row: ExecutionRow): Promise<number> {
+  return (await estimate(ctx, row)).waitSeconds;
+}
+
+/** The wait before a queued execution starts and how long a run takes, from the queue and recent runs. */
+async function estimate(ctx: ExecutionContext, row: ExecutionRow): Promise<{ waitSeconds: number; runSeconds: number }> {
   const [ahead, average] = await Promise.all([countAhead(ctx.db, row.created_at), recentAverageSeconds(ctx.db)]);
-  const perRun = average ?? row.total_tests * 2;
-  return Math.max(0, Math.ceil((ahead * perRun) / Math.max(1, ctx.concurrency)));
+  const runSeconds = average ?? row.total_tests * 2;
+  return { waitSeconds: Math.max(0, Math.ceil((ahead * runSeconds) / Math.max(1, ctx.concurrency))), runSeconds };
 }
 
 export function queuedBody(row: ExecutionRow, estimatedWaitSeconds: number) {
@@ -181,9 +185,8 @@ export async function statusBody(ctx: ExecutionContext, e: ExecutionRow) {
     const elapsed = Date.now() - e.started_at.getTime();
     estimated = new Date(e.started_at.getTime() + (elapsed / current) * e.total_tests);
   } else {
-    const wait = await estimateWaitSeconds(ctx, e);
-    const average = (await recentAverageSeconds(ctx.db)) ?? e.total_tests * 2;
-    estimated = new Date(Date.now() + (wait + average) * 1000);
+    const { waitSeconds, runSeconds } = await estimate(ctx, e);
+    estimated = new Date(Date.now() + (waitSeconds + runSeconds) * 1000);
   }
   return {
     id: e.id,
@@ -227,8 +230,12 @@ export async function waitForEnd(ctx: ExecutionContext, id: string, timeoutMs: n
       const row = (await findExecutionById(ctx.db, id))!;
       if (TERMINAL.includes(row.status) || Date.now() >= deadline) return row;
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, Math.min(5000, Math.max(0, deadline - Date.now())));
+        // Woken by a notification, or re-checked after 5 s in case one was missed.
+        const timer = setTimeout(resolve, Math.min(5000, Math.max(0, deadline - Date.now())));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
   } finally {
