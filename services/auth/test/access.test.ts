@@ -134,9 +134,12 @@ describe('internal principal', () => {
 
   it('keeps /internal routes to service principals', async () => {
     const { orgId } = await auth.newOrganization();
-    const r = await auth.call('POST', '/internal/authenticate', { principal: keyPrincipal(orgId), body: { credential: 'x' } });
-    expect(r.status).toBe(403);
-    expect((await auth.call('POST', '/internal/bootstrap', { principal: keyPrincipal(orgId), body: {} })).status).toBe(403);
+    for (const [path, body] of [['/internal/authenticate', { credential: 'x' }], ['/internal/bootstrap', {}], ['/internal/organizations', {}]] as const) {
+      const r = await auth.call('POST', path, { principal: keyPrincipal(orgId), body });
+      expect({ path, status: r.status, error: r.body.error }).toEqual({ path, status: 403, error: 'insufficient_permissions' });
+    }
+    // Nothing was bootstrapped by the refused call.
+    expect((await auth.call('POST', '/internal/bootstrap', { body: {} })).body).toEqual({ created: false });
   });
 });
 
