@@ -1,18 +1,17 @@
-import { createTestDatabase, type TestDatabase } from '@assay/testing';
 import { startShop } from '../fixtures/shop/server.js';
 import { bearer, call } from './support/http.js';
-import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
+import { launchForFile } from './support/launcher.js';
 
 // A plan run in real Chromium through the real gateway, test-case and
 // execution-runner processes, against the fixture shop.
 jest.setTimeout(120_000);
 
-let assay: Assay;
-let testDb: TestDatabase;
+const launched = launchForFile();
+
 let shop: Awaited<ReturnType<typeof startShop>>;
 
-const gw = (method: string, path: string, body?: unknown, credential = assay.serviceKey) =>
-  call(assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
+const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
+  call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
 
 async function plan(cases: Record<string, unknown[]>) {
   const project = await gw('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url });
@@ -24,15 +23,10 @@ async function plan(cases: Record<string, unknown[]>) {
 
 beforeAll(async () => {
   shop = await startShop();
-  testDb = await createTestDatabase();
-  assay = await startAssay({ databaseUrl: testDb.url });
 });
 
 afterAll(async () => {
-  await assay?.stop();
   await shop?.close();
-  await testDb?.drop();
-  await removeAssayHome(assay?.home);
 });
 
 describe('executions through the gateway', () => {
@@ -54,8 +48,8 @@ describe('executions through the gateway', () => {
     expect(r.body).toMatchObject({ status: 'completed', passed_tests: 1, failed_tests: 1, results: { summary: { total: 2, passed: 1, failed: 1, skipped: 0 } } });
     const failed = r.body.results.test_results[1];
     expect(failed.error).toBe('Expected text "$99.00" but found "$20.00"');
-    expect(failed.screenshot.startsWith(`${assay.gatewayUrl}/api/v1/artifacts/`)).toBe(true);
-    const png = await fetch(failed.screenshot, { headers: bearer(assay.serviceKey) });
+    expect(failed.screenshot.startsWith(`${launched.assay.gatewayUrl}/api/v1/artifacts/`)).toBe(true);
+    const png = await fetch(failed.screenshot, { headers: bearer(launched.assay.serviceKey) });
     expect(png.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await png.arrayBuffer()).subarray(0, 4).toString('hex')).toBe('89504e47');
     expect((await fetch(failed.screenshot)).status).toBe(401);
@@ -66,7 +60,7 @@ describe('executions through the gateway', () => {
     const { projectId, planId } = await plan({ 'Home loads': [{ action: 'navigate', value: '/' }, { action: 'assert_visible', selector: '#title' }] });
     const queued = await gw('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId });
     expect(queued.status).toBe(202);
-    const res = await fetch(`${assay.gatewayUrl}/api/v1/executions/${queued.body.id}/stream`, { headers: bearer(assay.serviceKey) });
+    const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/executions/${queued.body.id}/stream`, { headers: bearer(launched.assay.serviceKey) });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await res.text();
     expect([...text.matchAll(/event: (\w+)/g)].map((m) => m[1])).toEqual(expect.arrayContaining(['test_started', 'step_finished', 'test_finished', 'completed']));
@@ -75,12 +69,12 @@ describe('executions through the gateway', () => {
   });
 
   it('lists the execution routes in the OpenAPI document and the reference page', async () => {
-    const doc = await call(assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
+    const doc = await call(launched.assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
     for (const path of ['/api/v1/executions', '/api/v1/executions/async', '/api/v1/executions/{execution_id}/status', '/api/v1/executions/{execution_id}/results', '/api/v1/executions/{execution_id}/stream', '/api/v1/artifacts/{artifact_id}']) {
       expect(doc.body.paths[path]).toBeDefined();
     }
     expect(doc.body.components.schemas.ExecutionCreateRequest.properties.wait_for_completion.default).toBe(true);
-    const page = await fetch(`${assay.gatewayUrl}/docs`);
+    const page = await fetch(`${launched.assay.gatewayUrl}/docs`);
     const html = await page.text();
     expect(html).toContain('id="tag-Executions"');
     // Inline code in descriptions is rendered, not shown with backticks.

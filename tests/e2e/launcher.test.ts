@@ -133,3 +133,25 @@ describe('the local launcher', () => {
     expect(processesMentioning(home)).toEqual([]);
   });
 });
+
+describe('the local launcher with a port already taken', () => {
+  it('refuses to start, names the port, and starts nothing', async () => {
+    // Another process (a second `make run`, say) holds the port meant for the gateway.
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const port = (squatter.address() as net.AddressInfo).port;
+    const home = await makeAssayHome();
+    try {
+      const err = await startAssay({ home, env: { GATEWAY_PORT: String(port) } }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(new RegExp(`In use already: gateway port ${port}`));
+      // Refused before any service process started.
+      expect(err?.message).not.toMatch(/\[auth\] /);
+    } finally {
+      squatter.close();
+      await removeAssayHome(home);
+    }
+  });
+});

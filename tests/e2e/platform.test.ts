@@ -2,30 +2,35 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import { eventually } from '@assay/testing';
 import { bearer, call, rawGet, type Reply } from './support/http.js';
-import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
+import { launchForFile } from './support/launcher.js';
 
 // The launcher, auth and the gateway as real processes on one fresh database,
 // shared by every test in this file. Tests run in order: the organization's
 // key count carries from one to the next, so each one revokes what it adds.
 jest.setTimeout(120_000);
 
+// Registered first so it runs first: jest runs afterAll hooks in order, and the
+// pool must close before launchForFile drops the database.
+afterAll(async () => {
+  await pool?.end();
+});
+const launched = launchForFile();
+
 const INVALID = { error: 'invalid_api_key', message: 'API key is invalid or expired' };
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-let assay: Assay;
-let testDb: TestDatabase;
 let pool: pg.Pool;
 let orgId: string;
 let session: string;
 /** Every secret a test created; none may reach the launcher's output. */
 const secrets: string[] = [];
 
-const gw = (method: string, path: string, opts?: { headers?: Record<string, string>; body?: unknown }) => call(assay.gatewayUrl, method, path, opts);
-const asKey = (method: string, path: string, body?: unknown) => gw(method, path, { headers: bearer(assay.serviceKey), body });
+const gw = (method: string, path: string, opts?: { headers?: Record<string, string>; body?: unknown }) => call(launched.assay.gatewayUrl, method, path, opts);
+const asKey = (method: string, path: string, body?: unknown) => gw(method, path, { headers: bearer(launched.assay.serviceKey), body });
 
-async function createServiceKey(body: Record<string, unknown>, credential = assay.serviceKey): Promise<{ id: string; key: string; expires_at: string | null }> {
+async function createServiceKey(body: Record<string, unknown>, credential = launched.assay.serviceKey): Promise<{ id: string; key: string; expires_at: string | null }> {
   const r = await gw('POST', '/api/service-keys', { headers: bearer(credential), body });
   if (r.status !== 201) throw new Error(`creating a key failed: ${r.status} ${JSON.stringify(r.body)}`);
   secrets.push(r.body.key);
@@ -39,9 +44,9 @@ async function revokeServiceKey(id: string): Promise<Reply> {
 /** A second organization, made the way an operator would: auth's internal API, signed with the internal secret. */
 async function provisionOrganization(name: string) {
   const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}-${Date.now()}@example.test`, name: `${name} owner`, password: 'a long enough password 12345' };
-  const res = await fetch(`http://127.0.0.1:${assay.authPort}/internal/organizations`, {
+  const res = await fetch(`http://127.0.0.1:${launched.assay.authPort}/internal/organizations`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(assay.internalSecret, servicePrincipal('e2e')) },
+    headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(launched.assay.internalSecret, servicePrincipal('e2e')) },
     body: JSON.stringify({ name, plan: 'growth', owner }),
   });
   const body = (await res.json()) as { organization: { id: string; name: string }; owner: { id: string } };
@@ -60,27 +65,18 @@ async function login(email: string, password: string): Promise<string> {
 const idsOf = (r: Reply) => (r.body.keys as Array<{ id: string }>).map((k) => k.id).sort();
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  assay = await startAssay({ databaseUrl: testDb.url });
-  pool = new pg.Pool({ connectionString: testDb.url, max: 2 });
+  pool = new pg.Pool({ connectionString: launched.database.url, max: 2 });
   const me = await asKey('GET', '/api/auth/me');
-  if (me.status !== 200) throw new Error(`the printed key does not work: ${JSON.stringify(me.body)}\n${assay.output()}`);
+  if (me.status !== 200) throw new Error(`the printed key does not work: ${JSON.stringify(me.body)}\n${launched.assay.output()}`);
   orgId = me.body.organization.id;
-  session = await login(assay.adminEmail, assay.adminPassword);
-});
-
-afterAll(async () => {
-  await assay?.stop();
-  await pool?.end();
-  await testDb?.drop();
-  await removeAssayHome(assay?.home);
+  session = await login(launched.assay.adminEmail, launched.assay.adminPassword);
 });
 
 describe('a launched Assay', () => {
   it('prints a dev service key that lists itself with its usage recorded', async () => {
-    expect(assay.serviceKey).toMatch(/^service_sk_dev_/);
-    expect(assay.serviceKey.slice('service_sk_dev_'.length)).toMatch(BASE58);
-    expect(assay.gatewayUrl).toBe(`http://localhost:${assay.gatewayPort}`);
+    expect(launched.assay.serviceKey).toMatch(/^service_sk_dev_/);
+    expect(launched.assay.serviceKey.slice('service_sk_dev_'.length)).toMatch(BASE58);
+    expect(launched.assay.gatewayUrl).toBe(`http://localhost:${launched.assay.gatewayPort}`);
 
     const list = await asKey('GET', '/api/service-keys');
     expect(list.status).toBe(200);
@@ -98,7 +94,7 @@ describe('a launched Assay', () => {
     // The gateway reports its counts before a listing, so the listing call itself is counted.
     expect(self.usage_count).toBeGreaterThanOrEqual(1);
     expect(Date.now() - Date.parse(self.last_used)).toBeLessThan(60_000);
-    expect(JSON.stringify(list.body)).not.toContain(assay.serviceKey);
+    expect(JSON.stringify(list.body)).not.toContain(launched.assay.serviceKey);
   });
 
   it('creates a prod key that works at once, and refuses it within 5 s of its revocation', async () => {
@@ -160,7 +156,7 @@ describe('a launched Assay', () => {
   });
 
   it('logs the printed admin in with a session token that is not an sk_live_ key and acts as the owner', async () => {
-    const r = await gw('POST', '/api/auth/login', { body: { email: assay.adminEmail, password: assay.adminPassword } });
+    const r = await gw('POST', '/api/auth/login', { body: { email: launched.assay.adminEmail, password: launched.assay.adminPassword } });
     expect(r.status).toBe(200);
     secrets.push(r.body.token);
     expect(r.body.token.startsWith('sk_live_')).toBe(false);
@@ -171,7 +167,7 @@ describe('a launched Assay', () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ organization: { id: orgId, status: 'active' }, principal: { kind: 'session', role: 'owner' } });
 
-    const wrong = await gw('POST', '/api/auth/login', { body: { email: assay.adminEmail, password: `${assay.adminPassword}x` } });
+    const wrong = await gw('POST', '/api/auth/login', { body: { email: launched.assay.adminEmail, password: `${launched.assay.adminPassword}x` } });
     expect(wrong.status).toBe(401);
     expect(wrong.body.token).toBeUndefined();
   });
@@ -214,17 +210,17 @@ describe('a launched Assay', () => {
     const other = await provisionOrganization('Forgery target');
     const otherSession = await login(other.email, other.password);
     const theirs = await createServiceKey({ name: 'their key', environment: 'prod' }, otherSession);
-    const forged = await signPrincipal(assay.internalSecret, { org_id: other.orgId, sub: other.ownerId, kind: 'session', role: 'owner', scopes: [], plan: 'growth' });
+    const forged = await signPrincipal(launched.assay.internalSecret, { org_id: other.orgId, sub: other.ownerId, kind: 'session', role: 'owner', scopes: [], plan: 'growth' });
 
     const honest = await asKey('GET', '/api/service-keys');
-    const withForgery = await gw('GET', '/api/service-keys', { headers: { ...bearer(assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
+    const withForgery = await gw('GET', '/api/service-keys', { headers: { ...bearer(launched.assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
     expect(withForgery.status).toBe(200);
     expect(idsOf(withForgery)).toEqual(idsOf(honest));
     expect(idsOf(withForgery)).not.toContain(theirs.id);
-    const me = await gw('GET', '/api/auth/me', { headers: { ...bearer(assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
+    const me = await gw('GET', '/api/auth/me', { headers: { ...bearer(launched.assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
     expect(me.body.organization.id).toBe(orgId);
     // The test-case service, too, sees the caller's organization, not the forged one.
-    const projects = await gw('GET', '/api/v1/projects', { headers: { ...bearer(assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
+    const projects = await gw('GET', '/api/v1/projects', { headers: { ...bearer(launched.assay.serviceKey), [PRINCIPAL_HEADER]: forged } });
     expect(projects.body.data.map((p: { name: string }) => p.name)).toEqual(['Shop']);
 
     for (const path of ['/api/service-keys', '/api/auth/me', '/api/v1/projects']) {
@@ -265,13 +261,13 @@ describe('a launched Assay', () => {
   });
 
   it('answers 404 JSON for unknown paths, even with dot segments sent raw', async () => {
-    const unknown = await gw('GET', '/no/such/path', { headers: bearer(assay.serviceKey) });
+    const unknown = await gw('GET', '/no/such/path', { headers: bearer(launched.assay.serviceKey) });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toMatch(/application\/json/);
     expect(unknown.body).toMatchObject({ error: 'not_found', message: expect.stringContaining('/no/such/path') });
     expect((await gw('GET', '/no/such/path')).body).toMatchObject({ error: 'not_found' });
 
-    const traversal = await rawGet(assay.gatewayUrl, '/api/v1/test-cases/../../service-keys');
+    const traversal = await rawGet(launched.assay.gatewayUrl, '/api/v1/test-cases/../../service-keys');
     expect(traversal.status).toBe(404);
     expect(traversal.contentType).toMatch(/application\/json/);
     expect(JSON.parse(traversal.body)).toMatchObject({ error: 'not_found' });
@@ -281,7 +277,7 @@ describe('a launched Assay', () => {
     const doc = await gw('GET', '/api/v1/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
-    expect(doc.body.servers).toEqual([{ url: assay.gatewayUrl }]);
+    expect(doc.body.servers).toEqual([{ url: launched.assay.gatewayUrl }]);
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/api/service-keys', '/api/auth/login', '/api/api-keys']));
 
     const page = await gw('GET', '/docs');
@@ -291,17 +287,17 @@ describe('a launched Assay', () => {
   });
 
   it('prints no secret except the bootstrap lines', async () => {
-    const output = assay.output();
+    const output = launched.assay.output();
     expect(secrets.length).toBeGreaterThanOrEqual(15);
     for (const secret of secrets) expect(output).not.toContain(secret);
-    const homeSecrets = (await readFile(path.join(assay.home, 'secrets.env'), 'utf8')).match(/=(.+)$/gm) ?? [];
-    expect(homeSecrets.map((s) => s.slice(1))).toEqual(expect.arrayContaining([assay.internalSecret]));
+    const homeSecrets = (await readFile(path.join(launched.assay.home, 'secrets.env'), 'utf8')).match(/=(.+)$/gm) ?? [];
+    expect(homeSecrets.map((s) => s.slice(1))).toEqual(expect.arrayContaining([launched.assay.internalSecret]));
     for (const s of homeSecrets) expect(output).not.toContain(s.slice(1));
     // The printed key and password appear exactly once each: in their bootstrap line.
-    expect(output.split(assay.serviceKey)).toHaveLength(2);
-    expect(output).toContain(`\nASSAY_SERVICE_KEY=${assay.serviceKey}\n`);
-    expect(output.split(assay.adminPassword)).toHaveLength(2);
-    expect(output).toContain(`\nASSAY_ADMIN_PASSWORD=${assay.adminPassword}\n`);
+    expect(output.split(launched.assay.serviceKey)).toHaveLength(2);
+    expect(output).toContain(`\nASSAY_SERVICE_KEY=${launched.assay.serviceKey}\n`);
+    expect(output.split(launched.assay.adminPassword)).toHaveLength(2);
+    expect(output).toContain(`\nASSAY_ADMIN_PASSWORD=${launched.assay.adminPassword}\n`);
     // It did log the calls, so the check above had something to look at.
     expect(output).toMatch(/"url":"\/api\/service-keys"/);
   });

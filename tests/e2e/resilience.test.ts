@@ -1,33 +1,24 @@
 import pg from 'pg';
-import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import { eventually } from '@assay/testing';
 import { bearer, call } from './support/http.js';
-import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
+import { launchForFile } from './support/launcher.js';
 
 // Postgres dropping every connection, as a restart or a failover does.
 jest.setTimeout(120_000);
 
-let testDb: TestDatabase;
-let assay: Assay;
+const launched = launchForFile();
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  assay = await startAssay({ databaseUrl: testDb.url });
-});
 
-afterAll(async () => {
-  await assay?.stop();
-  await testDb?.drop();
-  await removeAssayHome(assay?.home);
-});
+
 
 describe('a launched Assay when Postgres drops its connections', () => {
   // Postgres terminating every connection (a restart, a failover) must not kill a
   // service: the outbox relay's LISTEN connection reconnects, pools replace clients.
   it('keeps serving: the printed key lists itself again within 10 s', async () => {
-    const list = () => call(assay.gatewayUrl, 'GET', '/api/service-keys', { headers: bearer(assay.serviceKey) });
+    const list = () => call(launched.assay.gatewayUrl, 'GET', '/api/service-keys', { headers: bearer(launched.assay.serviceKey) });
     expect((await list()).status).toBe(200);
 
-    const client = new pg.Client({ connectionString: testDb.url });
+    const client = new pg.Client({ connectionString: launched.database.url });
     await client.connect();
     try {
       const killed = await client.query(
@@ -43,7 +34,7 @@ describe('a launched Assay when Postgres drops its connections', () => {
       return r.status === 200 ? r : undefined;
     }, 10_000, 250);
     expect(again.body.keys).toHaveLength(1);
-    expect(assay.output()).not.toContain("Unhandled 'error' event");
-    expect(assay.output()).not.toContain('exited unexpectedly');
+    expect(launched.assay.output()).not.toContain("Unhandled 'error' event");
+    expect(launched.assay.output()).not.toContain('exited unexpectedly');
   });
 });

@@ -1,27 +1,17 @@
-import { createTestDatabase, type TestDatabase } from '@assay/testing';
 import { bearer, call } from './support/http.js';
-import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
+import { launchForFile } from './support/launcher.js';
 
 // Projects, test cases and plans through the real gateway in front of the real
 // test-case process, with the service key `make run` prints.
 jest.setTimeout(120_000);
 
-let assay: Assay;
-let testDb: TestDatabase;
+const launched = launchForFile();
 
-const gw = (method: string, path: string, body?: unknown, credential = assay.serviceKey) =>
-  call(assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  assay = await startAssay({ databaseUrl: testDb.url });
-});
+const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
+  call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
 
-afterAll(async () => {
-  await assay?.stop();
-  await testDb?.drop();
-  await removeAssayHome(assay?.home);
-});
+
 
 describe('test cases through the gateway', () => {
   it('serves every prefix: P1 CRUD, the P0 project list and the P2 list for sk_live_ keys', async () => {
@@ -31,7 +21,7 @@ describe('test cases through the gateway', () => {
     expect(p0.body.data.map((p: { id: string }) => p.id)).toContain(project.body.id);
 
     const apiKey = await gw('POST', '/api/api-keys', { name: 'reader', scopes: ['projects:read', 'test_cases:read'] });
-    const p2 = await call(assay.gatewayUrl, 'GET', '/v1/projects?limit=1', { headers: { 'x-api-key': apiKey.body.key } });
+    const p2 = await call(launched.assay.gatewayUrl, 'GET', '/v1/projects?limit=1', { headers: { 'x-api-key': apiKey.body.key } });
     expect(p2.status).toBe(200);
     expect(p2.body.pagination.limit).toBe(1);
 
@@ -61,7 +51,7 @@ describe('test cases through the gateway', () => {
     const form = new FormData();
     form.append('project_id', project.body.id);
     form.append('file', new Blob([rows.join('\n')], { type: 'text/csv' }), 'cases.csv');
-    const res = await fetch(`${assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: bearer(assay.serviceKey), body: form });
+    const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: bearer(launched.assay.serviceKey), body: form });
     const body = (await res.json()) as { imported: number; failed: number; results: Array<{ id: string }> };
     expect(res.status).toBe(200);
     expect(body).toMatchObject({ imported: 2000, failed: 0 });
@@ -76,7 +66,7 @@ describe('test cases through the gateway', () => {
   });
 
   it('lists the test-case routes with their schemas in the OpenAPI document', async () => {
-    const doc = await call(assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
+    const doc = await call(launched.assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
     for (const path of ['/api/v1/test-cases', '/api/v1/test-cases/{test_case_id}', '/api/v1/test-cases/bulk-delete', '/api/v1/test-cases/import', '/api/v1/test-plans/{test_plan_id}/test-cases', '/v1/projects']) {
       expect(doc.body.paths[path]).toBeDefined();
     }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig } from '@assay/config';
@@ -108,6 +109,15 @@ async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_0
   throw new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s (last /readyz: ${last}); is port ${spec.port} taken by another process?`);
 }
 
+/** True when nothing listens on the port: readiness must come from our own process, not a stranger. */
+function portIsFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
 async function bootstrap(authPort: number, secret: string): Promise<void> {
   const file = path.join(config.home, 'bootstrap.env');
   const res = await fetch(`http://127.0.0.1:${authPort}/internal/bootstrap`, {
@@ -191,6 +201,16 @@ async function shutdown(code: number): Promise<void> {
 async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+  const ports: Array<[string, number]> = [
+    ['gateway', config.gatewayPort],
+    ['auth', config.authPort],
+    ['test-case', config.testCasePort],
+    ['execution-runner', config.executionRunnerPort],
+  ];
+  const taken = [];
+  for (const [name, port] of ports) if (!(await portIsFree(port, config.host))) taken.push(`${name} port ${port}`);
+  if (taken.length) throw new Error(`In use already: ${taken.join(', ')}. Is Assay running? Stop it, or set the *_PORT variables (see README).`);
+
   await mkdir(config.home, { recursive: true });
   const secrets = await loadOrCreateSecrets();
 

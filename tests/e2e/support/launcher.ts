@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePortForTests } from '@assay/testing';
+import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
 
 /**
  * Runs the real local launcher (`deploy/local/src/launch.ts`) as a child
@@ -27,7 +27,7 @@ export function repoRoot(): string {
 /** An environment without the knobs a test sets itself, so the developer's shell cannot leak in. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
+  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
     delete env[name];
   }
   return { ...env, ...extra };
@@ -141,14 +141,15 @@ function waitExit(proc: ChildProcess, timeoutMs: number): Promise<boolean> {
 export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
   const home = opts.home ?? (await makeAssayHome());
   const ports = new Set<number>();
-  while (ports.size < 3) ports.add(await freePortForTests());
-  const [gatewayPort, authPort, testCasePort] = [...ports] as [number, number, number];
+  while (ports.size < 4) ports.add(await freePortForTests());
+  const [gatewayPort, authPort, testCasePort, runnerPort] = [...ports] as [number, number, number, number];
 
   const env = cleanEnv({
     ASSAY_HOME: home,
     GATEWAY_PORT: String(gatewayPort),
     AUTH_PORT: String(authPort),
     TEST_CASE_PORT: String(testCasePort),
+    EXECUTION_RUNNER_PORT: String(runnerPort),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
@@ -240,4 +241,28 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     childPids,
     stop,
   };
+}
+
+export interface LaunchedForFile {
+  readonly assay: Assay;
+  readonly database: TestDatabase;
+}
+
+/**
+ * One launched Assay on a fresh database for the whole test file: started in
+ * `beforeAll` (registered now, so it runs before the file's own hooks) and
+ * stopped, its database dropped and its home removed, in `afterAll`.
+ */
+export function launchForFile(opts: Omit<StartOptions, 'databaseUrl'> = {}): LaunchedForFile {
+  const state = {} as { assay: Assay; database: TestDatabase };
+  beforeAll(async () => {
+    state.database = await createTestDatabase();
+    state.assay = await startAssay({ ...opts, databaseUrl: state.database.url });
+  });
+  afterAll(async () => {
+    await state.assay?.stop();
+    await state.database?.drop();
+    await removeAssayHome(state.assay?.home);
+  });
+  return state;
 }
