@@ -1,17 +1,6 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '@assay/browser';
 import type { Logger } from '@assay/logger';
-
-/** Chromium flags of DESIGN.md, Browsers. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-dev-shm-usage',
-];
 
 /**
  * One Chromium per worker process, launched on first use and again if it
@@ -37,7 +26,7 @@ export class BrowserPool {
 
   get(): Promise<Browser> {
     if (!this.browser) {
-      const launching = chromium.launch({ executablePath: this.executablePath, headless: true, args: CHROMIUM_ARGS });
+      const launching = launchChromium({ executablePath: this.executablePath });
       this.browser = launching;
       launching.then(
         (b) =>

@@ -80,6 +80,8 @@ export class Runner {
         if (event.event === 'execution.requested') await this.take(String(event.data.execution_id));
       },
     });
+    // Launch Chromium now, so the first execution does not wait for it.
+    void this.o.browsers.get().catch((err) => this.o.logger.warn({ err }, 'chromium did not start; the first test retries'));
     this.reaper = setInterval(() => void this.reap().catch((err) => this.o.logger.warn({ err }, 'reaper failed')), Math.max(1000, (this.o.leaseSeconds * 1000) / 3));
     this.reaper.unref();
   }
