@@ -14,6 +14,12 @@ const runOptions = {
     additionalProperties: { type: 'string', maxLength: 10000 },
     description: 'Replaces `{{name}}` in step selectors and values; an unknown placeholder fails its step.',
   },
+  trace: {
+    type: 'string',
+    enum: ['off', 'on', 'retain-on-failure'],
+    default: 'off',
+    description: 'Record a Playwright trace (actions, DOM snapshots, screenshots, network) per test case: `on` keeps every one, `retain-on-failure` only those of failed cases. Open it with `npx playwright show-trace <file>` or trace.playwright.dev.',
+  },
 };
 const stepResult = {
   type: 'object',
@@ -65,6 +71,7 @@ export const executionSchemas: Record<string, JsonSchema> = {
       duration_ms: { type: 'integer' },
       error: { type: 'string' },
       screenshot: { type: 'string' },
+      trace: { type: 'string', description: 'Absolute URL of the Playwright trace (zip), when the run recorded one.' },
       steps: { type: 'array', items: { $ref: 'StepResult' } },
     },
   },
@@ -84,6 +91,7 @@ export const executionSchemas: Record<string, JsonSchema> = {
       total_tests: { type: 'integer' },
       duration_seconds: { type: ['integer', 'null'] },
       timeout_seconds: { type: 'integer' },
+      trace: { type: 'string', enum: ['off', 'on', 'retain-on-failure'] },
       created_at: timestamp,
       started_at: nullableTimestamp,
       completed_at: nullableTimestamp,

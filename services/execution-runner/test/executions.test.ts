@@ -215,6 +215,40 @@ describe('executions in Chromium', () => {
     expect((await b.ex('GET', `/api/v1/executions?project_id=${pa.projectId}`)).body.data).toEqual([]);
   });
 
+  it('keeps a Playwright trace of the failed case only with trace retain-on-failure, and none by default', async () => {
+    const t = h.tenant();
+    const { projectId, planId } = await t.plan({
+      Passing: [
+        { action: 'navigate', value: '/products' },
+        { action: 'assert_visible', selector: '#q' },
+      ],
+      Failing: [
+        { action: 'navigate', value: '/products' },
+        { action: 'fill', selector: '#q', value: 'shoes' },
+        { action: 'click', selector: '#nope' },
+      ],
+    });
+    const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, trace: 'retain-on-failure' });
+    expect(r.body).toMatchObject({ status: 'completed', trace: 'retain-on-failure', passed_tests: 1, failed_tests: 1 });
+    const [passing, failing] = r.body.results.test_results;
+    expect(passing.trace).toBeUndefined();
+    expect(failing.trace).toMatch(new RegExp(`^${PUBLIC_BASE_URL}/api/v1/artifacts/`));
+    const zip = await t.ex('GET', `/api/v1/artifacts/${artifactId(failing.trace)}`);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    const bytes = zip.body as Buffer;
+    expect(bytes.subarray(0, 2).toString('latin1')).toBe('PK');
+    // Entry names sit uncompressed in the zip: the trace holds the actions and the network log.
+    expect(bytes.includes(Buffer.from('trace.trace'))).toBe(true);
+    expect(bytes.includes(Buffer.from('trace.network'))).toBe(true);
+    expect((await h.tenant().ex('GET', `/api/v1/artifacts/${artifactId(failing.trace)}`)).status).toBe(404);
+    const failed = (await h.events('test.execution.failed')).find((e) => e.data.execution.id === r.body.id);
+    expect(failed.data.execution.trace).toBe(failing.trace);
+
+    const plain = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+    expect(plain.body.trace).toBe('off');
+    expect(plain.body.results.test_results.map((x: { trace?: string }) => x.trace)).toEqual([undefined, undefined]);
+  });
+
   it('refuses bad requests with 400 naming the field', async () => {
     const t = h.tenant();
     const { projectId, planId } = await t.plan({ x: [{ action: 'navigate', value: '/' }] });
@@ -222,6 +256,7 @@ describe('executions in Chromium', () => {
       [{ project_id: projectId }, 'test_plan_id'],
       [{ test_plan_id: planId, project_id: projectId, timeout_seconds: 0 }, 'timeout_seconds'],
       [{ test_plan_id: planId, project_id: projectId, variables: { a: 1 } }, 'variables.a'],
+      [{ test_plan_id: planId, project_id: projectId, trace: 'always' }, 'trace'],
       [{ test_plan_id: planId, project_id: (await t.plan({ y: [{ action: 'navigate', value: '/' }] })).projectId }, 'project_id'],
     ];
     for (const [body, field] of cases) {

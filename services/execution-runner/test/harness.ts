@@ -112,7 +112,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const type = res.headers.get('content-type') ?? '';
-    const parsed = type.includes('json') ? await res.json() : type.startsWith('image/') ? Buffer.from(await res.arrayBuffer()) : await res.text();
+    const parsed = type.includes('json') ? await res.json() : type.startsWith('image/') || type === 'application/zip' ? Buffer.from(await res.arrayBuffer()) : await res.text();
     return { status: res.status, body: parsed, headers: res.headers };
   };
 

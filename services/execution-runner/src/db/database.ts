@@ -7,6 +7,7 @@ type Json<T> = ColumnType<T, string, string>;
 
 export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
+export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
 export interface SnapshotStep {
@@ -46,6 +47,7 @@ export interface ExecutionTable {
   base_url: string;
   variables: Json<Record<string, string>>;
   timeout_seconds: number;
+  trace: Generated<TraceMode>;
   total_tests: number;
   passed_tests: Generated<number>;
   failed_tests: Generated<number>;
@@ -75,6 +77,7 @@ export interface TestResultTable {
   error: string | null;
   error_step: number | null;
   screenshot_artifact_id: string | null;
+  trace_artifact_id: Generated<string | null>;
   steps: Json<StepOutcome[]>;
   diagnostics: Json<Record<string, unknown>> | null;
   started_at: NullableTimestamp;

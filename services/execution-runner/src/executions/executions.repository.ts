@@ -161,7 +161,7 @@ export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow
   if (row) {
     await db
       .updateTable('test_results')
-      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
+      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, trace_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
       .where('execution_id', '=', id)
       .execute();
   }

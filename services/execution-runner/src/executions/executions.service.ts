@@ -2,7 +2,7 @@ import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
-import { TERMINAL, type ExecutionRow, type TestResultRow } from '../db/database.js';
+import { TERMINAL, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl } from '../runner/events.js';
 import {
   appendStreamEvent,
@@ -21,6 +21,7 @@ export interface RunRequest {
   timeout_seconds?: number;
   environment?: string;
   variables?: Record<string, string>;
+  trace?: TraceMode;
 }
 
 /**
@@ -60,6 +61,7 @@ export async function createExecution(ctx: ExecutionContext, orgId: string, req:
         base_url: baseUrl,
         variables: JSON.stringify(req.variables ?? {}),
         timeout_seconds: req.timeout_seconds ?? 300,
+        trace: req.trace ?? 'off',
         total_tests: snapshot.test_cases.length,
         error: null,
         lease_owner: null,
@@ -134,6 +136,7 @@ export function toExecutionBody(e: ExecutionRow) {
     total_tests: e.total_tests,
     duration_seconds: durationSeconds(e),
     timeout_seconds: e.timeout_seconds,
+    trace: e.trace,
     created_at: iso(e.created_at),
     started_at: iso(e.started_at),
     completed_at: iso(e.completed_at),
@@ -151,6 +154,7 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     duration_ms: r.duration_ms ?? 0,
     ...(r.error ? { error: r.error } : {}),
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
+    ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
     steps: r.steps.map(({ screenshot_artifact_id, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),

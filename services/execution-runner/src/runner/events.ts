@@ -43,6 +43,8 @@ export interface CaseFinish {
   completedAt: Date;
   error?: { message: string; type: string; step: number; step_description: string };
   screenshots: string[];
+  /** URL of the case's Playwright trace, when the run kept one. */
+  trace?: string;
   pageUrl: string;
   browser: string;
   viewport: string;
@@ -61,7 +63,7 @@ export function caseFinishedEvents(e: ExecutionRow, r: TestResultRow, f: CaseFin
   else {
     events.push(
       base(e, 'test.execution.failed', {
-        execution: { ...execution, error: f.error, screenshots: f.screenshots },
+        execution: { ...execution, error: f.error, screenshots: f.screenshots, ...(f.trace ? { trace: f.trace } : {}) },
         environment: { browser: f.browser, viewport: f.viewport, url: f.pageUrl },
         ...(f.diagnostics ? { diagnostics: f.diagnostics } : {}),
       }),

@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Kysely } from 'kysely';
 import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
@@ -197,6 +201,8 @@ export class Runner {
         if (r.status() >= 400 && failedRequests.length < 50) failedRequests.push({ method: r.request().method(), url: r.url(), status: r.status() });
       });
 
+      if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
+
       await withTransaction(db, async (trx) => {
         if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
         await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
@@ -266,6 +272,10 @@ export class Runner {
           fingerprints,
         };
       }
+      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status).catch((err) => {
+        this.o.logger.warn({ err, execution: execution.id }, 'could not save the trace');
+        return undefined;
+      });
       const durationMs = completedAt.getTime() - startedAt.getTime();
       const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
@@ -278,6 +288,7 @@ export class Runner {
           error: failure?.error.message ?? null,
           error_step: failure ? failure.index + 1 : null,
           screenshot_artifact_id: screenshotId ?? null,
+          trace_artifact_id: traceId ?? null,
           steps: JSON.stringify(outcomes),
           diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
           completed_at: completedAt,
@@ -294,6 +305,7 @@ export class Runner {
           duration_ms: durationMs,
           ...(failure ? { error: failure.error.message } : {}),
           ...(screenshotId ? { screenshot: artifactUrl(publicBaseUrl, screenshotId) } : {}),
+          ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
         });
         const fresh = { ...result, status, error: failure?.error.message ?? null } as TestResultRow;
         await enqueueEvents(
@@ -311,6 +323,7 @@ export class Runner {
                 ? { error: { message: failure.error.message, type: failure.error.type, step: failure.index + 1, step_description: stepName(steps[failure.index]!) } }
                 : {}),
               screenshots,
+              ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
               pageUrl,
               browser: `chromium ${browserVersion}`,
               viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
@@ -323,6 +336,24 @@ export class Runner {
     } finally {
       ctl.contexts.delete(context);
       await context.close().catch(() => undefined);
+    }
+  }
+
+  /** Stores the case's Playwright trace when the run's `trace` mode keeps it; the artifact id. */
+  private async saveTrace(context: BrowserContext, execution: ExecutionRow, status: 'passed' | 'failed'): Promise<string | undefined> {
+    if (execution.trace === 'off') return undefined;
+    if (execution.trace === 'retain-on-failure' && status === 'passed') {
+      await context.tracing.stop();
+      return undefined;
+    }
+    // Playwright writes traces only to a file.
+    const file = path.join(tmpdir(), `assay-trace-${randomUUID()}.zip`);
+    try {
+      await context.tracing.stop({ path: file });
+      const data = await readFile(file);
+      return await insertArtifact(this.o.db, { org_id: execution.org_id, execution_id: execution.id, kind: 'trace', content_type: 'application/zip', data });
+    } finally {
+      await rm(file, { force: true });
     }
   }
 
