@@ -1,46 +1,87 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * CPU seconds used by everything a benchmark side starts: a figure that
+ * outside load barely moves, unlike wall time, on a CPU-bound machine.
+ *
+ * The bench process joins a fresh cgroup before it starts a side; the processes
+ * it starts inherit it, and the cgroup counts them all, including processes
+ * reparented away from the tree (Chromium's zygote outlives its browser, so
+ * summing a process tree loses the renderers). Without a writable cgroup
+ * (not root, no cpuacct) it falls back to the process tree, marked approximate.
+ */
+export interface CpuMeter {
+  /** CPU seconds so far. */
+  read(): number;
+  /** How it measures, for the printed figures. */
+  readonly method: 'cgroup' | 'process tree (approximate)';
+  /** Leaves the cgroup (processes started later are not counted) and removes it once empty. */
+  close(): void;
+}
+
+const V1 = '/sys/fs/cgroup/cpuacct';
+const V2_CANDIDATES = ['/sys/fs/cgroup/unified', '/sys/fs/cgroup'];
+
+function cgroupMeter(name: string): CpuMeter | undefined {
+  const v2Root = V2_CANDIDATES.find((d) => existsSync(path.join(d, 'cgroup.procs')) && existsSync(path.join(d, 'cgroup.controllers')));
+  const root = existsSync(path.join(V1, 'cpuacct.usage')) ? V1 : v2Root;
+  if (!root) return undefined;
+  const dir = path.join(root, `assay-bench-${name}-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'cgroup.procs'), String(process.pid));
+  } catch {
+    return undefined;
+  }
+  const read =
+    root === V1
+      ? () => Number(readFileSync(path.join(dir, 'cpuacct.usage'), 'utf8')) / 1e9
+      : () => Number(/usage_usec (\d+)/.exec(readFileSync(path.join(dir, 'cpu.stat'), 'utf8'))?.[1] ?? 0) / 1e6;
+  return {
+    method: 'cgroup',
+    read,
+    close() {
+      try {
+        writeFileSync(path.join(root, 'cgroup.procs'), String(process.pid));
+        rmdirSync(dir);
+      } catch {
+        // Processes of the side still alive keep the cgroup; it is empty and removable later.
+      }
+    },
+  };
+}
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-interface ProcStat {
-  pid: number;
-  ppid: number;
-  /** utime + stime + cutime + cstime: its own CPU and that of the children it reaped. */
-  ticks: number;
-}
-
-function readStat(pid: number): ProcStat | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: fields start after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const n = (i: number) => Number(fields[i - 3]);
-    return { pid, ppid: n(4), ticks: n(14) + n(15) + n(16) + n(17) };
-  } catch {
-    return undefined; // it exited while we read
-  }
-}
-
-/**
- * CPU seconds used so far by `root` and every process below it, including
- * those that already exited and were reaped inside the tree. The difference of
- * two readings is the tree's CPU use between them, whatever else the machine
- * runs meanwhile: a figure that outside load barely moves, unlike wall time.
- */
-export function treeCpuSeconds(root: number): number {
-  const all = readdirSync('/proc')
+/** utime + stime + cutime + cstime of every process below (and including) `root`. */
+function treeCpuSeconds(root: number): number {
+  const stats = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
-    .map((d) => readStat(Number(d)))
-    .filter((s): s is ProcStat => s !== undefined);
-  const children = new Map<number, ProcStat[]>();
-  for (const s of all) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
+    .flatMap((d) => {
+      try {
+        const text = readFileSync(`/proc/${d}/stat`, 'utf8');
+        // The command name may hold spaces and parentheses: fields start after the last ')'.
+        const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+        return [{ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) }];
+      } catch {
+        return []; // it exited while we read
+      }
+    });
+  const children = new Map<number, typeof stats>();
+  for (const s of stats) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
   let ticks = 0;
-  const stack = all.filter((s) => s.pid === root);
+  const stack = stats.filter((s) => s.pid === root);
   while (stack.length) {
     const s = stack.pop()!;
     ticks += s.ticks;
     stack.push(...(children.get(s.pid) ?? []));
   }
   return ticks / TICKS_PER_SECOND;
+}
+
+/** A meter for the processes this process starts from now on (and itself). */
+export function startCpuMeter(name: string): CpuMeter {
+  return cgroupMeter(name) ?? { method: 'process tree (approximate)', read: () => treeCpuSeconds(process.pid), close: () => undefined };
 }

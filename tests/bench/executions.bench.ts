@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CHROMIUM_ARGS, chromiumArgs } from '@assay/browser';
 import { startShop } from '../fixtures/shop/server.js';
 import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
-import { treeCpuSeconds } from './cpu.js';
+import { startCpuMeter, type CpuMeter } from './cpu.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 100);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -39,7 +39,7 @@ interface Run {
 }
 
 /** 100 cases run through the API: async create, then polling the status resource. */
-async function runAssay(shopUrl: string): Promise<Run> {
+async function runAssay(shopUrl: string, meter: CpuMeter): Promise<Run> {
   // Rate limits off: the benchmark polls the status resource every 200 ms.
   const assay = await startAssay({ env: { RUNNER_CONCURRENCY: process.env.BENCH_RUNNER_CONCURRENCY ?? '2', LOG_LEVEL: 'warn', RATE_LIMITS_ENABLED: 'false' } });
   try {
@@ -58,7 +58,7 @@ async function runAssay(shopUrl: string): Promise<Run> {
     await api('/api/v1/executions', 'POST', { test_plan_id: warm.id, project_id: project.id });
 
     const started = performance.now();
-    const cpuBefore = treeCpuSeconds(assay.pid);
+    const cpuBefore = meter.read();
     const queued = await api('/api/v1/executions/async', 'POST', { test_plan_id: plan.id, project_id: project.id, timeout_seconds: 600 });
     let status: any;
     do {
@@ -66,7 +66,7 @@ async function runAssay(shopUrl: string): Promise<Run> {
       status = await api(queued.polling_url);
     } while (!['completed', 'failed', 'cancelled'].includes(status.status));
     const seconds = (performance.now() - started) / 1000;
-    const cpu = treeCpuSeconds(assay.pid) - cpuBefore;
+    const cpu = meter.read() - cpuBefore;
     const results = await api(`/api/v1/executions/${queued.id}/results`);
     const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
     if (status.status !== 'completed' || passed !== CASES) throw new Error(`Assay run ended ${status.status} with ${passed}/${CASES} passed`);
@@ -83,7 +83,7 @@ async function runAssay(shopUrl: string): Promise<Run> {
 }
 
 /** The same 100 cases as a Playwright Test suite with 2 workers on the same Chromium. */
-async function runPlaywrightTest(shopUrl: string): Promise<Run> {
+async function runPlaywrightTest(shopUrl: string, meter: CpuMeter): Promise<Run> {
   const dir = path.join(repoRoot(), 'tests', 'bench', '.tmp', 'pwt');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -108,8 +108,7 @@ for (let i = 0; i < ${CASES}; i++) {
   const run = () =>
     new Promise<Run>((resolve, reject) => {
       const started = performance.now();
-      // The bench process itself idles meanwhile; the child's tree is reaped into it.
-      const cpuBefore = treeCpuSeconds(process.pid);
+      const cpuBefore = meter.read();
       const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
       const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -117,7 +116,7 @@ for (let i = 0; i < ${CASES}; i++) {
       child.stderr.on('data', (c) => (out += c));
       child.on('exit', (code) =>
         code === 0
-          ? resolve({ seconds: (performance.now() - started) / 1000, cpu: treeCpuSeconds(process.pid) - cpuBefore })
+          ? resolve({ seconds: (performance.now() - started) / 1000, cpu: meter.read() - cpuBefore })
           : reject(new Error(`playwright test failed (${code}):\n${out.slice(-3000)}`)),
       );
     });
@@ -128,14 +127,17 @@ for (let i = 0; i < ${CASES}; i++) {
 export async function benchExecutions(): Promise<void> {
   const shop = await startShop();
   try {
-    const playwright = await runPlaywrightTest(shop.url);
+    // Each side runs in a cgroup of its own, joined before it starts anything.
+    const pwtMeter = startCpuMeter('playwright');
+    const playwright = await runPlaywrightTest(shop.url, pwtMeter).finally(() => pwtMeter.close());
     shop.reset();
-    const assay = await runAssay(shop.url);
+    const assayMeter = startCpuMeter('assay');
+    const assay = await runAssay(shop.url, assayMeter).finally(() => assayMeter.close());
     const ratio = assay.seconds / playwright.seconds;
     console.log(`executions: ${CASES} cases (navigate, fill, click, assert_text), results stored`);
     console.log(`  playwright test (2 workers, ${BASELINE_TUNED ? "Assay's tuned Chromium flags" : 'its default Chromium flags + DESIGN flags'}): ${playwright.seconds.toFixed(2)} s, ${playwright.cpu.toFixed(1)} CPU s`);
     console.log(`  assay (API, async + polling, RUNNER_CONCURRENCY=${process.env.BENCH_RUNNER_CONCURRENCY ?? '2'}): ${assay.seconds.toFixed(2)} s, ${assay.cpu.toFixed(1)} CPU s`);
-    console.log(`  ratio assay / playwright test: ${ratio.toFixed(2)}x wall (target <= 0.80x), ${(assay.cpu / playwright.cpu).toFixed(2)}x CPU`);
+    console.log(`  ratio assay / playwright test: ${ratio.toFixed(2)}x wall (target <= 0.80x), ${(assay.cpu / playwright.cpu).toFixed(2)}x CPU (${assayMeter.method}; the fixture server counts on both sides)`);
   } finally {
     await shop.close();
   }
