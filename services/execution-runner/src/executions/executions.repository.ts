@@ -117,9 +117,12 @@ export async function updateResult(db: Db, id: string, patch: Record<string, unk
 }
 
 /** Appends to the execution's replayable stream and wakes listeners (SSE, sync waits) on commit. */
+/** Stores a stream event and wakes the execution's listeners, in one round trip. */
 export async function appendStreamEvent(db: Db, executionId: string, type: string, data: Record<string, unknown>): Promise<void> {
-  await db.insertInto('execution_events').values({ execution_id: executionId, type, data: JSON.stringify(data) }).execute();
-  await notifyExecution(db, executionId);
+  await db
+    .with('appended', (qb) => qb.insertInto('execution_events').values({ execution_id: executionId, type, data: JSON.stringify(data) }))
+    .selectNoFrom(sql<string>`pg_notify(${EXECUTION_CHANNEL}, ${executionId})`.as('notified'))
+    .execute();
 }
 
 export async function notifyExecution(db: Db, executionId: string): Promise<void> {

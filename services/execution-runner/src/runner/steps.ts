@@ -37,6 +37,12 @@ export interface StepContext {
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
   saveScreenshot(png: Buffer): Promise<string>;
+  /**
+   * Fingerprints already taken in this execution, by page URL and selector:
+   * within one run of the target app the element a selector matches on a page
+   * is the same one, so it is read once (every case that logs in shares them).
+   */
+  fingerprints?: Map<string, ElementFingerprint>;
 }
 
 export interface StepOutput {
@@ -100,8 +106,16 @@ const FINGERPRINT = new Function('el', `
     dom_path: parts.join(' > '),
   };`) as (el: unknown) => ElementFingerprint;
 
-async function fingerprint(locator: Locator): Promise<ElementFingerprint | undefined> {
-  return locator.evaluate(FINGERPRINT, undefined, { timeout: 1000 }).catch(() => undefined);
+const fingerprintKey = (page: Page, selector: string) => `${page.url()}\u0000${selector}`;
+
+/** The element's fingerprint, read once per page URL and selector in an execution. */
+async function fingerprint(ctx: StepContext, selector: string, locator: Locator): Promise<ElementFingerprint | undefined> {
+  const key = fingerprintKey(ctx.page, selector);
+  const known = ctx.fingerprints?.get(key);
+  if (known) return known;
+  const fp = await locator.evaluate(FINGERPRINT, undefined, { timeout: 1000 }).catch(() => undefined);
+  if (fp) ctx.fingerprints?.set(key, fp);
+  return fp;
 }
 
 /** Waits for the element; a missing or hidden element fails with the spec's kind of message. */
@@ -122,11 +136,14 @@ function isInvalidSelector(err: unknown): boolean {
   return err instanceof Error && /is not a valid selector|Unexpected token|while parsing (css )?selector/i.test(err.message);
 }
 
-async function act(selector: string, timeoutMs: number, fn: () => Promise<unknown>): Promise<void> {
+async function act(page: Page, selector: string, timeoutMs: number, fn: () => Promise<unknown>): Promise<void> {
   try {
     await fn();
   } catch (err) {
     if (err instanceof StepError) throw err;
+    if (isInvalidSelector(err)) throw new StepError(`Invalid selector: ${selector}`, 'error');
+    // The action waited for the element itself: say which way it failed.
+    if ((await page.locator(selector).count().catch(() => 1)) === 0) throw new StepError(`Element not found: ${selector} (waited ${timeoutMs} ms)`, 'element_not_found');
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     throw new StepError(`Could not act on ${selector} (waited ${timeoutMs} ms): ${message}`, 'element_not_interactable');
   }
@@ -171,22 +188,24 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
       return {};
     }
     case 'wait': {
-      const el = await visible(page, need(selector, 'selector'), step.timeout ?? t);
-      return { fingerprint: await fingerprint(el) };
+      const sel = need(selector, 'selector');
+      const el = await visible(page, sel, step.timeout ?? t);
+      return { fingerprint: await fingerprint(ctx, sel, el) };
     }
     case 'screenshot': {
       const png = selector ? await (await visible(page, selector, t)).screenshot({ type: 'png', timeout: t }) : await page.screenshot({ type: 'png', fullPage: true });
       return { screenshotArtifactId: await ctx.saveScreenshot(png) };
     }
     case 'assert_visible': {
-      const el = await visible(page, need(selector, 'selector'), t);
-      return { fingerprint: await fingerprint(el) };
+      const sel = need(selector, 'selector');
+      const el = await visible(page, sel, t);
+      return { fingerprint: await fingerprint(ctx, sel, el) };
     }
     case 'assert_text': {
       const sel = need(selector, 'selector');
       const expected = normalise(need(value, 'value'));
       const el = await visible(page, sel, t);
-      const fp = await fingerprint(el);
+      const fp = await fingerprint(ctx, sel, el);
       const { ok, last } = await poll(async () => normalise(await el.innerText({ timeout: 1000 })), (v) => v.includes(expected), t);
       if (!ok) throw new StepError(`Expected text "${expected}" but found "${last}"`, 'assertion_failed');
       return fp ? { fingerprint: fp } : {};
@@ -195,7 +214,7 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
       const sel = need(selector, 'selector');
       const expected = need(value, 'value');
       const el = await visible(page, sel, t);
-      const fp = await fingerprint(el);
+      const fp = await fingerprint(ctx, sel, el);
       const { ok, last } = await poll(() => el.inputValue({ timeout: 1000 }), (v) => v === expected, t);
       if (!ok) throw new StepError(`Expected value "${expected}" but found "${last}"`, 'assertion_failed');
       return fp ? { fingerprint: fp } : {};
@@ -205,37 +224,44 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
   }
 
   // The remaining actions act on one element: one round trip waits for it and
-  // fingerprints it, then the action waits for actionability itself. (Running
-  // the two at once measured slower: the machine is CPU-bound.)
+  // fingerprints it (unless this execution already has its fingerprint), then
+  // the action waits for actionability itself. (Running the two at once
+  // measured slower: the machine is CPU-bound.)
   const sel = need(selector, 'selector');
   const el = page.locator(sel).first();
-  const readFingerprint = () =>
-    el.evaluate(FINGERPRINT, undefined, { timeout: t }).catch((err: unknown) => {
+  const key = fingerprintKey(page, sel);
+  const readFingerprint = async (): Promise<ElementFingerprint> => {
+    const known = ctx.fingerprints?.get(key);
+    if (known) return known;
+    const fp = await el.evaluate(FINGERPRINT, undefined, { timeout: t }).catch((err: unknown) => {
       if (isInvalidSelector(err)) throw new StepError(`Invalid selector: ${sel}`, 'error');
       throw new StepError(`Element not found: ${sel} (waited ${t} ms)`, 'element_not_found');
     });
+    ctx.fingerprints?.set(key, fp);
+    return fp;
+  };
   const action = (): Promise<unknown> => {
     switch (step.action) {
       case 'click':
-        return act(sel, t, () => el.click({ timeout: t }));
+        return act(page, sel, t, () => el.click({ timeout: t }));
       case 'fill':
-        return act(sel, t, () => el.fill(need(value, 'value'), { timeout: t }));
+        return act(page, sel, t, () => el.fill(need(value, 'value'), { timeout: t }));
       case 'type':
-        return act(sel, t, async () => {
+        return act(page, sel, t, async () => {
           await el.fill('', { timeout: t });
           await el.pressSequentially(need(value, 'value'), { delay: 10, timeout: t });
         });
       case 'select': {
         const v = need(value, 'value');
         // The first option whose value or visible label matches.
-        return act(sel, t, () => el.selectOption([{ value: v }, { label: v }], { timeout: t }));
+        return act(page, sel, t, () => el.selectOption([{ value: v }, { label: v }], { timeout: t }));
       }
       case 'check':
-        return act(sel, t, () => el.check({ timeout: t }));
+        return act(page, sel, t, () => el.check({ timeout: t }));
       case 'uncheck':
-        return act(sel, t, () => el.uncheck({ timeout: t }));
+        return act(page, sel, t, () => el.uncheck({ timeout: t }));
       case 'hover':
-        return act(sel, t, () => el.hover({ timeout: t }));
+        return act(page, sel, t, () => el.hover({ timeout: t }));
       default:
         return Promise.reject(new StepError(`Unknown action "${step.action}"`, 'error'));
     }

@@ -52,6 +52,8 @@ interface RunControl {
   contexts: Set<BrowserContext>;
   /** Rejects when the execution stops: browser calls race it, so none can outlive a stop. */
   halt: Promise<never>;
+  /** Element fingerprints taken in this execution, shared by its cases (see StepContext). */
+  fingerprints: Map<string, ElementFingerprint>;
 }
 
 /** `p`, unless the execution stops first. */
@@ -110,7 +112,7 @@ export class Runner {
   private async run(claimed: ExecutionRow): Promise<void> {
     const { db, logger } = this.o;
     let halt: (err: Error) => void = () => undefined;
-    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)) };
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map() };
     ctl.halt.catch(() => undefined);
     this.active.set(claimed.id, ctl);
     const stop = (why: NonNullable<RunControl['stopped']>) => {
@@ -225,7 +227,15 @@ export class Runner {
         try {
           if (ctl.stopped) throw new StepError('stopped', 'cancelled');
           const out = await unlessHalted(ctl, runStep(
-            { page, baseUrl: execution.base_url, variables: execution.variables, stepTimeoutMs: this.o.stepTimeoutMs, navigationTimeoutMs: this.o.navigationTimeoutMs, saveScreenshot },
+            {
+              page,
+              baseUrl: execution.base_url,
+              variables: execution.variables,
+              stepTimeoutMs: this.o.stepTimeoutMs,
+              navigationTimeoutMs: this.o.navigationTimeoutMs,
+              saveScreenshot,
+              fingerprints: ctl.fingerprints,
+            },
             step,
           ));
           if (out.fingerprint) fingerprints.push({ step_id: step.step_id, ...(step.selector ? { selector: step.selector } : {}), fingerprint: out.fingerprint });
