@@ -85,3 +85,39 @@ function treeCpuSeconds(root: number): number {
 export function startCpuMeter(name: string): CpuMeter {
   return cgroupMeter(name) ?? { method: 'process tree (approximate)', read: () => treeCpuSeconds(process.pid), close: () => undefined };
 }
+
+/** A readable name for a process: the service a node process runs, Chromium's process type, or the command. */
+function label(pid: number): string {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return 'gone';
+  }
+  const joined = args.join(' ');
+  const service = /services\/([a-z-]+)\/src\/main\.ts/.exec(joined);
+  if (service) return service[1]!;
+  if (/chromium/.test(args[0] ?? '')) return `chromium ${/--type=([a-z-]+)/.exec(joined)?.[1] ?? 'browser'}`;
+  if (/postgres/.test(joined)) return 'postgres';
+  return path.basename(args[0] ?? '?');
+}
+
+/** CPU seconds (own plus reaped children) of every live process below `root`, summed by label. */
+export function cpuByProcess(root: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (pid: number) => {
+    let children: number[] = [];
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
+      out.set(label(pid), (out.get(label(pid)) ?? 0) + seconds);
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return;
+    }
+    for (const c of children) walk(c);
+  };
+  walk(root);
+  return out;
+}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CHROMIUM_ARGS, chromiumArgs } from '@assay/browser';
 import { startShop } from '../fixtures/shop/server.js';
 import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
-import { startCpuMeter, type CpuMeter } from './cpu.js';
+import { cpuByProcess, startCpuMeter, type CpuMeter } from './cpu.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 100);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -59,6 +59,7 @@ async function runAssay(shopUrl: string, meter: CpuMeter): Promise<Run> {
 
     const started = performance.now();
     const cpuBefore = meter.read();
+    const byProcessBefore = cpuByProcess(assay.pid);
     const queued = await api('/api/v1/executions/async', 'POST', { test_plan_id: plan.id, project_id: project.id, timeout_seconds: 600 });
     let status: any;
     do {
@@ -67,6 +68,11 @@ async function runAssay(shopUrl: string, meter: CpuMeter): Promise<Run> {
     } while (!['completed', 'failed', 'cancelled'].includes(status.status));
     const seconds = (performance.now() - started) / 1000;
     const cpu = meter.read() - cpuBefore;
+    if (process.env.BENCH_PROFILE) {
+      const after = cpuByProcess(assay.pid);
+      const rows = [...after].map(([name, s]) => [name, s - (byProcessBefore.get(name) ?? 0)] as const).sort((a, b) => b[1] - a[1]);
+      console.log(`  assay CPU by process: ${rows.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}`);
+    }
     const results = await api(`/api/v1/executions/${queued.id}/results`);
     const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
     if (status.status !== 'completed' || passed !== CASES) throw new Error(`Assay run ended ${status.status} with ${passed}/${CASES} passed`);
