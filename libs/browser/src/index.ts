@@ -1,3 +1,7 @@
+/**
+ * Chromium for the services that drive it (execution-runner, discovery-crawler):
+ * the flags of DESIGN.md and a pool that keeps one browser per process.
+ */
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Logger } from '@assay/logger';
 
