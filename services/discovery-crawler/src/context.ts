@@ -15,4 +15,6 @@ export interface DiscoveryContext {
   allowTargets: { loopback: boolean; private: boolean };
   /** Tabs one session loads pages in at once (for estimates). */
   pagesInParallel: number;
+  /** How often an idle stream sends a keep-alive comment (ms; 15 s by default). */
+  keepAliveMs?: number;
 }

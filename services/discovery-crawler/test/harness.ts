@@ -82,6 +82,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
         notifier,
         allowTargets: { loopback, private: false },
         pagesInParallel: 3,
+        keepAliveMs: 200,
         internalTokenSecret: TEST_INTERNAL_SECRET,
       }),
     );

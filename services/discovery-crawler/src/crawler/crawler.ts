@@ -24,7 +24,7 @@ import {
   releaseSession,
 } from '../sessions/sessions.repository.js';
 import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows.js';
-import { PageLoader, type LoadedPage } from './page-loader.js';
+import { PageLoader, type LoadedPage, type Pace } from './page-loader.js';
 import { detectPatterns } from './patterns.js';
 import { fetchRobotsTxt, parseRobots } from './robots.js';
 import { makeScope, normaliseUrl, sameOrigin, templateEndpoint } from './urls.js';
@@ -166,13 +166,32 @@ export class Crawler {
       const frontier = await pendingPages(db, session.id);
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
-      let nextStart = 0;
 
       ctl.context = await (await this.o.browsers.get()).newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false });
       ctl.context.setDefaultTimeout(this.o.navigationTimeoutMs);
       // Stopped while the context was made: the stop could not close it.
       if (ctl.stopped) return;
       const tabs = Math.max(1, Math.min(this.o.pagesInParallel, config.max_pages));
+      // Never faster than the delay: with one, page requests go one at a time, each
+      // leaving delayMs after the previous one's response arrived, so the target sees
+      // them at least that far apart whatever the network's jitter.
+      let gate: Promise<void> = Promise.resolve();
+      const pace: Pace = async () => {
+        if (delayMs === 0) return ctl.stopped ? undefined : () => undefined;
+        const previous = gate;
+        let release: () => void = () => undefined;
+        gate = new Promise<void>((resolve) => (release = resolve));
+        await previous;
+        if (ctl.stopped) return void release();
+        return () => {
+          const until = Date.now() + delayMs;
+          void (async () => {
+            // Timers may fire a millisecond early: sleep until the time really came (or the crawl stopped).
+            while (!ctl.stopped && Date.now() < until) await this.sleep(ctl, until - Date.now());
+            release();
+          })();
+        };
+      };
 
       const worker = async () => {
         const loader = await PageLoader.open(ctl.context!);
@@ -187,16 +206,11 @@ export class Crawler {
           }
           inFlight++;
           try {
-            // Never faster than the delay: starts are spaced by it across all tabs.
-            const now = Date.now();
-            const at = Math.max(now, nextStart);
-            nextStart = at + delayMs;
-            await this.sleep(ctl, at - now);
             if (ctl.stopped) return frontier.unshift(next);
             await updateSession(db, session.id, { current_page: next.url });
             let loaded: LoadedPage;
             try {
-              loaded = await loader.load(next.url, { timeoutMs: this.o.navigationTimeoutMs, waitForApi: config.wait_for_navigation });
+              loaded = await loader.load(next.url, { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace });
             } catch (err) {
               if (ctl.stopped) return frontier.unshift(next);
               logger.debug({ err, url: next.url }, 'page failed to load');

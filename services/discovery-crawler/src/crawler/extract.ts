@@ -24,22 +24,30 @@ const EXTRACT = new Function(`
     }
     return parts.join(' > ');
   };
-  const selectorOf = (el) => {
+  const attributeSelectors = (el) => {
     const tag = el.tagName.toLowerCase();
-    if (el.id && IDENT.test(el.id) && q('#' + el.id) === 1) return '#' + el.id;
+    const out = [];
     const testid = el.getAttribute('data-testid');
-    if (testid && q('[data-testid="' + css(testid) + '"]') === 1) return '[data-testid="' + css(testid) + '"]';
-    const name = el.getAttribute('name');
-    if (name && q(tag + '[name="' + css(name) + '"]') === 1) return tag + '[name="' + css(name) + '"]';
-    const aria = el.getAttribute('aria-label');
-    if (aria && q(tag + '[aria-label="' + css(aria) + '"]') === 1) return tag + '[aria-label="' + css(aria) + '"]';
-    if (tag === 'a') {
-      const href = el.getAttribute('href');
-      if (href && q('a[href="' + css(href) + '"]') === 1) return 'a[href="' + css(href) + '"]';
+    if (testid) out.push('[data-testid="' + css(testid) + '"]');
+    for (const attr of ['name', 'aria-label']) {
+      const v = el.getAttribute(attr);
+      if (v) out.push(tag + '[' + attr + '="' + css(v) + '"]');
     }
-    if (tag === 'form') {
-      const action = el.getAttribute('action');
-      if (action && q('form[action="' + css(action) + '"]') === 1) return 'form[action="' + css(action) + '"]';
+    const href = tag === 'a' ? el.getAttribute('href') : null;
+    if (href) out.push('a[href="' + css(href) + '"]');
+    const action = tag === 'form' ? el.getAttribute('action') : null;
+    if (action) out.push('form[action="' + css(action) + '"]');
+    return out;
+  };
+  const selectorOf = (el) => {
+    if (el.id && IDENT.test(el.id) && q('#' + el.id) === 1) return '#' + el.id;
+    const candidates = attributeSelectors(el);
+    for (const c of candidates) if (q(c) === 1) return c;
+    // Not unique on the page: scoped to the nearest ancestor with a unique id.
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (!(a.id && IDENT.test(a.id) && q('#' + a.id) === 1)) continue;
+      for (const c of candidates) if (q('#' + a.id + ' ' + c) === 1) return '#' + a.id + ' ' + c;
+      break;
     }
     return positional(el);
   };

@@ -19,15 +19,30 @@ export interface LoadedPage {
   api_calls: ApiCall[];
 }
 
+/**
+ * Waits for a page request's turn; resolves to the function to call once its
+ * response arrived, or undefined when the crawl stopped meanwhile.
+ */
+export type Pace = () => Promise<(() => void) | undefined>;
+
 interface Visit {
   main?: { status: number; contentType: string; ms: number; location?: string; rendered: boolean };
   calls: ApiCall[];
-  inflight: number;
-  settled?: () => void;
 }
 
-/** How long a page must stay without new API calls to count as settled (ms). */
-const QUIET_MS = 50;
+/** How long a page must start no new API call to count as settled (ms). */
+const QUIET_MS = 30;
+
+// Runs in every page before its scripts: counts the fetch/XHR calls they start.
+const COUNT_CALLS = `(() => {
+  let started = 0;
+  const fetch = window.fetch;
+  window.fetch = function (...args) { started++; return fetch.apply(this, args); };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) { started++; return send.apply(this, args); };
+  Object.defineProperty(window, '__assayCallsStarted', { get: () => started });
+})();`;
+const READ_CALLS = new Function('return window.__assayCallsStarted || 0') as () => number;
 
 const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() === 'fetch';
 
@@ -38,18 +53,19 @@ const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() ===
  * rendered. The page's own XHR/fetch calls are recorded with their timings.
  */
 export class PageLoader {
-  private visit: Visit = { calls: [], inflight: 0 };
+  private visit: Visit = { calls: [] };
+  private pace: Pace = async () => () => undefined;
 
   private constructor(readonly page: Page) {}
 
   static async open(context: BrowserContext): Promise<PageLoader> {
     const loader = new PageLoader(await context.newPage());
+    await loader.page.addInitScript(COUNT_CALLS);
     await loader.page.route('**/*', (route) => loader.handle(route));
     const visits = new WeakMap<Request, Visit>();
     loader.page.on('request', (r) => {
       if (!isApi(r)) return;
       visits.set(r, loader.visit);
-      loader.visit.inflight++;
     });
     const done = async (r: Request, failed: boolean) => {
       if (!isApi(r)) return;
@@ -57,8 +73,6 @@ export class PageLoader {
       const res = failed ? null : await r.response().catch(() => null);
       const t = r.timing();
       v.calls.push({ method: r.method(), url: r.url(), status: res?.status() ?? 0, response_time_ms: Math.max(0, Math.round(t.responseEnd > 0 ? t.responseEnd : 0)) });
-      v.inflight = Math.max(0, v.inflight - 1);
-      if (v.inflight === 0) v.settled?.();
     };
     loader.page.on('requestfinished', (r) => void done(r, false));
     loader.page.on('requestfailed', (r) => void done(r, true));
@@ -69,9 +83,12 @@ export class PageLoader {
     const req = route.request();
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue().catch(() => undefined);
     const visit = this.visit;
-    const t0 = Date.now();
     try {
-      const res = await route.fetch({ maxRedirects: 0 });
+      // Pacing happens here, right before the request leaves, so the target never sees two closer than the delay.
+      const done = await this.pace();
+      if (!done) return void (await route.abort('aborted'));
+      const t0 = Date.now();
+      const res = await route.fetch({ maxRedirects: 0 }).finally(done);
       const contentType = (res.headers()['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const status = res.status();
       const html = status < 300 || status >= 400 ? contentType === 'text/html' || contentType === 'application/xhtml+xml' : false;
@@ -88,9 +105,10 @@ export class PageLoader {
    * Loads `url`; waits for the page's own API calls to settle when
    * `waitForApi` (at most `settleMs`), then reads the page.
    */
-  async load(url: string, opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number }): Promise<LoadedPage> {
-    const visit: Visit = { calls: [], inflight: 0 };
+  async load(url: string, opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number; pace?: Pace }): Promise<LoadedPage> {
+    const visit: Visit = { calls: [] };
     this.visit = visit;
+    this.pace = opts.pace ?? (async () => () => undefined);
     let navError: unknown;
     await this.page.goto(url, { waitUntil: 'load', timeout: opts.timeoutMs }).catch((err: unknown) => (navError = err));
     const main = visit.main;
@@ -99,20 +117,20 @@ export class PageLoader {
       return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, api_calls: [], ...(main.location ? { location: new URL(main.location, url).href } : {}) };
     }
     if (navError) throw navError;
-    // A page's own calls may start just after `load`: wait for a quiet moment with none in flight.
+    // The page counts the API calls its scripts start (COUNT_CALLS); wait until
+    // each one started is recorded here as finished, and the page stayed quiet
+    // for a moment, so late-starting calls are not missed.
     if (opts.waitForApi) {
       const deadline = Date.now() + (opts.settleMs ?? 3000);
+      let quietSince = Date.now();
       let seen = -1;
-      while (Date.now() < deadline && (visit.inflight > 0 || seen !== visit.calls.length + visit.inflight)) {
-        seen = visit.calls.length + visit.inflight;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, visit.inflight > 0 ? Math.max(0, deadline - Date.now()) : QUIET_MS);
-          visit.settled = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        visit.settled = undefined;
+      while (Date.now() < deadline) {
+        const started = await this.page.evaluate(READ_CALLS).catch(() => 0);
+        if (started !== seen) {
+          seen = started;
+          quietSince = Date.now();
+        } else if (visit.calls.length >= started && Date.now() - quietSince >= QUIET_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
     const extract = await extractPage(this.page);

@@ -41,6 +41,7 @@ export function sessionRoutes(ctx: DiscoveryContext): Router {
       isLast: (e) => e.type === 'completion',
       format: (e) => ({ session_id: row.id, ...(e.data as Record<string, unknown>) }),
       onError: (err) => ctx.logger.warn({ err }, 'discovery stream read failed'),
+      ...(ctx.keepAliveMs ? { keepAliveMs: ctx.keepAliveMs } : {}),
     });
   });
 
