@@ -13,6 +13,20 @@ export const DISCOVERY_LIMITS = {
 } as const;
 
 const L = DISCOVERY_LIMITS;
+
+/** A detected user flow, in results and in `discovery.flow.detected`. */
+export const DISCOVERY_FLOW: JsonSchema = {
+  type: 'object',
+  required: ['flow_id', 'type', 'pages'],
+  properties: {
+    flow_id: { type: 'string' },
+    type: { type: 'string', enum: ['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud'] },
+    pages: { type: 'array', items: { type: 'string' } },
+    steps: { type: 'array', items: { type: 'object', required: ['action'], properties: { action: { type: 'string' }, url: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' } } } },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    evidence: { type: 'array', items: { type: 'string' } },
+  },
+};
 const progress = {
   type: 'object',
   required: ['percent', 'pages_discovered', 'pages_crawled', 'pages_pending', 'flows_detected', 'patterns_found', 'api_endpoints'],
@@ -103,21 +117,7 @@ export const discoverySchemas: Record<string, JsonSchema> = {
           },
         },
       },
-      flows: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['flow_id', 'type', 'pages'],
-          properties: {
-            flow_id: { type: 'string' },
-            type: { type: 'string', enum: ['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud'] },
-            pages: { type: 'array', items: { type: 'string' } },
-            steps: { type: 'array', items: { type: 'object', required: ['action'], properties: { action: { type: 'string' }, url: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' } } } },
-            confidence: { type: 'number', minimum: 0, maximum: 1 },
-            evidence: { type: 'array', items: { type: 'string' } },
-          },
-        },
-      },
+      flows: { type: 'array', items: DISCOVERY_FLOW },
       patterns: {
         type: 'array',
         items: {

@@ -1,3 +1,4 @@
+import { DISCOVERY_FLOW } from './discovery.schemas.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Kafka topic names (DESIGN.md, Events); the message key is the aggregate id. */
@@ -202,17 +203,7 @@ export const EVENTS: Record<string, EventContract> = {
       required: ['session_id', 'flow'],
       properties: {
         session_id: { type: 'string' },
-        flow: {
-          type: 'object',
-          required: ['flow_id', 'type', 'pages'],
-          properties: {
-            flow_id: { type: 'string' },
-            type: { type: 'string', enum: ['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud'] },
-            pages: { type: 'array', items: { type: 'string' } },
-            steps: { type: 'array', items: { type: 'object' } },
-            confidence: { type: 'number' },
-          },
-        },
+        flow: DISCOVERY_FLOW,
       },
     },
   },
