@@ -38,7 +38,7 @@ describe('controlling a discovery session', () => {
     expect((await t.dc('POST', `/api/v1/discovery/${id}/pause`)).status).toBe(409);
 
     // The crawler process goes away while the session is paused; a new one starts.
-    await h.crawler.stop();
+    await h.stopCrawlers();
     const requestsAtStop = h.site.requests.length;
     const frozen = await progress(id);
     expect(frozen.status).toBe('paused');
@@ -96,14 +96,16 @@ describe('controlling a discovery session', () => {
   });
 
   it('takes over a session whose crawler died, and fails it with a reason after repeated deaths', async () => {
-    // A crawler that died holds an expired lease; one attempt so far.
-    await h.crawler.stop();
+    // No crawler runs while the sessions are set up: a crawler that died holds an expired lease, one attempt so far.
+    await h.stopCrawlers();
     const orphan = await t.start({ max_pages: 3 });
     await h.database.db.updateTable('sessions').set({ lease_owner: 'dead-crawler', lease_expires_at: sql<Date>`now() - interval '1 second'`, attempts: 1 }).where('id', '=', orphan).execute();
     const doomed = await t.start({ max_pages: 3 });
     await h.database.db.updateTable('sessions').set({ lease_owner: 'dead-crawler', lease_expires_at: sql<Date>`now() - interval '1 second'`, attempts: 3 }).where('id', '=', doomed).execute();
     h.startCrawler();
     const done = await t.waitFor(orphan, 'completed');
+    const pages = (await t.dc('GET', `/api/v1/discovery/${orphan}/results`)).body.pages;
+    expect(pages.map((p: any) => [p.depth, p.status_code])).toEqual([[0, 200], [1, 200], [1, 200]]);
     expect(done.progress.pages_crawled).toBe(3);
     const failed = await t.waitFor(doomed, 'failed');
     expect(failed.error).toMatch(/stopped 3 times/);

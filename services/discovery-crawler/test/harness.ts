@@ -28,6 +28,8 @@ export interface DiscoveryHarness {
   tenant(): Promise<Tenant>;
   crawler: Crawler;
   startCrawler(opts?: { leaseSeconds?: number }): Crawler;
+  /** Stops every crawler started so far (as if their processes went away cleanly). */
+  stopCrawlers(): Promise<void>;
   events(type?: string): Promise<any[]>;
   close(): Promise<void>;
 }
@@ -62,7 +64,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger),
       sessions: 2,
       pagesInParallel: 3,
-      navigationTimeoutMs: 10_000,
+      navigationTimeoutMs: 20_000,
       leaseSeconds: o.leaseSeconds ?? 30,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       pollMs: 100,
@@ -97,6 +99,9 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
     strictUrl: strict.url,
     crawler,
     startCrawler,
+    async stopCrawlers() {
+      for (const c of crawlers) await c.stop();
+    },
     async tenant() {
       const orgId = randomUUID();
       const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };

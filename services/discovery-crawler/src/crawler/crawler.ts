@@ -19,6 +19,7 @@ import {
   recordEndpoint,
   renewLease,
   savePage,
+  setCurrentPage,
   updateSession,
   claimSession,
   releaseSession,
@@ -207,7 +208,7 @@ export class Crawler {
           inFlight++;
           try {
             if (ctl.stopped) return frontier.unshift(next);
-            await updateSession(db, session.id, { current_page: next.url });
+            await setCurrentPage(db, session.id, this.o.workerId, next.url);
             let loaded: LoadedPage;
             try {
               loaded = await loader.load(next.url, { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace });

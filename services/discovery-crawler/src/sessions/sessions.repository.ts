@@ -88,6 +88,11 @@ export async function lockIfHeld(db: Db, id: string, owner: string): Promise<Ses
   return db.selectFrom('sessions').selectAll().where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst();
 }
 
+/** Notes the page being loaded, while this crawler still holds the running session. */
+export async function setCurrentPage(db: Db, id: string, owner: string, url: string): Promise<void> {
+  await db.updateTable('sessions').set({ current_page: url }).where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').execute();
+}
+
 export async function updateSession(db: Db, id: string, patch: Record<string, unknown>): Promise<SessionRow | undefined> {
   return db.updateTable('sessions').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
