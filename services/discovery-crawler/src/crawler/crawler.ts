@@ -86,6 +86,8 @@ export class Crawler {
       while (this.active.size < this.o.sessions && !this.stopping) {
         const session = await claimSession(this.o.db, this.o.workerId, this.o.leaseSeconds);
         if (!session) break;
+        // Our own lease lapsed while we still crawl it (a stalled event loop, the database away): the claim just renewed it.
+        if (this.active.has(session.id)) continue;
         const ctl: Control = { stopped: null, wake: new Set() };
         this.active.set(session.id, ctl);
         void this.run(session, ctl)
