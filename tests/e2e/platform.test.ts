@@ -195,9 +195,9 @@ describe('a launched Assay', () => {
     expect(anonymous.body.error).toBe('invalid_api_key');
 
     // Services that are not part of this deployment answer 501 once the caller is authenticated.
-    const discovery = await gw('GET', '/api/v1/discovery/x/progress', { headers: apiKey });
-    expect(discovery.status).toBe(501);
-    expect(discovery.body).toMatchObject({ error: 'not_implemented', message: expect.stringMatching(/discovery-crawler service/) });
+    const analysis = await gw('GET', '/api/v1/executions/x/failure-analysis', { headers: apiKey });
+    expect(analysis.status).toBe(501);
+    expect(analysis.body).toMatchObject({ error: 'not_implemented', message: expect.stringMatching(/analysis service/) });
 
     // The calls above were authenticated, so the key's usage was recorded in auth.
     const list = await gw('GET', '/api/api-keys', { headers: bearer(session) });

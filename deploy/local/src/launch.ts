@@ -32,6 +32,7 @@ const config = (() => {
       authPort: r.int('AUTH_PORT', { default: 8081, min: 1, max: 65535 }),
       testCasePort: r.int('TEST_CASE_PORT', { default: 8082, min: 1, max: 65535 }),
       executionRunnerPort: r.int('EXECUTION_RUNNER_PORT', { default: 8083, min: 1, max: 65535 }),
+      discoveryCrawlerPort: r.int('DISCOVERY_CRAWLER_PORT', { default: 8084, min: 1, max: 65535 }),
       chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
       runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
@@ -206,6 +207,7 @@ async function main(): Promise<void> {
     ['auth', config.authPort],
     ['test-case', config.testCasePort],
     ['execution-runner', config.executionRunnerPort],
+    ['discovery-crawler', config.discoveryCrawlerPort],
   ];
   const taken = [];
   for (const [name, port] of ports) if (!(await portIsFree(port, config.host))) taken.push(`${name} port ${port}`);
@@ -236,15 +238,21 @@ async function main(): Promise<void> {
     port: config.executionRunnerPort,
     env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency) },
   };
+  // Local apps are the usual crawl targets here, so loopback is allowed (a deployment refuses it by default).
+  const discoveryCrawler: ServiceSpec = {
+    name: 'discovery-crawler',
+    port: config.discoveryCrawlerPort,
+    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, DISCOVERY_ALLOW_LOOPBACK: 'true' },
+  };
   // Services not built yet have no URL: the gateway answers 501 for their routes.
   const gateway: ServiceSpec = {
     name: 'gateway',
     port: config.gatewayPort,
-    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase), EXECUTION_RUNNER_URL: local(executionRunner) },
+    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase), EXECUTION_RUNNER_URL: local(executionRunner), DISCOVERY_CRAWLER_URL: local(discoveryCrawler) },
   };
 
   // Services start side by side; the gateway once they are ready.
-  await Promise.all([auth, testCase, executionRunner].map((spec) => waitReady(spec, startService(spec, common))));
+  await Promise.all([auth, testCase, executionRunner, discoveryCrawler].map((spec) => waitReady(spec, startService(spec, common))));
   await waitReady(gateway, startService(gateway, common));
   await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
 }

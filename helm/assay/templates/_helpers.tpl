@@ -245,6 +245,9 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- if eq $name "execution-runner" -}}
 {{- $_ := set $env "RUNNER_CONCURRENCY" (toString ($svc.concurrency | default 2)) -}}
 {{- end -}}
+{{- if eq $name "discovery-crawler" -}}
+{{- $_ := set $env "CRAWLER_SESSIONS" (toString ($svc.concurrency | default 2)) -}}
+{{- end -}}
 {{- /* <SERVICE>_URL of every other enabled service; a disabled one gets none (the gateway answers 501 for its routes). */ -}}
 {{- range $other := splitList " " (include "assay.serviceNames" $root) -}}
 {{- if and (ne $other $name) (ne $other "gateway") (dig $other "enabled" false $v.services) -}}

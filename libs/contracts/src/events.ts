@@ -1,3 +1,4 @@
+import { DISCOVERY_FLOW } from './discovery.schemas.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Kafka topic names (DESIGN.md, Events); the message key is the aggregate id. */
@@ -162,6 +163,66 @@ export const EVENTS: Record<string, EventContract> = {
       type: 'object',
       required: ['test_case_id', 'name', 'permanent'],
       properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, project_id: { type: 'string' }, permanent: { type: 'boolean' } },
+    },
+  },
+  'discovery.session.started': {
+    topic: TOPICS.discoveryEvents,
+    visibility: 'public',
+    description: 'A discovery session started: the target URL and its configuration.',
+    data: {
+      type: 'object',
+      required: ['session_id', 'project_id', 'target_url', 'configuration'],
+      properties: {
+        session_id: { type: 'string' },
+        project_id: { type: 'string' },
+        target_url: { type: 'string' },
+        started_at: { type: 'string' },
+        configuration: {
+          type: 'object',
+          required: ['max_pages', 'max_depth', 'request_delay_ms'],
+          properties: {
+            max_pages: { type: 'integer' },
+            max_depth: { type: 'integer' },
+            request_delay_ms: { type: 'integer' },
+            include_patterns: { type: 'array', items: { type: 'string' } },
+            exclude_patterns: { type: 'array', items: { type: 'string' } },
+            headless: { type: 'boolean' },
+            wait_for_navigation: { type: 'boolean' },
+            enable_ai_analysis: { type: 'boolean' },
+          },
+        },
+      },
+    },
+  },
+  'discovery.flow.detected': {
+    topic: TOPICS.discoveryEvents,
+    visibility: 'public',
+    description: 'The crawler detected a user flow: its details and the pages involved.',
+    data: {
+      type: 'object',
+      required: ['session_id', 'flow'],
+      properties: {
+        session_id: { type: 'string' },
+        flow: DISCOVERY_FLOW,
+      },
+    },
+  },
+  'discovery.session.completed': {
+    topic: TOPICS.discoveryEvents,
+    visibility: 'public',
+    description: 'A discovery session finished crawling: pages found and flows detected.',
+    data: {
+      type: 'object',
+      required: ['session_id', 'target_url', 'pages_found', 'flows_detected'],
+      properties: {
+        session_id: { type: 'string' },
+        target_url: { type: 'string' },
+        pages_found: { type: 'integer' },
+        flows_detected: { type: 'integer' },
+        api_endpoints: { type: 'integer' },
+        completed_at: { type: 'string' },
+        flows: { type: 'array', items: { type: 'object', required: ['flow_id', 'type'] } },
+      },
     },
   },
   'organization.member.added': {

@@ -161,6 +161,8 @@ export const ROUTES: RouteContract[] = [
   ...testCaseRoutes(),
   // execution-runner
   ...executionRoutes(),
+  // discovery-crawler
+  ...discoveryRoutes(),
   // gateway
   {
     method: 'GET',
@@ -332,6 +334,47 @@ function executionRoutes(): RouteContract[] {
       params: [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'string' } }],
       response: { status: 200, contentType: 'image/png' },
       errors: [404],
+    }),
+  ];
+}
+
+function discoveryRoutes(): RouteContract[] {
+  const dc = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'discovery-crawler', tag: 'Discovery', ...r });
+  const id = { name: 'session_id', in: 'path' as const, required: true, schema: { type: 'string' } };
+  return [
+    dc({
+      method: 'POST',
+      path: '/api/v1/discovery/start',
+      summary: 'Start crawling a target application',
+      description:
+        'Crawls the origin of `target_url` in Chromium. Bounds: max_pages 1–1000, max_depth 0–20, request_delay_ms 0–60000 (default 500). Private and loopback targets are refused unless the deployment allows them.',
+      body: 'DiscoveryStartRequest',
+      response: { status: 201, schema: 'DiscoveryStarted' },
+      errors: [400, 404],
+    }),
+    dc({ method: 'GET', path: '/api/v1/discovery/{session_id}/progress', summary: 'Progress of a discovery session', params: [id], response: { status: 200, schema: 'DiscoveryProgress' }, errors: [404] }),
+    dc({ method: 'GET', path: '/api/v1/discovery/{session_id}/results', summary: 'Pages, flows, UI patterns and API endpoints found so far', params: [id], response: { status: 200, schema: 'DiscoveryResults' }, errors: [404] }),
+    dc({ method: 'POST', path: '/api/v1/discovery/{session_id}/pause', summary: 'Pause a running session (its frontier is kept)', params: [id], response: { status: 200, schema: 'DiscoveryPaused' }, errors: [404, 409] }),
+    dc({ method: 'POST', path: '/api/v1/discovery/{session_id}/resume', summary: 'Resume a paused session where it stopped', params: [id], response: { status: 200, schema: 'DiscoveryResumed' }, errors: [404, 409] }),
+    dc({ method: 'DELETE', path: '/api/v1/discovery/{session_id}', summary: 'Cancel a running or paused session', params: [id], response: { status: 200, schema: 'DiscoveryCancelled' }, errors: [404, 409] }),
+    dc({
+      method: 'GET',
+      path: '/api/v1/discovery/{session_id}/stream',
+      summary: 'Server-Sent Events of the crawl',
+      description: 'Events `page_discovered` (url, title, status_code, depth), `flow_detected` (type, flow_id, pages), `completion`; resumable with `Last-Event-ID`; a stream opened after the end replays and closes.',
+      params: [id],
+      response: { status: 200, contentType: 'text/event-stream' },
+      errors: [404],
+    }),
+    dc({
+      method: 'POST',
+      path: '/api/v1/discovery/{session_id}/generate-test-cases',
+      summary: 'Turn detected flows into test cases of the session’s project',
+      description: 'Steps use stable selectors (ids, data-testid, names, labels); an optional `test_plan_id` gets the new cases appended.',
+      params: [id],
+      body: 'DiscoveryGenerateRequest',
+      response: { status: 201, schema: 'DiscoveryGenerated' },
+      errors: [400, 404, 409],
     }),
   ];
 }

@@ -106,3 +106,5 @@ export function isUniqueViolation(err: unknown): boolean {
 export function withTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
+
+export { PgNotifier } from './notifier.js';

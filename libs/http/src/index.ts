@@ -19,3 +19,4 @@ export {
   verifyPrincipalHeader,
 } from './principal.middleware.js';
 export { iso, isUuid, parsePagination, validateBody, type Pagination } from './validation.js';
+export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';

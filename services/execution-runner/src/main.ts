@@ -7,7 +7,7 @@ import { loadConfig } from './config.js';
 import type { ExecutionDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
-import { BrowserPool } from './runner/browser.js';
+import { BrowserPool } from '@assay/browser';
 import { Runner } from './runner/worker.js';
 
 startMain(async () => {

@@ -12,7 +12,7 @@ import { TestCaseClient } from '../src/clients/test-case.client.js';
 import type { ExecutionDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ExecutionNotifier } from '../src/executions/notifier.js';
-import { BrowserPool } from '../src/runner/browser.js';
+import { BrowserPool } from '@assay/browser';
 import { Runner } from '../src/runner/worker.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app

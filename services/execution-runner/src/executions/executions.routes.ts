@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { isUuid, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { isUuid, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import { listExecutions, streamEventsAfter } from './executions.repository.js';
@@ -92,51 +92,14 @@ export function executionRoutes(ctx: ExecutionContext): Router {
   // Server-Sent Events of the run, replayed from Last-Event-ID, ending after `completed`.
   router.get('/api/v1/executions/:id/stream', async (req, res) => {
     const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
-    const fromHeader = req.header('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
-    let lastSeq = fromHeader && /^\d{1,15}$/.test(fromHeader) ? Number(fromHeader) : 0;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.write('retry: 2000\n\n');
-    let closed = false;
-    let reading = false;
-    let again = false;
-    const finish = () => {
-      if (closed) return;
-      closed = true;
-      off();
-      clearInterval(keepAlive);
-      res.end();
-    };
-    const pump = async (): Promise<void> => {
-      if (reading) {
-        again = true;
-        return;
-      }
-      reading = true;
-      try {
-        do {
-          again = false;
-          for (;;) {
-            const events = await streamEventsAfter(ctx.db, row.id, lastSeq);
-            for (const e of events) {
-              if (closed) return;
-              res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify({ execution_id: row.id, ...e.data })}\n\n`);
-              lastSeq = Number(e.seq);
-              if (e.type === 'completed') return finish();
-            }
-            if (events.length < 500) break;
-          }
-        } while (again && !closed);
-      } catch (err) {
-        ctx.logger.warn({ err }, 'execution stream read failed');
-        finish();
-      } finally {
-        reading = false;
-      }
-    };
-    const off = ctx.notifier.on(row.id, () => void pump());
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    req.on('close', finish);
-    await pump();
+    await serveEventStream(req, res, {
+      read: (afterSeq) => streamEventsAfter(ctx.db, row.id, afterSeq),
+      subscribe: (wake) => ctx.notifier.on(row.id, wake),
+      isLast: (e) => e.type === 'completed',
+      format: (e) => ({ execution_id: row.id, ...(e.data as Record<string, unknown>) }),
+      onError: (err) => ctx.logger.warn({ err }, 'execution stream read failed'),
+      keepAliveMs: KEEP_ALIVE_MS,
+    });
   });
 
   return router;

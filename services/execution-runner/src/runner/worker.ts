@@ -23,7 +23,7 @@ import {
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
-import { VIEWPORT, type BrowserPool } from './browser.js';
+import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
 import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';

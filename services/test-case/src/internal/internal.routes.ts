@@ -1,24 +1,57 @@
 import { Router } from 'express';
-import { forbidden, notFound, requireServicePrincipal } from '@assay/http';
+import { withTransaction } from '@assay/db';
+import { forbidden, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { TestCaseContext } from '../context.js';
 import { findProject } from '../projects/projects.repository.js';
 import { toProjectBody } from '../projects/projects.routes.js';
 import { isUuid } from '../shared.js';
-import { toTestCaseBody } from '../test-cases/test-cases.service.js';
+import { assertValidTestCaseBody, createTestCases, toTestCaseBody, type TestCaseInput } from '../test-cases/test-cases.service.js';
 import { toTestPlanBody } from '../test-plans/test-plans.routes.js';
-import { findTestPlan } from '../test-plans/test-plans.repository.js';
+import { appendMember, findTestPlan, lockTestPlan } from '../test-plans/test-plans.repository.js';
 import { findTestCases } from '../test-cases/test-cases.repository.js';
 
 /** Routes for other services; the service principal names the organization it acts for. */
 export function internalRoutes(ctx: TestCaseContext): Router {
   const router = Router();
   router.use('/internal', requireServicePrincipal);
+  const orgOf = (principal: Principal): string => {
+    if (!principal.org_id) throw forbidden('Internal calls must name the organization they act for');
+    return principal.org_id;
+  };
+
+  router.get('/internal/projects/:id', async (req, res) => {
+    const orgId = orgOf(res.locals.principal as Principal);
+    const project = isUuid(req.params.id) ? await findProject(ctx.db, orgId, req.params.id) : undefined;
+    if (!project) throw notFound('Project');
+    res.json(toProjectBody(project));
+  });
+
+  // Cases made by another service (discovery's generated tests): validated like API creates, optionally appended to a plan, in one transaction.
+  router.post('/internal/test-cases', async (req, res) => {
+    const orgId = orgOf(res.locals.principal as Principal);
+    const body = (req.body ?? {}) as { project_id?: unknown; test_plan_id?: unknown; test_cases?: unknown };
+    if (!Array.isArray(body.test_cases) || body.test_cases.length === 0 || body.test_cases.length > 1000) {
+      throw validationError([{ field: 'test_cases', message: 'must be an array of 1 to 1000 test cases' }]);
+    }
+    const inputs = body.test_cases as TestCaseInput[];
+    for (const c of inputs) assertValidTestCaseBody({ ...c, project_id: body.project_id }, 'create');
+    const rows = await withTransaction(ctx.db, async (trx) => {
+      const created = await createTestCases(trx, ctx.schema, orgId, body.project_id, inputs, 'api');
+      if (body.test_plan_id !== undefined) {
+        const plan = isUuid(body.test_plan_id) ? await lockTestPlan(trx, orgId, body.test_plan_id) : undefined;
+        if (!plan) throw notFound('Test plan');
+        if (plan.project_id !== body.project_id) throw validationError([{ field: 'test_plan_id', message: 'belongs to another project' }]);
+        for (const row of created) await appendMember(trx, plan.id, row.id);
+      }
+      return created;
+    });
+    res.status(201).json({ test_cases: rows.map(toTestCaseBody) });
+  });
 
   // What execution-runner needs to run a plan: the plan, its project and its active cases in plan order.
   router.get('/internal/test-plans/:id/snapshot', async (req, res) => {
-    const orgId = (res.locals.principal as Principal).org_id;
-    if (!orgId) throw forbidden('Internal calls must name the organization they act for');
+    const orgId = orgOf(res.locals.principal as Principal);
     const plan = isUuid(req.params.id) ? await findTestPlan(ctx.db, orgId, req.params.id) : undefined;
     if (!plan) throw notFound('Test plan');
     const project = await findProject(ctx.db, orgId, plan.project_id);

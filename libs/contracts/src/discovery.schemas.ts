@@ -1,0 +1,172 @@
+import type { JsonSchema } from './json-schema.js';
+
+const timestamp = { type: 'string', format: 'date-time' };
+const int = { type: 'integer', minimum: 0 };
+const glob = { type: 'string', minLength: 1, maxLength: 500 };
+
+/** Bounds of a discovery session where the spec gives none (documented in the crawler's README). */
+export const DISCOVERY_LIMITS = {
+  maxPages: { min: 1, max: 1000, default: 100 },
+  maxDepth: { min: 0, max: 20, default: 5 },
+  requestDelayMs: { min: 0, max: 60_000, default: 500 },
+  patterns: 50,
+} as const;
+
+const L = DISCOVERY_LIMITS;
+
+/** A detected user flow, in results and in `discovery.flow.detected`. */
+export const DISCOVERY_FLOW: JsonSchema = {
+  type: 'object',
+  required: ['flow_id', 'type', 'pages'],
+  properties: {
+    flow_id: { type: 'string' },
+    type: { type: 'string', enum: ['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud'] },
+    pages: { type: 'array', items: { type: 'string' } },
+    steps: { type: 'array', items: { type: 'object', required: ['action'], properties: { action: { type: 'string' }, url: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' } } } },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    evidence: { type: 'array', items: { type: 'string' } },
+  },
+};
+const progress = {
+  type: 'object',
+  required: ['percent', 'pages_discovered', 'pages_crawled', 'pages_pending', 'flows_detected', 'patterns_found', 'api_endpoints'],
+  properties: {
+    percent: { type: 'integer', minimum: 0, maximum: 100 },
+    pages_discovered: int,
+    pages_crawled: int,
+    pages_pending: int,
+    flows_detected: int,
+    patterns_found: int,
+    api_endpoints: int,
+  },
+};
+const status = { type: 'string', enum: ['running', 'paused', 'cancelled', 'completed', 'failed'] };
+
+export const discoverySchemas: Record<string, JsonSchema> = {
+  DiscoveryStartRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['project_id', 'target_url'],
+    properties: {
+      project_id: { type: 'string', minLength: 1, maxLength: 64 },
+      target_url: { type: 'string', minLength: 1, maxLength: 2000, description: 'http(s) URL where the crawl starts; its origin is the crawl scope.' },
+      max_pages: { type: 'integer', minimum: L.maxPages.min, maximum: L.maxPages.max, default: L.maxPages.default },
+      max_depth: { type: 'integer', minimum: L.maxDepth.min, maximum: L.maxDepth.max, default: L.maxDepth.default, description: 'Links followed from target_url (0: that page only).' },
+      include_patterns: { type: 'array', maxItems: L.patterns, items: glob, description: 'Globs on the URL path (`*` one segment, `**` any depth): only matching pages are crawled (target_url always is).' },
+      exclude_patterns: { type: 'array', maxItems: L.patterns, items: glob, description: 'Globs on the URL path: matching pages are never crawled.' },
+      headless: { type: 'boolean', default: true },
+      wait_for_navigation: { type: 'boolean', default: true, description: 'Wait for the page’s own XHR/fetch calls to settle before reading it.' },
+      enable_ai_analysis: { type: 'boolean', default: false, description: 'Accepted; no AI analysis is done (flows come from page structure and network behaviour).' },
+      request_delay_ms: {
+        type: 'integer',
+        minimum: L.requestDelayMs.min,
+        maximum: L.requestDelayMs.max,
+        default: L.requestDelayMs.default,
+        description: 'Least time between two page requests (robots.txt Crawl-delay wins when longer).',
+      },
+    },
+  },
+  DiscoveryStarted: {
+    type: 'object',
+    required: ['session_id', 'project_id', 'target_url', 'status', 'started_at', 'estimated_completion'],
+    properties: { session_id: { type: 'string' }, project_id: { type: 'string' }, target_url: { type: 'string' }, status: { const: 'running' }, started_at: timestamp, estimated_completion: timestamp },
+  },
+  DiscoveryProgress: {
+    type: 'object',
+    required: ['session_id', 'project_id', 'target_url', 'status', 'started_at', 'progress', 'current_page', 'elapsed_seconds', 'estimated_remaining_seconds'],
+    properties: {
+      session_id: { type: 'string' },
+      project_id: { type: 'string' },
+      target_url: { type: 'string' },
+      status,
+      started_at: timestamp,
+      estimated_completion: { type: ['string', 'null'], format: 'date-time' },
+      progress,
+      current_page: { type: ['string', 'null'] },
+      elapsed_seconds: int,
+      estimated_remaining_seconds: int,
+      error: { type: 'string', description: 'Why a `failed` session stopped.' },
+    },
+  },
+  DiscoveryResults: {
+    type: 'object',
+    required: ['session_id', 'status', 'summary', 'pages', 'flows', 'patterns', 'api_endpoints'],
+    properties: {
+      session_id: { type: 'string' },
+      status,
+      summary: {
+        type: 'object',
+        required: ['total_pages', 'unique_flows', 'ui_patterns', 'api_endpoints', 'discovery_confidence'],
+        properties: { total_pages: int, unique_flows: int, ui_patterns: int, api_endpoints: int, discovery_confidence: { type: 'number', minimum: 0, maximum: 1 } },
+      },
+      pages: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['url', 'title', 'status_code', 'content_type', 'response_time_ms', 'links_found', 'forms_found', 'api_calls'],
+          properties: {
+            url: { type: 'string' },
+            title: { type: 'string' },
+            status_code: { type: 'integer' },
+            content_type: { type: 'string' },
+            response_time_ms: int,
+            links_found: int,
+            forms_found: int,
+            api_calls: int,
+            depth: int,
+          },
+        },
+      },
+      flows: { type: 'array', items: DISCOVERY_FLOW },
+      patterns: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['pattern_id', 'type', 'examples'],
+          properties: { pattern_id: { type: 'string' }, type: { type: 'string' }, occurrences: int, average_fields: int, links: int, location: { type: 'string' }, examples: { type: 'array', items: { type: 'string' } } },
+        },
+      },
+      api_endpoints: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['method', 'endpoint', 'response_time_ms', 'status_code'],
+          properties: { method: { type: 'string' }, endpoint: { type: 'string' }, response_time_ms: int, status_code: { type: 'integer' }, calls: int },
+        },
+      },
+    },
+  },
+  DiscoveryPaused: {
+    type: 'object',
+    required: ['session_id', 'status', 'pages_crawled', 'paused_at'],
+    properties: { session_id: { type: 'string' }, status: { const: 'paused' }, pages_crawled: int, paused_at: timestamp },
+  },
+  DiscoveryResumed: {
+    type: 'object',
+    required: ['session_id', 'status', 'resumed_at'],
+    properties: { session_id: { type: 'string' }, status: { const: 'running' }, resumed_at: timestamp },
+  },
+  DiscoveryCancelled: {
+    type: 'object',
+    required: ['session_id', 'status', 'cancelled_at', 'pages_crawled'],
+    properties: { session_id: { type: 'string' }, status: { const: 'cancelled' }, cancelled_at: timestamp, pages_crawled: int },
+  },
+  DiscoveryGenerateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      flow_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 64 }, description: 'Default: every detected flow.' },
+      test_plan_id: { type: 'string', minLength: 1, maxLength: 64, description: 'A plan of the session’s project the new cases are appended to.' },
+    },
+  },
+  DiscoveryGenerated: {
+    type: 'object',
+    required: ['session_id', 'project_id', 'test_cases'],
+    properties: {
+      session_id: { type: 'string' },
+      project_id: { type: 'string' },
+      test_plan_id: { type: ['string', 'null'] },
+      test_cases: { type: 'array', items: { $ref: 'TestCase' } },
+    },
+  },
+};

@@ -1,0 +1,388 @@
+import type { BrowserContext } from 'playwright-core';
+import type { Kysely } from 'kysely';
+import type { BrowserPool } from '@assay/browser';
+import { enqueueEvents, type NewEvent } from '@assay/bus';
+import { withTransaction } from '@assay/db';
+import type { Logger } from '@assay/logger';
+import type { CrawlConfig, DiscoveryDatabase, PageAnalysis, SessionRow } from '../db/database.js';
+import {
+  addPages,
+  appendStreamEvent,
+  countSession,
+  crawledPages,
+  currentStatus,
+  failAbandoned,
+  upsertFlow,
+  listFlows,
+  lockIfHeld,
+  pendingPages,
+  recordEndpoint,
+  renewLease,
+  savePage,
+  setCurrentPage,
+  updateSession,
+  claimSession,
+  releaseSession,
+} from '../sessions/sessions.repository.js';
+import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows.js';
+import { PageLoader, type LoadedPage, type Pace } from './page-loader.js';
+import { detectPatterns } from './patterns.js';
+import { fetchRobotsTxt, parseRobots } from './robots.js';
+import { makeScope, normaliseUrl, sameOrigin, templateEndpoint } from './urls.js';
+
+export interface CrawlerOptions {
+  db: Kysely<DiscoveryDatabase>;
+  schema: string;
+  logger: Logger;
+  browsers: BrowserPool;
+  /** Sessions crawled at once by this process. */
+  sessions: number;
+  /** Tabs one session loads pages in at once. */
+  pagesInParallel: number;
+  navigationTimeoutMs: number;
+  leaseSeconds: number;
+  workerId: string;
+  /** How often the crawler looks for sessions to take and checks running ones for pause/cancel (ms). */
+  pollMs?: number;
+}
+
+type Stop = 'paused' | 'cancelled' | 'lost' | 'shutdown';
+
+interface Control {
+  stopped: Stop | null;
+  context?: BrowserContext;
+  wake: Set<() => void>;
+}
+
+const MAX_LINKS_PER_PAGE = 500;
+
+/**
+ * The crawl worker: takes running sessions nobody holds (new, resumed, or left
+ * by a crawler that died: its lease expired) and crawls them from their
+ * frontier in Postgres, so a pause, a resume or a restart loses nothing.
+ * Sessions whose crawler died MAX_ATTEMPTS times are failed; a crawler that
+ * stops cleanly hands its sessions back at once.
+ */
+export class Crawler {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly active = new Map<string, Control>();
+  private ticking = false;
+  private stopping = false;
+
+  constructor(private readonly o: CrawlerOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick(), this.o.pollMs ?? 500);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /** Takes sessions while there is room; fails the abandoned ones. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopping) return;
+    this.ticking = true;
+    try {
+      for (const failed of await failAbandoned(this.o.db)) await this.ended(failed, 'failed');
+      while (this.active.size < this.o.sessions && !this.stopping) {
+        const session = await claimSession(this.o.db, this.o.workerId, this.o.leaseSeconds);
+        if (!session) break;
+        // Our own lease lapsed while we still crawl it (a stalled event loop, the database away): the claim just renewed it.
+        if (this.active.has(session.id)) continue;
+        const ctl: Control = { stopped: null, wake: new Set() };
+        this.active.set(session.id, ctl);
+        void this.run(session, ctl)
+          .catch((err) => this.o.logger.error({ err, session: session.id }, 'crawl crashed'))
+          .finally(() => this.active.delete(session.id));
+      }
+    } catch (err) {
+      this.o.logger.warn({ err }, 'crawler tick failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Stream and events of a session that ended without its crawler (failed by the reaper). */
+  private async ended(row: SessionRow, status: 'failed'): Promise<void> {
+    await withTransaction(this.o.db, async (trx) => {
+      await appendStreamEvent(trx, row.id, 'completion', { session_id: row.id, status, error: row.error });
+    });
+  }
+
+  private halt(ctl: Control, why: Stop): void {
+    if (ctl.stopped) return;
+    ctl.stopped = why;
+    for (const w of ctl.wake) w();
+    void ctl.context?.close().catch(() => undefined);
+  }
+
+  /** Sleeps until `ms` passed or the crawl stops. */
+  private sleep(ctl: Control, ms: number): Promise<void> {
+    if (ms <= 0 || ctl.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        ctl.wake.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      ctl.wake.add(done);
+    });
+  }
+
+  private async run(session: SessionRow, ctl: Control): Promise<void> {
+    const { db, logger } = this.o;
+    const config = session.config as CrawlConfig;
+    const origin = new URL(session.target_url).origin;
+    let lastRenew = Date.now();
+    const watch = setInterval(async () => {
+      try {
+        if (Date.now() - lastRenew > (this.o.leaseSeconds * 1000) / 3) {
+          lastRenew = Date.now();
+          if (!(await renewLease(db, session.id, this.o.workerId, this.o.leaseSeconds))) {
+            const status = await currentStatus(db, session.id);
+            this.halt(ctl, status === 'paused' ? 'paused' : status === 'cancelled' ? 'cancelled' : 'lost');
+          }
+        } else {
+          const status = await currentStatus(db, session.id);
+          if (status !== 'running') this.halt(ctl, status === 'paused' ? 'paused' : status === 'cancelled' ? 'cancelled' : 'lost');
+        }
+      } catch (err) {
+        logger.warn({ err }, 'lease check failed');
+      }
+    }, Math.min(300, this.o.pollMs ?? 300));
+
+    try {
+      // robots.txt is read once per session and kept, so a resumed crawl follows the same rules.
+      let robotsTxt = session.robots_txt;
+      if (robotsTxt === null) {
+        robotsTxt = await fetchRobotsTxt(origin);
+        await updateSession(db, session.id, { robots_txt: robotsTxt });
+      }
+      const robots = parseRobots(origin, robotsTxt);
+      const delayMs = Math.max(config.request_delay_ms, robots.delayMs);
+      const inScope = makeScope(config.include_patterns, config.exclude_patterns);
+      const accept = (url: string) => sameOrigin(url, origin) && robots.allowed(url) && inScope(url);
+
+      await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
+      const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
+      const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
+      const frontier = await pendingPages(db, session.id);
+      let crawled = (await countSession(db, session.id)).crawled;
+      let inFlight = 0;
+
+      ctl.context = await (await this.o.browsers.get()).newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false });
+      ctl.context.setDefaultTimeout(this.o.navigationTimeoutMs);
+      // Stopped while the context was made: the stop could not close it.
+      if (ctl.stopped) return;
+      const tabs = Math.max(1, Math.min(this.o.pagesInParallel, config.max_pages));
+      // Never faster than the delay: with one, page requests go one at a time, each
+      // leaving delayMs after the previous one's response arrived, so the target sees
+      // them at least that far apart whatever the network's jitter.
+      let gate: Promise<void> = Promise.resolve();
+      const pace: Pace = async () => {
+        if (delayMs === 0) return ctl.stopped ? undefined : () => undefined;
+        const previous = gate;
+        let release: () => void = () => undefined;
+        gate = new Promise<void>((resolve) => (release = resolve));
+        await previous;
+        if (ctl.stopped) return void release();
+        return () => {
+          const until = Date.now() + delayMs;
+          void (async () => {
+            // Timers may fire a millisecond early: sleep until the time really came (or the crawl stopped).
+            while (!ctl.stopped && Date.now() < until) await this.sleep(ctl, until - Date.now());
+            release();
+          })();
+        };
+      };
+
+      const worker = async () => {
+        const loader = await PageLoader.open(ctl.context!);
+        for (;;) {
+          if (ctl.stopped) return;
+          if (crawled + inFlight >= config.max_pages) return;
+          const next = frontier.shift();
+          if (!next) {
+            if (inFlight === 0) return;
+            await this.sleep(ctl, 25); // others may still add links
+            continue;
+          }
+          inFlight++;
+          try {
+            if (ctl.stopped) return frontier.unshift(next);
+            await setCurrentPage(db, session.id, this.o.workerId, next.url);
+            let loaded: LoadedPage;
+            try {
+              loaded = await loader.load(next.url, { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace });
+            } catch (err) {
+              if (ctl.stopped) return frontier.unshift(next);
+              logger.debug({ err, url: next.url }, 'page failed to load');
+              loaded = { status_code: 0, content_type: '', response_time_ms: 0, api_calls: [] };
+            }
+            if (ctl.stopped) return frontier.unshift(next);
+            const added = await this.record(session, next, loaded, { accept, config, analysed, knownFlows });
+            if (added === undefined) return this.halt(ctl, 'lost');
+            crawled++;
+            frontier.push(...added);
+            frontier.sort((a, b) => a.depth - b.depth || a.id - b.id);
+          } finally {
+            inFlight--;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: tabs }, () => worker()));
+      if (ctl.stopped) return;
+      await this.complete(session, analysed);
+    } finally {
+      clearInterval(watch);
+      await ctl.context?.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Stores one crawled page with its links (new frontier entries), API calls,
+   * stream event, and any flows it completes, in one transaction held under
+   * the lease. Returns the frontier entries added; undefined when the session
+   * is no longer this crawler's.
+   */
+  private async record(
+    session: SessionRow,
+    page: { id: number; url: string; depth: number },
+    loaded: LoadedPage,
+    s: { accept: (url: string) => boolean; config: CrawlConfig; analysed: AnalyzedPage[]; knownFlows: Map<string, string> },
+  ) {
+    const { db } = this.o;
+    const ex = loaded.extract;
+    const links = new Set<string>();
+    for (const raw of [...(ex?.links ?? []), ...(ex?.forms ?? []).filter((f) => f.method === 'get' && f.action).map((f) => f.action), ...(loaded.location ? [loaded.location] : [])]) {
+      const url = normaliseUrl(raw);
+      if (url && url !== page.url) links.add(url);
+      if (links.size >= MAX_LINKS_PER_PAGE) break;
+    }
+    const apiCalls = loaded.api_calls.filter((c) => sameOrigin(c.url, session.target_url));
+    let analysis: PageAnalysis | null = null;
+    if (ex) {
+      const writes = new Map<string, { method: string; endpoint: string }>();
+      for (const c of apiCalls) if (c.method !== 'GET' && c.method !== 'HEAD') writes.set(`${c.method} ${templateEndpoint(c.url)}`, { method: c.method, endpoint: templateEndpoint(c.url) });
+      for (const w of ex.script_writes) {
+        const url = normaliseUrl(w.path.replace('{id}', '0'), page.url);
+        if (url && sameOrigin(url, session.target_url)) {
+          const endpoint = templateEndpoint(url);
+          writes.set(`${w.method} ${endpoint}`, { method: w.method, endpoint });
+        }
+      }
+      analysis = {
+        links: [...links],
+        forms: ex.forms,
+        headings: ex.headings,
+        lists: ex.lists,
+        navs: ex.navs.map((n) => ({ ...n, hrefs: n.hrefs.map((h) => normaliseUrl(h) ?? h) })),
+        modals: ex.modals,
+        pagination: ex.pagination,
+        writes: [...writes.values()],
+        reads: apiCalls.filter((c) => c.method === 'GET').map((c) => ({ endpoint: templateEndpoint(c.url), url: c.url, status: c.status })),
+        link_selectors: Object.fromEntries(Object.entries(ex.link_selectors).flatMap(([href, sel]) => {
+          const url = normaliseUrl(href);
+          return url ? [[url, sel]] : [];
+        })),
+      };
+    }
+    const childDepth = page.depth + 1;
+    const children = childDepth <= s.config.max_depth ? [...links].filter(s.accept).map((url) => ({ url, depth: childDepth })) : [];
+
+    const analysed = analysis ? [...s.analysed, { url: page.url, title: ex!.title, analysis }] : s.analysed;
+    const flows = analysis ? detectFlows(analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
+    const patterns = analysis ? detectPatterns(analysed).length : undefined;
+
+    const added = await withTransaction(db, async (trx) => {
+      if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return undefined;
+      await savePage(trx, page.id, {
+        title: ex?.title ?? '',
+        status_code: loaded.status_code,
+        content_type: loaded.content_type,
+        response_time_ms: loaded.response_time_ms,
+        links_found: links.size,
+        forms_found: ex?.forms.length ?? 0,
+        api_calls: apiCalls.length,
+        analysis,
+      });
+      for (const c of apiCalls) await recordEndpoint(trx, session.id, { method: c.method, endpoint: templateEndpoint(c.url), response_time_ms: c.response_time_ms, status_code: c.status });
+      const added = await addPages(trx, session.id, children);
+      await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type });
+      const events: NewEvent[] = [];
+      for (const f of flows) {
+        const isNew = await upsertFlow(trx, {
+          session_id: session.id,
+          flow_id: f.flow_id,
+          flow_key: f.key,
+          type: f.type,
+          pages: JSON.stringify(f.pages),
+          steps: JSON.stringify(f.steps),
+          confidence: f.confidence,
+          evidence: JSON.stringify(f.evidence),
+        });
+        if (!isNew) continue;
+        await appendStreamEvent(trx, session.id, 'flow_detected', { type: f.type, flow_id: f.flow_id, pages: f.pages });
+        events.push(flowEvent(session, f));
+      }
+      await enqueueEvents(trx, this.o.schema, events);
+      if (patterns !== undefined) await updateSession(trx, session.id, { patterns_found: patterns });
+      return added;
+    });
+    if (added === undefined) return undefined;
+    if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
+    for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
+    return added;
+  }
+
+  private async complete(session: SessionRow, analysed: AnalyzedPage[]): Promise<void> {
+    await withTransaction(this.o.db, async (trx) => {
+      if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return;
+      const completedAt = new Date();
+      await updateSession(trx, session.id, { status: 'completed', completed_at: completedAt, current_page: null, lease_owner: null, lease_expires_at: null, patterns_found: detectPatterns(analysed).length });
+      const counts = await countSession(trx, session.id);
+      const flows = await listFlows(trx, session.id);
+      await appendStreamEvent(trx, session.id, 'completion', { session_id: session.id, status: 'completed', pages_crawled: counts.crawled, flows_detected: counts.flows });
+      await enqueueEvents(trx, this.o.schema, [
+        {
+          event: 'discovery.session.completed',
+          organization_id: session.org_id,
+          project_id: session.project_id,
+          key: session.id,
+          data: {
+            session_id: session.id,
+            target_url: session.target_url,
+            pages_found: counts.crawled,
+            flows_detected: counts.flows,
+            api_endpoints: counts.endpoints,
+            completed_at: completedAt.toISOString(),
+            flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type })),
+          },
+        },
+      ]);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    // Sessions still running keep their frontier and are left to their leases: another crawler (or this one restarted) goes on.
+    for (const ctl of this.active.values()) this.halt(ctl, 'shutdown');
+    for (const id of this.active.keys()) await releaseSession(this.o.db, id, this.o.workerId).catch(() => undefined);
+    await this.o.browsers.close();
+  }
+}
+
+/** What makes two detections of one flow differ. */
+const flowSignature = (f: { pages: string[]; steps: unknown; confidence: number }) => JSON.stringify([f.pages, f.steps, f.confidence]);
+
+function flowEvent(session: SessionRow, f: DetectedFlow): NewEvent {
+  return {
+    event: 'discovery.flow.detected',
+    organization_id: session.org_id,
+    project_id: session.project_id,
+    key: session.id,
+    data: { session_id: session.id, flow: { flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence } },
+  };
+}
+

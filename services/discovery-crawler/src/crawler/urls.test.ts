@@ -1,0 +1,47 @@
+import { classifyAddress } from './target-guard.js';
+import { makeScope, normaliseUrl, templateEndpoint } from './urls.js';
+
+describe('URL normalisation', () => {
+  it('drops fragments, user info, default ports and non-root trailing slashes, and keeps the query as written', () => {
+    expect(normaliseUrl('HTTP://Shop.Test:80/a/b/#top')).toBe('http://shop.test/a/b');
+    expect(normaliseUrl('https://u:p@shop.test:443/?b=2&a=1#x')).toBe('https://shop.test/?b=2&a=1');
+    expect(normaliseUrl('/x/../y/./z/', 'http://shop.test/a/')).toBe('http://shop.test/y/z');
+    expect(normaliseUrl('http://shop.test')).toBe('http://shop.test/');
+    expect(normaliseUrl('http://shop.test/p/?q=1')).toBe('http://shop.test/p?q=1');
+  });
+
+  it('ignores what is not http(s) or not a URL', () => {
+    for (const raw of ['mailto:a@b.test', 'javascript:void(0)', 'ftp://shop.test/', 'data:,x', 'http://']) expect(normaliseUrl(raw)).toBeUndefined();
+  });
+});
+
+describe('include and exclude globs', () => {
+  it('keeps * within one path segment and lets ** cross segments', () => {
+    const scope = makeScope(['/products/*'], []);
+    expect(scope('http://s.test/products/1')).toBe(true);
+    expect(scope('http://s.test/products/1/reviews')).toBe(false);
+    const deep = makeScope(['/docs/**'], ['/docs/private/**']);
+    expect(deep('http://s.test/docs/a/b/c')).toBe(true);
+    expect(deep('http://s.test/docs/private/x')).toBe(false);
+    expect(deep('http://s.test/blog')).toBe(false);
+    expect(makeScope([], ['*.pdf', '/**/*.pdf'])('http://s.test/files/guide.pdf')).toBe(false);
+    expect(makeScope([], [])('http://s.test/anything?x=1')).toBe(true);
+  });
+});
+
+describe('API endpoint templates', () => {
+  it('replaces ids in paths and drops the query', () => {
+    expect(templateEndpoint('http://s.test/api/products/42?x=1')).toBe('/api/products/{id}');
+    expect(templateEndpoint('http://s.test/api/users/3f2b8c1e-9a4d-4c1b-8e2f-0a1b2c3d4e5f/orders/7')).toBe('/api/users/{id}/orders/{id}');
+    expect(templateEndpoint('http://s.test/api/notes')).toBe('/api/notes');
+    expect(templateEndpoint('http://s.test/api/v2/search')).toBe('/api/v2/search');
+  });
+});
+
+describe('target addresses', () => {
+  it('tells loopback, private and public addresses apart', () => {
+    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1'].map(classifyAddress)).toEqual(['loopback', 'loopback', 'loopback', 'loopback']);
+    expect(['10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00::1', 'fe80::1', '0.0.0.0'].map(classifyAddress).every((k) => k === 'private')).toBe(true);
+    expect(['93.184.216.34', '172.32.0.1', '2606:4700::1111'].map(classifyAddress)).toEqual(['public', 'public', 'public']);
+  });
+});

@@ -1,0 +1,147 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { OutboxTables } from '@assay/bus';
+
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type SessionStatus = 'running' | 'paused' | 'cancelled' | 'completed' | 'failed';
+export const ENDED: readonly SessionStatus[] = ['cancelled', 'completed', 'failed'];
+
+export interface CrawlConfig {
+  max_pages: number;
+  max_depth: number;
+  include_patterns: string[];
+  exclude_patterns: string[];
+  headless: boolean;
+  wait_for_navigation: boolean;
+  enable_ai_analysis: boolean;
+  request_delay_ms: number;
+}
+
+export interface SessionTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  target_url: string;
+  config: Json<CrawlConfig>;
+  status: Generated<SessionStatus>;
+  error: string | null;
+  current_page: string | null;
+  /** robots.txt as fetched when the session first ran ('' when there is none). */
+  robots_txt: string | null;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  started_at: DefaultTimestamp;
+  estimated_completion: NullableTimestamp;
+  paused_at: NullableTimestamp;
+  resumed_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  patterns_found: Generated<number>;
+}
+
+export type PageState = 'pending' | 'crawled';
+
+/** What the crawler read from a page, kept for flows, patterns and test generation. */
+export interface PageAnalysis {
+  links: string[];
+  forms: FormInfo[];
+  headings: Array<{ selector: string; text: string }>;
+  lists: Array<{ selector: string; items: number; kind: 'table' | 'list'; has_actions: boolean }>;
+  navs: Array<{ selector: string; location: string; links: number; hrefs: string[] }>;
+  modals: string[];
+  pagination: string[];
+  /** Write calls the page's own scripts make (from the network or the script text): method and templated path. */
+  writes: Array<{ method: string; endpoint: string }>;
+  /** XHR/fetch GETs while loading: templated path and full URL. */
+  reads: Array<{ endpoint: string; url: string; status: number }>;
+  /** Links to other pages, with a stable selector, keyed by target URL. */
+  link_selectors: Record<string, string>;
+}
+
+export interface FieldInfo {
+  tag: string;
+  type: string;
+  name: string;
+  selector: string;
+  label: string;
+  autocomplete: string;
+}
+
+export interface FormInfo {
+  selector: string;
+  method: string;
+  /** Absolute target URL; '' when the form is handled by script. */
+  action: string;
+  fields: FieldInfo[];
+  submit: string | null;
+}
+
+export interface PageTable {
+  id: Generated<number>;
+  session_id: string;
+  url: string;
+  depth: number;
+  state: Generated<PageState>;
+  title: string | null;
+  status_code: number | null;
+  content_type: string | null;
+  response_time_ms: number | null;
+  links_found: Generated<number>;
+  forms_found: Generated<number>;
+  api_calls: Generated<number>;
+  analysis: Json<PageAnalysis> | null;
+  discovered_at: DefaultTimestamp;
+  crawled_at: NullableTimestamp;
+}
+
+export interface ApiEndpointTable {
+  session_id: string;
+  method: string;
+  endpoint: string;
+  response_time_ms: number;
+  status_code: number;
+  calls: Generated<number>;
+}
+
+export interface FlowStep {
+  action: 'navigate' | 'fill_form' | 'submit' | 'click';
+  url?: string;
+  selector?: string;
+  value?: string;
+}
+
+export interface FlowTable {
+  session_id: string;
+  flow_id: string;
+  /** Identity of a flow across re-detections (type and pages). */
+  flow_key: string;
+  type: string;
+  pages: Json<string[]>;
+  steps: Json<FlowStep[]>;
+  confidence: number;
+  evidence: Json<string[]>;
+  created_at: DefaultTimestamp;
+}
+
+export interface SessionEventTable {
+  seq: Generated<number>;
+  session_id: string;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: DefaultTimestamp;
+}
+
+export interface DiscoveryDatabase extends OutboxTables {
+  sessions: SessionTable;
+  pages: PageTable;
+  api_endpoints: ApiEndpointTable;
+  flows: FlowTable;
+  session_events: SessionEventTable;
+}
+
+export type SessionRow = Selectable<SessionTable>;
+export type PageRow = Selectable<PageTable>;
+export type FlowRow = Selectable<FlowTable>;

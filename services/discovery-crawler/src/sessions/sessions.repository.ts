@@ -1,0 +1,195 @@
+import { sql, type Kysely } from 'kysely';
+import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus } from '../db/database.js';
+
+type Db = Kysely<DiscoveryDatabase>;
+
+/** NOTIFY channel of session stream events; the payload is the session id. */
+export const DISCOVERY_CHANNEL = 'assay_discovery_events';
+
+/** A session is given up after its crawler died this many times. */
+export const MAX_ATTEMPTS = 3;
+
+export async function insertSession(db: Db, s: { org_id: string; project_id: string; target_url: string; config: CrawlConfig; estimated_completion: Date }): Promise<SessionRow> {
+  return db
+    .insertInto('sessions')
+    .values({ ...s, config: JSON.stringify(s.config), error: null, current_page: null, robots_txt: null, lease_owner: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findSession(db: Db, orgId: string, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Moves a session between statuses if it is in one of `from`; undefined otherwise. */
+export async function transition(db: Db, orgId: string, id: string, from: SessionStatus[], patch: Record<string, unknown>): Promise<SessionRow | undefined> {
+  return db
+    .updateTable('sessions')
+    .set({ ...patch, lease_owner: null, lease_expires_at: null })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Takes a running session nobody holds (new, resumed, or whose crawler's
+ * lease expired) for this crawler; undefined when there is none.
+ */
+export async function claimSession(db: Db, owner: string, leaseSeconds: number): Promise<SessionRow | undefined> {
+  const rows = await sql<SessionRow>`
+    update sessions set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
+     where id = (select id from sessions
+                  where status = 'running' and (lease_expires_at is null or lease_expires_at < now()) and attempts < ${MAX_ATTEMPTS}
+                  order by started_at limit 1 for update skip locked)
+    returning *`.execute(db);
+  return rows.rows[0];
+}
+
+/** Hands a running session back (a clean shutdown): another crawler takes it at once, and it does not count as a crash. */
+export async function releaseSession(db: Db, id: string, owner: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ lease_owner: null, lease_expires_at: null, attempts: sql`greatest(attempts - 1, 0)` })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** Running sessions whose crawler died too often: failed with a reason. */
+export async function failAbandoned(db: Db): Promise<SessionRow[]> {
+  return db
+    .updateTable('sessions')
+    .set({ status: 'failed', error: `The crawler stopped ${MAX_ATTEMPTS} times while crawling this session (lease expired)`, completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
+    .where('status', '=', 'running')
+    .where('attempts', '>=', MAX_ATTEMPTS)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]))
+    .returningAll()
+    .execute();
+}
+
+/** Extends the lease; the status now, or undefined when the session is no longer ours. */
+export async function renewLease(db: Db, id: string, owner: string, leaseSeconds: number): Promise<SessionStatus | undefined> {
+  const row = await db
+    .updateTable('sessions')
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/** Locks the session if this crawler still holds it and it is running. */
+export async function lockIfHeld(db: Db, id: string, owner: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst();
+}
+
+/** Notes the page being loaded, while this crawler still holds the running session. */
+export async function setCurrentPage(db: Db, id: string, owner: string, url: string): Promise<void> {
+  await db.updateTable('sessions').set({ current_page: url }).where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').execute();
+}
+
+export async function updateSession(db: Db, id: string, patch: Record<string, unknown>): Promise<SessionRow | undefined> {
+  return db.updateTable('sessions').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function currentStatus(db: Db, id: string): Promise<SessionStatus | undefined> {
+  return (await db.selectFrom('sessions').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
+export interface SessionCounts {
+  discovered: number;
+  crawled: number;
+  pending: number;
+  flows: number;
+  endpoints: number;
+}
+
+export async function countSession(db: Db, id: string): Promise<SessionCounts> {
+  const row = await sql<SessionCounts>`
+    select (select count(*) from pages where session_id = ${id})::int as discovered,
+           (select count(*) from pages where session_id = ${id} and state = 'crawled')::int as crawled,
+           (select count(*) from pages where session_id = ${id} and state = 'pending')::int as pending,
+           (select count(*) from flows where session_id = ${id})::int as flows,
+           (select count(*) from api_endpoints where session_id = ${id})::int as endpoints`.execute(db);
+  return row.rows[0]!;
+}
+
+/** Adds URLs to the frontier; the ones already known are left alone. Returns those added. */
+export async function addPages(db: Db, sessionId: string, pages: Array<{ url: string; depth: number }>): Promise<Array<{ id: number; url: string; depth: number }>> {
+  if (!pages.length) return [];
+  return db
+    .insertInto('pages')
+    .values(pages.map((p) => ({ session_id: sessionId, url: p.url, depth: p.depth, title: null, status_code: null, content_type: null, response_time_ms: null, analysis: null })))
+    .onConflict((oc) => oc.columns(['session_id', 'url']).doNothing())
+    .returning(['id', 'url', 'depth'])
+    .execute();
+}
+
+/** The frontier: pages not crawled yet, shallowest first, then in discovery order. */
+export async function pendingPages(db: Db, sessionId: string): Promise<Array<{ id: number; url: string; depth: number }>> {
+  return db.selectFrom('pages').select(['id', 'url', 'depth']).where('session_id', '=', sessionId).where('state', '=', 'pending').orderBy('depth').orderBy('id').execute();
+}
+
+export async function savePage(
+  db: Db,
+  id: number,
+  p: { title: string; status_code: number; content_type: string; response_time_ms: number; links_found: number; forms_found: number; api_calls: number; analysis: PageAnalysis | null },
+): Promise<void> {
+  await db
+    .updateTable('pages')
+    .set({ ...p, state: 'crawled', analysis: p.analysis ? JSON.stringify(p.analysis) : null, crawled_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function crawledPages(db: Db, sessionId: string): Promise<PageRow[]> {
+  return db.selectFrom('pages').selectAll().where('session_id', '=', sessionId).where('state', '=', 'crawled').orderBy('crawled_at').orderBy('id').execute();
+}
+
+/** Records an API call: one row per method and templated endpoint, with the latest timing and status. */
+export async function recordEndpoint(db: Db, sessionId: string, e: { method: string; endpoint: string; response_time_ms: number; status_code: number }): Promise<void> {
+  await db
+    .insertInto('api_endpoints')
+    .values({ session_id: sessionId, ...e })
+    .onConflict((oc) => oc.columns(['session_id', 'method', 'endpoint']).doUpdateSet({ response_time_ms: e.response_time_ms, status_code: e.status_code, calls: sql`api_endpoints.calls + 1` }))
+    .execute();
+}
+
+export async function listEndpoints(db: Db, sessionId: string) {
+  return db.selectFrom('api_endpoints').select(['method', 'endpoint', 'response_time_ms', 'status_code', 'calls']).where('session_id', '=', sessionId).orderBy('endpoint').orderBy('method').execute();
+}
+
+/**
+ * Stores a flow, or updates the one with its key when more evidence changed
+ * it (a checkout that gained its payment page); true when it is new.
+ */
+export async function upsertFlow(db: Db, f: Omit<FlowRow, 'created_at' | 'pages' | 'steps' | 'evidence'> & { pages: string; steps: string; evidence: string }): Promise<boolean> {
+  const row = await db
+    .insertInto('flows')
+    .values(f)
+    .onConflict((oc) =>
+      oc.columns(['session_id', 'flow_key']).doUpdateSet({ pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence }),
+    )
+    .returning(sql<boolean>`xmax = 0`.as('inserted'))
+    .executeTakeFirstOrThrow();
+  return row.inserted;
+}
+
+export async function listFlows(db: Db, sessionId: string): Promise<FlowRow[]> {
+  return db.selectFrom('flows').selectAll().where('session_id', '=', sessionId).orderBy('created_at').orderBy('flow_id').execute();
+}
+
+/** Appends to the session's replayable stream and wakes listeners on commit. */
+export async function appendStreamEvent(db: Db, sessionId: string, type: string, data: Record<string, unknown>): Promise<void> {
+  await db.insertInto('session_events').values({ session_id: sessionId, type, data: JSON.stringify(data) }).execute();
+  await sql`select pg_notify(${DISCOVERY_CHANNEL}, ${sessionId})`.execute(db);
+}
+
+export async function streamEventsAfter(db: Db, sessionId: string, afterSeq: number) {
+  return db.selectFrom('session_events').select(['seq', 'type', 'data']).where('session_id', '=', sessionId).where('seq', '>', afterSeq).orderBy('seq').limit(500).execute();
+}

@@ -1,0 +1,74 @@
+import { startSite, type Site } from '../fixtures/site/server.js';
+import { bearer, call } from './support/http.js';
+import { launchForFile } from './support/launcher.js';
+
+// Discovery through the real gateway, test-case, discovery-crawler and
+// execution-runner processes: crawl the fixture site in Chromium, stream it,
+// turn its flows into test cases and run them right away.
+jest.setTimeout(180_000);
+
+const launched = launchForFile();
+let site: Site;
+
+const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
+  call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
+
+async function waitFor(sessionId: string, status: string) {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const res = await gw('GET', `/api/v1/discovery/${sessionId}/progress`);
+    if (res.body.status === status) return res.body;
+    if (Date.now() > deadline) throw new Error(`session still ${res.body.status}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  site = await startSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+describe('discovery through the gateway', () => {
+  it('crawls the site, streams it, and its generated test cases pass when run at once', async () => {
+    const project = await gw('POST', '/api/v1/projects', { name: 'Market', base_url: site.url });
+    const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: site.url, max_depth: 3, request_delay_ms: 0 });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ project_id: project.body.id, target_url: `${site.url}/`, status: 'running' });
+    const id = started.body.session_id;
+
+    const stream = await fetch(`${launched.assay.gatewayUrl}/api/v1/discovery/${id}/stream`, { headers: bearer(launched.assay.serviceKey) });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await stream.text();
+    const names = [...text.matchAll(/event: (\w+)/g)].map((m) => m[1]);
+    expect(names).toEqual(expect.arrayContaining(['page_discovered', 'flow_detected']));
+    expect(names[names.length - 1]).toBe('completion');
+
+    const done = await waitFor(id, 'completed');
+    expect(done.progress.percent).toBe(100);
+    const results = await gw('GET', `/api/v1/discovery/${id}/results`);
+    expect(new Set(results.body.flows.map((f: any) => f.type))).toEqual(new Set(['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud']));
+    expect(results.body.api_endpoints.map((e: any) => `${e.method} ${e.endpoint}`)).toContain('GET /api/products/{id}');
+    expect(results.body.pages.map((p: any) => p.url)).not.toContain(`${site.url}/private/area`);
+    expect((await gw('POST', `/api/v1/discovery/${id}/pause`)).status).toBe(409);
+
+    const plan = await gw('POST', '/api/v1/test-plans', { project_id: project.body.id, name: 'Discovered' });
+    const generated = await gw('POST', `/api/v1/discovery/${id}/generate-test-cases`, { test_plan_id: plan.body.id });
+    expect(generated.status).toBe(201);
+    expect(generated.body.test_cases).toHaveLength(results.body.flows.length);
+    const run = await gw('POST', '/api/v1/executions', { test_plan_id: plan.body.id, project_id: project.body.id });
+    expect(run.status).toBe(200);
+    const failures = run.body.results.test_results.filter((r: any) => r.status !== 'passed').map((r: any) => `${r.name}: ${r.error}`);
+    expect(failures).toEqual([]);
+    expect(run.body).toMatchObject({ status: 'completed', passed_tests: results.body.flows.length, failed_tests: 0 });
+  });
+
+  it('lists the discovery routes in the OpenAPI document', async () => {
+    const doc = await call(launched.assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
+    for (const path of ['/api/v1/discovery/start', '/api/v1/discovery/{session_id}/progress', '/api/v1/discovery/{session_id}/results', '/api/v1/discovery/{session_id}/pause', '/api/v1/discovery/{session_id}/resume', '/api/v1/discovery/{session_id}', '/api/v1/discovery/{session_id}/stream', '/api/v1/discovery/{session_id}/generate-test-cases']) {
+      expect(doc.body.paths[path]).toBeDefined();
+    }
+    expect(doc.body.components.schemas.DiscoveryStartRequest.properties.max_pages).toMatchObject({ minimum: 1, maximum: 1000, default: 100 });
+  });
+});
