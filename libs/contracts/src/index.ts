@@ -4,3 +4,4 @@ export { ROUTES, type RouteContract, type RouteParam, type ServiceName } from '.
 export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
+export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
