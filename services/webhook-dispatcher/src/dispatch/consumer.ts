@@ -12,9 +12,11 @@ export const CONSUMER_GROUP = 'webhook-dispatcher';
  * into deliveries, once per event id (the inbox makes redeliveries no-ops).
  */
 export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookDatabase>; clock: Clock; logger: Logger; onDeliveries(): void; concurrency?: number }): Promise<Subscription[]> {
-  return Promise.all(
-    PUBLIC_TOPICS.map((topic) =>
-      opts.bus.subscribe({
+  const subscriptions: Subscription[] = [];
+  // One after the other: pg-boss creating several queues at once can deadlock.
+  for (const topic of PUBLIC_TOPICS) {
+    subscriptions.push(
+      await opts.bus.subscribe({
         topic,
         group: CONSUMER_GROUP,
         concurrency: opts.concurrency ?? 16,
@@ -27,6 +29,7 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookData
           if (made > 0) opts.onDeliveries();
         },
       }),
-    ),
-  );
+    );
+  }
+  return subscriptions;
 }

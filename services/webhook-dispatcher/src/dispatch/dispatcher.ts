@@ -168,18 +168,22 @@ export class Dispatcher {
   private async claim(): Promise<Claimed[]> {
     const now = this.clock.now();
     return this.o.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<Claimed>`
-        select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
-               w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at
-        from deliveries d join webhooks w on w.id = d.webhook_id
-        where d.status = 'pending' and d.next_attempt_at <= ${now}
-          and (d.lease_until is null or d.lease_until < ${now}) and w.enabled
-        order by d.next_attempt_at
-        limit ${this.batchSize}
-        for update of d skip locked`.execute(trx);
-      if (rows.length === 0) return [];
-      const allowed = this.o.rateLimitsEnabled === false ? rows : await this.applyRateLimits(trx, rows, now);
-      if (allowed.length === 0) return [];
+      let allowed: Claimed[] = [];
+      // Rows held back by a rate limit move to later; look again until some may go or none are due.
+      for (;;) {
+        const { rows } = await sql<Claimed>`
+          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
+                 w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at
+          from deliveries d join webhooks w on w.id = d.webhook_id
+          where d.status = 'pending' and d.next_attempt_at <= ${now}
+            and (d.lease_until is null or d.lease_until < ${now}) and w.enabled
+          order by d.next_attempt_at
+          limit ${this.batchSize}
+          for update of d skip locked`.execute(trx);
+        if (rows.length === 0) return [];
+        allowed = this.o.rateLimitsEnabled === false ? rows : await this.applyRateLimits(trx, rows, now);
+        if (allowed.length > 0) break;
+      }
       const leaseUntil = new Date(now.getTime() + (this.o.leaseSeconds ?? 30) * 1000);
       await trx
         .updateTable('deliveries')
@@ -297,10 +301,16 @@ export class Dispatcher {
   }
 
   private async maybePurge(): Promise<void> {
+    if (this.clock.now().getTime() - this.lastPurge < 60_000) return;
+    this.lastPurge = this.clock.now().getTime();
+    await this.purge();
+  }
+
+  /** Deletes finished deliveries past their history period and old rate windows; returns the deliveries deleted. */
+  async purge(): Promise<number> {
     const now = this.clock.now();
-    if (now.getTime() - this.lastPurge < 60_000) return;
-    this.lastPurge = now.getTime();
-    await purgeExpiredDeliveries(this.o.db, now);
+    const n = await purgeExpiredDeliveries(this.o.db, now);
     await this.o.db.deleteFrom('rate_counters').where('window_start', '<', new Date(now.getTime() - 2 * 86_400_000)).execute();
+    return n;
   }
 }
