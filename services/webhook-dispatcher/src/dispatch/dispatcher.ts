@@ -57,7 +57,8 @@ interface Outcome {
   at: string;
 }
 
-const LANES = 4;
+const LANES = 3;
+const BATCH_SIZE = 200;
 const floorTo = (d: Date, ms: number) => new Date(Math.floor(d.getTime() / ms) * ms);
 
 /**
@@ -71,6 +72,8 @@ export class Dispatcher {
   private readonly clock: Clock;
   private readonly sender: Sender;
   private readonly batchSize: number;
+  /** Requests one lane has in flight: the lanes together stay within `concurrency`. */
+  private readonly senders: number;
   private stopped = true;
   private lanes: Promise<void>[] = [];
   private wake: Array<() => void> = [];
@@ -79,7 +82,8 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? SYSTEM_CLOCK;
     this.sender = new Sender(o.responseTimeoutMs);
-    this.batchSize = Math.max(1, Math.ceil((o.concurrency ?? 64) / LANES));
+    this.batchSize = BATCH_SIZE;
+    this.senders = Math.max(1, Math.ceil((o.concurrency ?? 64) / LANES));
   }
 
   start(): void {
@@ -129,18 +133,23 @@ export class Dispatcher {
     if (batch.length === 0) return 0;
     const keys = new Map<string, string[]>();
     const now = () => this.clock.now();
-    const outcomes = await Promise.all(
-      batch.map(async (d) => {
-        let secrets = keys.get(d.webhook_id);
-        if (!secrets) {
-          secrets = [this.o.secrets.open(d.secret_enc)];
-          if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > now()) secrets.push(this.o.secrets.open(d.previous_secret_enc));
-          keys.set(d.webhook_id, secrets);
+    const outcomes: Array<{ delivery: Claimed; outcome: Outcome }> = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(this.senders, batch.length) }, async () => {
+        while (next < batch.length) {
+          const d = batch[next++]!;
+          let secrets = keys.get(d.webhook_id);
+          if (!secrets) {
+            secrets = [this.o.secrets.open(d.secret_enc)];
+            if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > now()) secrets.push(this.o.secrets.open(d.previous_secret_enc));
+            keys.set(d.webhook_id, secrets);
+          }
+          const at = now();
+          const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
+          const result = await this.sender.send(d.url, headers, d.body);
+          outcomes.push({ delivery: d, outcome: this.outcomeOf(d, result, at) });
         }
-        const at = now();
-        const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
-        const result = await this.sender.send(d.url, headers, d.body);
-        return { delivery: d, outcome: this.outcomeOf(d, result, at) };
       }),
     );
     await this.record(outcomes);
@@ -167,30 +176,32 @@ export class Dispatcher {
 
   private async claim(): Promise<Claimed[]> {
     const now = this.clock.now();
+    const leaseUntil = new Date(now.getTime() + (this.o.leaseSeconds ?? 30) * 1000);
+    // One statement picks due rows no one holds and leases them to this process.
+    const lease = async (db: Db) =>
+      (
+        await sql<Claimed>`
+          update deliveries d set lease_owner = ${this.o.workerId}, lease_until = ${leaseUntil}
+          from webhooks w
+          where w.id = d.webhook_id and d.id in (
+            select d2.id from deliveries d2 join webhooks w2 on w2.id = d2.webhook_id
+            where d2.status = 'pending' and d2.next_attempt_at <= ${now}
+              and (d2.lease_until is null or d2.lease_until < ${now}) and w2.enabled
+            order by d2.next_attempt_at
+            limit ${this.batchSize}
+            for update of d2 skip locked)
+          returning d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
+                    w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at`.execute(db)
+      ).rows;
+    if (this.o.rateLimitsEnabled === false) return lease(this.o.db);
     return this.o.db.transaction().execute(async (trx) => {
-      let allowed: Claimed[] = [];
       // Rows held back by a rate limit move to later; look again until some may go or none are due.
       for (;;) {
-        const { rows } = await sql<Claimed>`
-          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
-                 w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at
-          from deliveries d join webhooks w on w.id = d.webhook_id
-          where d.status = 'pending' and d.next_attempt_at <= ${now}
-            and (d.lease_until is null or d.lease_until < ${now}) and w.enabled
-          order by d.next_attempt_at
-          limit ${this.batchSize}
-          for update of d skip locked`.execute(trx);
+        const rows = await lease(trx);
         if (rows.length === 0) return [];
-        allowed = this.o.rateLimitsEnabled === false ? rows : await this.applyRateLimits(trx, rows, now);
-        if (allowed.length > 0) break;
+        const allowed = await this.applyRateLimits(trx, rows, now);
+        if (allowed.length > 0) return allowed;
       }
-      const leaseUntil = new Date(now.getTime() + (this.o.leaseSeconds ?? 30) * 1000);
-      await trx
-        .updateTable('deliveries')
-        .set({ lease_owner: this.o.workerId, lease_until: leaseUntil })
-        .where('id', 'in', allowed.map((r) => r.id))
-        .execute();
-      return allowed;
     });
   }
 
@@ -236,7 +247,7 @@ export class Dispatcher {
       allowed.push(row);
     }
     for (const [until, ids] of waits) {
-      await trx.updateTable('deliveries').set({ next_attempt_at: new Date(until) }).where('id', 'in', ids).execute();
+      await trx.updateTable('deliveries').set({ next_attempt_at: new Date(until), lease_owner: null, lease_until: null }).where('id', 'in', ids).execute();
     }
     if (allowed.length) {
       const values = keys.flatMap((key) => [
@@ -314,3 +325,4 @@ export class Dispatcher {
     return n;
   }
 }
+

@@ -4,7 +4,7 @@ import { EVENTS, TOPICS, type Topic } from '@assay/contracts';
 import type { WebhookDatabase } from '../db/database.js';
 import { insertDeliveries } from '../deliveries/deliveries.repository.js';
 import { newDelivery } from '../deliveries/envelope.js';
-import { findPlan, findSubscribedWebhooks } from '../webhooks/webhooks.repository.js';
+import { findEnabledWebhooks } from '../webhooks/webhooks.repository.js';
 import type { Clock } from '../shared/clock.js';
 import { passesFilters, rulesHold } from './matching.js';
 
@@ -33,7 +33,7 @@ export function webhookEventsOf(envelope: EventEnvelope): Array<{ event: string;
 async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelope): Promise<number | undefined> {
   const execution = envelope.data.execution as { test_case_id?: string } | undefined;
   const caseId = execution?.test_case_id;
-  if (!caseId) return undefined;
+  if (!caseId || !envelope.event.startsWith('test.execution.')) return undefined;
   if (envelope.event === 'test.execution.passed') {
     await db.deleteFrom('failure_streaks').where('org_id', '=', orgId).where('test_case_id', '=', caseId).execute();
     return 0;
@@ -52,26 +52,36 @@ async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelop
 }
 
 /**
- * Turns one bus event into delivery rows for every enabled webhook of its
- * organization that subscribed to it and whose filters and rules let it
- * through. Runs inside the inbox transaction (`handleOnce`), so a
+ * Turns bus events into delivery rows for every enabled webhook of their
+ * organization that subscribed to them and whose filters and rules let them
+ * through. Runs inside the inbox transaction (`handleManyOnce`), so a
  * redelivered event fans out once. Returns the number of deliveries made.
  */
-export async function fanOut(db: Db, envelope: EventEnvelope, clock: Clock): Promise<number> {
-  const events = webhookEventsOf(envelope);
-  if (events.length === 0) return 0;
-  const orgId = envelope.organization_id;
-  const streak = await updateFailureStreak(db, orgId, envelope);
+export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Clock): Promise<number> {
+  const relevant = envelopes.filter((e) => PUBLIC_EVENTS.has(e.event));
+  if (relevant.length === 0) return 0;
   const now = clock.now();
-  const plan = await findPlan(db, orgId);
+  const orgs = [...new Set(relevant.map((e) => e.organization_id))];
+  const webhooks = await findEnabledWebhooks(db, orgs);
   const rows = [];
-  for (const { event, data } of events) {
-    for (const webhook of await findSubscribedWebhooks(db, orgId, event)) {
-      const input = { event, project_id: envelope.project_id, data, consecutiveFailures: streak, now };
-      if (!passesFilters({ projects: webhook.filter_projects, priorities: webhook.filter_priorities }, input)) continue;
-      if (!rulesHold(webhook.conditional_rules, input)) continue;
-      rows.push(newDelivery(webhook, { event, eventId: envelope.id, timestamp: envelope.timestamp, data }, plan, now));
+  for (const envelope of relevant) {
+    const candidates = webhooks.get(envelope.organization_id) ?? [];
+    // Streaks are kept whether or not a webhook listens now: a rule added later counts earlier failures.
+    const streak = await updateFailureStreak(db, envelope.organization_id, envelope);
+    for (const { event, data } of webhookEventsOf(envelope)) {
+      for (const { webhook, plan } of candidates) {
+        if (!webhook.events.includes(event)) continue;
+        const input = { event, project_id: envelope.project_id, data, consecutiveFailures: streak, now };
+        if (!passesFilters({ projects: webhook.filter_projects, priorities: webhook.filter_priorities }, input)) continue;
+        if (!rulesHold(webhook.conditional_rules, input)) continue;
+        rows.push(newDelivery(webhook, { event, eventId: envelope.id, timestamp: envelope.timestamp, data }, plan, now));
+      }
     }
   }
   return (await insertDeliveries(db, rows)).length;
+}
+
+/** `fanOutMany` for one event. */
+export function fanOut(db: Db, envelope: EventEnvelope, clock: Clock): Promise<number> {
+  return fanOutMany(db, [envelope], clock);
 }

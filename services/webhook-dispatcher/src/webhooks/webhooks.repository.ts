@@ -45,15 +45,25 @@ export async function deleteWebhookRow(db: Db, orgId: string, id: string): Promi
   return Number(r.numDeletedRows) > 0;
 }
 
-/** Enabled webhooks of an organization subscribed to `event`. */
-export async function findSubscribedWebhooks(db: Db, orgId: string, event: string): Promise<WebhookRow[]> {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('enabled', '=', true)
-    .where(sql<boolean>`${event} = any(events)`)
+/** Enabled webhooks of the organizations, with each organization's plan (Starter when never seen). */
+export async function findEnabledWebhooks(db: Db, orgIds: string[]): Promise<Map<string, Array<{ webhook: WebhookRow; plan: Plan }>>> {
+  const out = new Map<string, Array<{ webhook: WebhookRow; plan: Plan }>>();
+  if (orgIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('webhooks as w')
+    .leftJoin('org_plans as p', 'p.org_id', 'w.org_id')
+    .selectAll('w')
+    .select('p.plan')
+    .where('w.org_id', 'in', orgIds)
+    .where('w.enabled', '=', true)
+    .orderBy('w.created_at')
     .execute();
+  for (const { plan, ...webhook } of rows) {
+    const list = out.get(webhook.org_id) ?? [];
+    list.push({ webhook: webhook as WebhookRow, plan: plan ?? 'starter' });
+    out.set(webhook.org_id, list);
+  }
+  return out;
 }
 
 export async function rememberPlan(db: Db, orgId: string, plan: Plan): Promise<void> {
