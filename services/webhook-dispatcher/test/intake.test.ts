@@ -85,6 +85,8 @@ describe('events to deliveries', () => {
     await fanOut(svc.database.db, envelope(t, 'test.execution.failed', execution('failed', 'critical'), 'p-1'), svc.clock);
     await fanOut(svc.database.db, envelope(t, 'test.execution.failed', execution('failed', 'critical', 'case-1', 'p-2'), 'p-2'), svc.clock);
     await fanOut(svc.database.db, envelope(t, 'test.case.deleted', { test_case_id: 'c', name: 'x', permanent: true }), svc.clock);
+    // test-case events carry the case's priority too: a high one stays out of the critical-only webhook.
+    await fanOut(svc.database.db, envelope(t, 'test.case.deleted', { test_case_id: 'c', name: 'x', priority: 'high', permanent: true }, 'p-2'), svc.clock);
     await fanOut(svc.database.db, envelope(t, 'test.case.created', { test_case: {} }, 'p-2'), svc.clock);
     // Another organization's events never reach these webhooks.
     await fanOut(svc.database.db, { ...envelope(t, 'test.case.deleted', { test_case_id: 'c', name: 'x', permanent: true }), organization_id: randomUUID() }, svc.clock);
@@ -95,7 +97,7 @@ describe('events to deliveries', () => {
       ['test.execution.failed', 'critical', 'p-2'],
     ]);
     const p = await deliveredEvents(project.id);
-    expect(p.map((e) => [e.event, e.project]).sort()).toEqual([['test.case.deleted', undefined], ['test.execution.failed', 'p-2']]);
+    expect(p.map((e) => [e.event, e.project]).sort()).toEqual([['test.case.deleted', undefined], ['test.case.deleted', undefined], ['test.execution.failed', 'p-2']]);
   });
 
   it('evaluates conditional rules: repeated failures, pass rate, time of day', async () => {
