@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { EventEnvelope } from '@assay/bus';
+import { eventually } from '@assay/testing';
 import { fanOut } from '../src/dispatch/intake.js';
 import { startReceiver, startWebhookService, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
 
@@ -238,6 +239,19 @@ describe('delivery', () => {
     const sign = (secret: string) => `v1,${createHmac('sha256', secret).update(`${later.headers['webhook-id']}.${later.headers['webhook-timestamp']}.${later.body}`).digest('base64')}`;
     expect(later.headers['webhook-signature']).toBe(sign(rotated.secret));
     expect(later.headers['webhook-signature']).not.toBe(sign(h.secret));
+  });
+
+  it('records the rest of a batch when a webhook is deleted while its delivery is in flight', async () => {
+    const t = svc.tenant();
+    const slow = await hook(t, `/slow/800/${t.orgId}`);
+    const ok = await hook(t, `/ok/batch-${t.orgId}`);
+    await fanOut(svc.database.db, caseCreated(t), svc.clock);
+    const round = svc.dispatcher.runOnce();
+    await eventually(async () => (await receiver.requests(`/slow/800/${t.orgId}`)).length === 1);
+    expect((await t.call('DELETE', `/api/v1/webhooks/${slow.id}`)).status).toBe(200);
+    await round;
+    expect(await deliveriesOf(ok.id)).toEqual([expect.objectContaining({ status: 'delivered', attempt_count: 1, lease_owner: null })]);
+    expect(await svc.database.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', (await deliveriesOf(ok.id)).map((d) => d.id)).execute()).toHaveLength(1);
   });
 
   it('sends a test event of the chosen type on demand', async () => {

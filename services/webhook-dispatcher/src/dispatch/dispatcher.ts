@@ -266,19 +266,25 @@ export class Dispatcher {
   private async record(results: Array<{ delivery: Claimed; outcome: Outcome }>): Promise<void> {
     const outcomes = results.map((r) => r.outcome);
     await this.o.db.transaction().execute(async (trx) => {
+      // One statement: results land only on rows this process still leases, and
+      // an attempt is logged only with its row (a webhook deleted meanwhile takes both).
       await sql`
-        update deliveries d set
-          status = v.status, attempt_count = v.attempt_count, next_attempt_at = v.next_attempt_at,
-          status_code = v.status_code, response_body = v.response_body, response_time_ms = v.response_time_ms,
-          error = v.error, completed_at = v.completed_at, lease_owner = null, lease_until = null
-        from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as v(
-          id uuid, status text, attempt_count int, next_attempt_at timestamptz, status_code int,
-          response_body text, response_time_ms int, error text, completed_at timestamptz)
-        where d.id = v.id and d.lease_owner = ${this.o.workerId}`.execute(trx);
-      await sql`
+        with v as (
+          select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as v(
+            id uuid, status text, attempt_count int, next_attempt_at timestamptz, status_code int,
+            response_body text, response_time_ms int, error text, completed_at timestamptz, at timestamptz)
+        ), updated as (
+          update deliveries d set
+            status = v.status, attempt_count = v.attempt_count, next_attempt_at = v.next_attempt_at,
+            status_code = v.status_code, response_body = v.response_body, response_time_ms = v.response_time_ms,
+            error = v.error, completed_at = v.completed_at, lease_owner = null, lease_until = null
+          from v
+          where d.id = v.id and d.lease_owner = ${this.o.workerId}
+          returning d.id
+        )
         insert into delivery_attempts (delivery_id, attempt, at, status_code, response_time_ms, error)
         select v.id, v.attempt_count, v.at, v.status_code, v.response_time_ms, v.error
-        from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as v(id uuid, attempt_count int, at timestamptz, status_code int, response_time_ms int, error text)
+        from v join updated u on u.id = v.id
         on conflict do nothing`.execute(trx);
       const now = this.clock.now();
       for (const { delivery, outcome } of results) {
