@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import type { EventEnvelope } from '@assay/bus';
 import { eventually } from '@assay/testing';
 import { fanOut } from '../src/dispatch/intake.js';
+import { SecretBox } from '../src/webhooks/secrets.js';
 import { startReceiver, startWebhookService, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
 
 let svc: WebhookHarness;
@@ -252,6 +253,19 @@ describe('delivery', () => {
     await round;
     expect(await deliveriesOf(ok.id)).toEqual([expect.objectContaining({ status: 'delivered', attempt_count: 1, lease_owner: null })]);
     expect(await svc.database.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', (await deliveriesOf(ok.id)).map((d) => d.id)).execute()).toHaveLength(1);
+  });
+
+  it('fails only the delivery whose stored secret cannot be decrypted', async () => {
+    const t = svc.tenant();
+    const broken = await hook(t, `/ok/broken-${t.orgId}`);
+    const fine = await hook(t, `/ok/fine-${t.orgId}`);
+    await svc.database.db.updateTable('webhooks').set({ secret_enc: new SecretBox('another-key-0123456789abcdef0123456789').seal('x'.repeat(30)) }).where('id', '=', broken.id).execute();
+    await fanOut(svc.database.db, caseCreated(t), svc.clock);
+    await svc.dispatcher.drain();
+    expect(await deliveriesOf(fine.id)).toEqual([expect.objectContaining({ status: 'delivered' })]);
+    expect(await deliveriesOf(broken.id)).toEqual([expect.objectContaining({ status: 'pending', attempt_count: 1, error: expect.stringMatching(/cannot be decrypted/) })]);
+    expect(await receiver.requests(`/ok/broken-${t.orgId}`)).toEqual([]);
+    await t.call('DELETE', `/api/v1/webhooks/${broken.id}`);
   });
 
   it('sends a test event of the chosen type on demand', async () => {

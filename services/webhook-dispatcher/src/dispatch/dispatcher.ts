@@ -139,13 +139,20 @@ export class Dispatcher {
       Array.from({ length: Math.min(this.senders, batch.length) }, async () => {
         while (next < batch.length) {
           const d = batch[next++]!;
-          let secrets = keys.get(d.webhook_id);
-          if (!secrets) {
-            secrets = [this.o.secrets.open(d.secret_enc)];
-            if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > now()) secrets.push(this.o.secrets.open(d.previous_secret_enc));
-            keys.set(d.webhook_id, secrets);
-          }
           const at = now();
+          let secrets = keys.get(d.webhook_id);
+          try {
+            if (!secrets) {
+              secrets = [this.o.secrets.open(d.secret_enc)];
+              if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > at) secrets.push(this.o.secrets.open(d.previous_secret_enc));
+              keys.set(d.webhook_id, secrets);
+            }
+          } catch {
+            // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
+            const error = 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)';
+            outcomes.push({ delivery: d, outcome: this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error, retryAfter: undefined }, at) });
+            continue;
+          }
           const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
           const result = await this.sender.send(d.url, headers, d.body);
           outcomes.push({ delivery: d, outcome: this.outcomeOf(d, result, at) });
