@@ -57,8 +57,8 @@ interface Outcome {
   at: string;
 }
 
-const LANES = 3;
-const BATCH_SIZE = 200;
+const LANES = 4;
+const BATCH_SIZE = 400;
 const floorTo = (d: Date, ms: number) => new Date(Math.floor(d.getTime() / ms) * ms);
 
 /**

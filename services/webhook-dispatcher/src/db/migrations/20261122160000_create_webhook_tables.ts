@@ -52,6 +52,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('completed_at', 'timestamptz')
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .execute();
+  // Room on each page, so the lease and result updates can stay on the page (HOT updates).
+  await sql`alter table deliveries set (fillfactor = 70)`.execute(db);
   // One delivery per (webhook, platform event): a redelivered bus message fans out once.
   await sql`create unique index deliveries_once on deliveries (webhook_id, event_id, event) where event_id is not null`.execute(db);
   await sql`create index deliveries_due on deliveries (next_attempt_at) where status = 'pending'`.execute(db);
