@@ -33,6 +33,7 @@ const config = (() => {
       testCasePort: r.int('TEST_CASE_PORT', { default: 8082, min: 1, max: 65535 }),
       executionRunnerPort: r.int('EXECUTION_RUNNER_PORT', { default: 8083, min: 1, max: 65535 }),
       discoveryCrawlerPort: r.int('DISCOVERY_CRAWLER_PORT', { default: 8084, min: 1, max: 65535 }),
+      webhookDispatcherPort: r.int('WEBHOOK_DISPATCHER_PORT', { default: 8086, min: 1, max: 65535 }),
       chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
       runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
@@ -57,12 +58,13 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 async function loadOrCreateSecrets(): Promise<Record<string, string>> {
   const file = path.join(config.home, 'secrets.env');
   const existing = await readFile(file, 'utf8').catch(() => undefined);
-  if (existing) return Object.fromEntries(existing.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
-  const secrets = {
-    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-    SESSION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  };
-  await writeFile(file, Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
+  const secrets: Record<string, string> = existing
+    ? Object.fromEntries(existing.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]))
+    : {};
+  // Secrets added by later versions join an existing file; the ones there are kept.
+  const generated = ['INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY'].filter((name) => !secrets[name]);
+  for (const name of generated) secrets[name] = randomBytes(32).toString('base64url');
+  if (generated.length) await writeFile(file, Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
   return secrets;
 }
 
@@ -208,6 +210,7 @@ async function main(): Promise<void> {
     ['test-case', config.testCasePort],
     ['execution-runner', config.executionRunnerPort],
     ['discovery-crawler', config.discoveryCrawlerPort],
+    ['webhook-dispatcher', config.webhookDispatcherPort],
   ];
   const taken = [];
   for (const [name, port] of ports) if (!(await portIsFree(port, config.host))) taken.push(`${name} port ${port}`);
@@ -244,15 +247,27 @@ async function main(): Promise<void> {
     port: config.discoveryCrawlerPort,
     env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, DISCOVERY_ALLOW_LOOPBACK: 'true' },
   };
+  // Webhooks to http://localhost receivers are allowed here: this is local development.
+  const webhookDispatcher: ServiceSpec = {
+    name: 'webhook-dispatcher',
+    port: config.webhookDispatcherPort,
+    env: { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!, WEBHOOK_ALLOW_LOCAL_HTTP: 'true' },
+  };
   // Services not built yet have no URL: the gateway answers 501 for their routes.
   const gateway: ServiceSpec = {
     name: 'gateway',
     port: config.gatewayPort,
-    env: { AUTH_URL: local(auth), TEST_CASE_URL: local(testCase), EXECUTION_RUNNER_URL: local(executionRunner), DISCOVERY_CRAWLER_URL: local(discoveryCrawler) },
+    env: {
+      AUTH_URL: local(auth),
+      TEST_CASE_URL: local(testCase),
+      EXECUTION_RUNNER_URL: local(executionRunner),
+      DISCOVERY_CRAWLER_URL: local(discoveryCrawler),
+      WEBHOOK_DISPATCHER_URL: local(webhookDispatcher),
+    },
   };
 
   // Services start side by side; the gateway once they are ready.
-  await Promise.all([auth, testCase, executionRunner, discoveryCrawler].map((spec) => waitReady(spec, startService(spec, common))));
+  await Promise.all([auth, testCase, executionRunner, discoveryCrawler, webhookDispatcher].map((spec) => waitReady(spec, startService(spec, common))));
   await waitReady(gateway, startService(gateway, common));
   await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
 }

@@ -94,7 +94,7 @@ image.chromiumTagSuffix for services with chromium: true.
 {{- printf "%s:%s" $repository $tag -}}
 {{- end -}}
 
-{{/* Name of the Secret holding INTERNAL_TOKEN_SECRET and SESSION_TOKEN_SECRET. */}}
+{{/* Name of the Secret holding INTERNAL_TOKEN_SECRET, SESSION_TOKEN_SECRET and WEBHOOK_SECRET_KEY. */}}
 {{- define "assay.tokensSecretName" -}}
 {{- if .Values.secrets.existingSecret -}}
 {{- .Values.secrets.existingSecret -}}
@@ -247,6 +247,10 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- end -}}
 {{- if eq $name "discovery-crawler" -}}
 {{- $_ := set $env "CRAWLER_SESSIONS" (toString ($svc.concurrency | default 2)) -}}
+{{- end -}}
+{{- if eq $name "webhook-dispatcher" -}}
+{{- $_ := set $env "WEBHOOK_SECRET_KEY" (dict "valueFrom" (dict "secretKeyRef" (dict "name" (include "assay.tokensSecretName" $root) "key" "WEBHOOK_SECRET_KEY"))) -}}
+{{- $_ := set $env "WEBHOOK_CONCURRENCY" (toString ($svc.concurrency | default 64)) -}}
 {{- end -}}
 {{- /* <SERVICE>_URL of every other enabled service; a disabled one gets none (the gateway answers 501 for its routes). */ -}}
 {{- range $other := splitList " " (include "assay.serviceNames" $root) -}}

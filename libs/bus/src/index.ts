@@ -11,6 +11,7 @@ export {
   enqueueEvent,
   enqueueEvents,
   handleOnce,
+  handleManyOnce,
   outboxChannel,
   outboxMigration,
   startOutboxRelay,

@@ -128,6 +128,32 @@ export async function handleOnce(
   });
 }
 
+/**
+ * `handleOnce` for a batch of events: one transaction inserts the inbox rows
+ * and runs `fn` with the ids not handled before (none: `fn` is not called).
+ * Returns those ids.
+ */
+export async function handleManyOnce(
+  db: Kysely<any>,
+  consumer: string,
+  eventIds: string[],
+  fn: (trx: Kysely<any>, fresh: Set<string>) => Promise<void>,
+): Promise<Set<string>> {
+  const unique = [...new Set(eventIds)];
+  if (unique.length === 0) return new Set();
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('inbox')
+      .values(unique.map((event_id) => ({ consumer, event_id })))
+      .onConflict((oc) => oc.doNothing())
+      .returning('event_id')
+      .execute();
+    const fresh = new Set(inserted.map((r: { event_id: string }) => r.event_id));
+    if (fresh.size > 0) await fn(trx, fresh);
+    return fresh;
+  });
+}
+
 export interface OutboxRelayOptions {
   db: Kysely<any>;
   /** pg pool for LISTEN; without one the relay only polls. */

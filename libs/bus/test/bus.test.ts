@@ -2,7 +2,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS } from '@assay/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
-import { enqueueEvent, handleOnce, outboxMigration, PgBus, startOutboxRelay, KafkaBus, type EventEnvelope } from '@assay/bus';
+import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, PgBus, startOutboxRelay, KafkaBus, type EventEnvelope } from '@assay/bus';
 
 const logger = createSilentLogger();
 let testDb: TestDatabase;
@@ -146,6 +146,20 @@ describe('outbox', () => {
     const otherConsumer = await handleOnce(database.db, 'consumer-y', id, async () => void runs++);
     expect([first, second, otherConsumer]).toEqual([true, false, true]);
     expect(runs).toBe(2);
+  });
+
+  it('runs a batch handler with only the events not handled before, and not at all when none are new', async () => {
+    const [a, b, c] = [envelope(310).id, envelope(311).id, envelope(312).id];
+    const seen: string[][] = [];
+    await handleOnce(database.db, 'consumer-batch', a, async () => undefined);
+    const fresh = await handleManyOnce(database.db, 'consumer-batch', [a, b, c, b], async (_trx, ids) => void seen.push([...ids].sort()));
+    expect([...fresh].sort()).toEqual([b, c].sort());
+    const again = await handleManyOnce(database.db, 'consumer-batch', [a, b], async (_trx, ids) => void seen.push([...ids]));
+    expect(again.size).toBe(0);
+    expect(seen).toEqual([[b, c].sort()]);
+    // A failing handler commits no inbox row: the batch is handled again later.
+    await expect(handleManyOnce(database.db, 'consumer-batch', [envelope(313).id], async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect((await handleManyOnce(database.db, 'consumer-batch', [envelope(313).id], async () => undefined)).size).toBe(1);
   });
 });
 

@@ -140,13 +140,14 @@ export const EVENTS: Record<string, EventContract> = {
   'test.case.updated': {
     topic: TOPICS.testcases,
     visibility: 'public',
-    description: 'A test case changed: each changed field with its value before and after.',
+    description: 'A test case changed: each changed field with its value before and after, and its priority now.',
     data: {
       type: 'object',
       required: ['test_case_id', 'name', 'changes'],
       properties: {
         test_case_id: { type: 'string' },
         name: { type: 'string' },
+        priority: { type: 'string', enum: ['critical', 'high', 'medium', 'low'] },
         changes: {
           type: 'object',
           minProperties: 1,
@@ -162,7 +163,13 @@ export const EVENTS: Record<string, EventContract> = {
     data: {
       type: 'object',
       required: ['test_case_id', 'name', 'permanent'],
-      properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, project_id: { type: 'string' }, permanent: { type: 'boolean' } },
+      properties: {
+        test_case_id: { type: 'string' },
+        name: { type: 'string' },
+        project_id: { type: 'string' },
+        priority: { type: 'string', enum: ['critical', 'high', 'medium', 'low'] },
+        permanent: { type: 'boolean' },
+      },
     },
   },
   'discovery.session.started': {

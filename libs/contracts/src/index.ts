@@ -5,3 +5,4 @@ export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './ev
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS } from './discovery.schemas.js';
+export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';

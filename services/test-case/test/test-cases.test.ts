@@ -126,6 +126,8 @@ describe('test cases', () => {
 
     const [event] = await svc.events({ type: 'test.case.updated', key: created.id });
     expect(event!.data.test_case_id).toBe(created.id);
+    // The priority rides along so webhook priority filters apply to updates too.
+    expect(event!.data.priority).toBe('medium');
     expect(event!.data.changes.name).toEqual({ before: 'Login works', after: 'Login still works' });
     expect(event!.data.changes.steps.before).toEqual(created.steps);
     expect(event!.data.changes.steps.after).toEqual(r.body.steps);
@@ -160,8 +162,8 @@ describe('test cases', () => {
 
     const deletions = await svc.events({ type: 'test.case.deleted', key: c.id });
     expect(deletions.map((e) => e.data)).toEqual([
-      { test_case_id: c.id, name: c.name, project_id: project.id, permanent: false },
-      { test_case_id: c.id, name: c.name, project_id: project.id, permanent: true },
+      { test_case_id: c.id, name: c.name, project_id: project.id, priority: 'medium', permanent: false },
+      { test_case_id: c.id, name: c.name, project_id: project.id, priority: 'medium', permanent: true },
     ]);
     expect((await t.call('DELETE', `/api/v1/test-cases/${c.id}?force_delete=maybe`)).status).toBe(400);
   });

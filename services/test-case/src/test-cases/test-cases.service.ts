@@ -79,7 +79,7 @@ function deletedEvent(orgId: string, row: TestCaseRow, permanent: boolean): NewE
     organization_id: orgId,
     project_id: row.project_id,
     key: row.id,
-    data: { test_case_id: row.id, name: row.name, project_id: row.project_id, permanent },
+    data: { test_case_id: row.id, name: row.name, project_id: row.project_id, priority: row.priority, permanent },
   };
 }
 
@@ -161,7 +161,7 @@ export async function updateTestCase(db: Db, schema: string, orgId: string, id: 
     if (changes.status) patch.deleted_at = next.status === 'archived' ? new Date() : null;
     const row = await updateTestCaseRow(trx, orgId, id, patch);
     await enqueueEvents(trx, schema, [
-      { event: 'test.case.updated', organization_id: orgId, project_id: row.project_id, key: row.id, data: { test_case_id: row.id, name: row.name, changes } },
+      { event: 'test.case.updated', organization_id: orgId, project_id: row.project_id, key: row.id, data: { test_case_id: row.id, name: row.name, priority: row.priority, changes } },
     ]);
     return row;
   });
@@ -197,7 +197,7 @@ export async function restoreTestCase(db: Db, schema: string, orgId: string, id:
         organization_id: orgId,
         project_id: row.project_id,
         key: row.id,
-        data: { test_case_id: row.id, name: row.name, changes: { status: { before: 'archived', after: 'active' } } },
+        data: { test_case_id: row.id, name: row.name, priority: row.priority, changes: { status: { before: 'archived', after: 'active' } } },
       },
     ]);
     return row;

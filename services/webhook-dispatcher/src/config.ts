@@ -1,0 +1,30 @@
+import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+
+export interface WebhookConfig extends CommonConfig {
+  schema: string;
+  /** Key material for the AES-256-GCM encryption of webhook secrets at rest. */
+  secretKey: string;
+  /** Plain HTTP to loopback hosts (local development); HTTPS is required otherwise. */
+  allowLocalHttp: boolean;
+  /** false: no per-webhook or per-organization rate limits (benchmarks). */
+  rateLimitsEnabled: boolean;
+  /** Deliveries one process sends at once. */
+  concurrency: number;
+  /** How long a claimed delivery stays reserved for this process. */
+  leaseSeconds: number;
+  /** false: API only; this process sends nothing. */
+  dispatcherEnabled: boolean;
+}
+
+export function loadConfig(env: Env): WebhookConfig {
+  return readConfig(env, (r) => ({
+    ...readCommonConfig(r, 'webhook-dispatcher', 8086),
+    schema: 'webhook',
+    secretKey: r.secret('WEBHOOK_SECRET_KEY', { minLength: 32 }),
+    allowLocalHttp: r.bool('WEBHOOK_ALLOW_LOCAL_HTTP', { default: false }),
+    rateLimitsEnabled: r.bool('WEBHOOK_RATE_LIMITS_ENABLED', { default: true }),
+    concurrency: r.int('WEBHOOK_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
+    leaseSeconds: r.int('WEBHOOK_LEASE_SECONDS', { default: 30, min: 10, max: 600 }),
+    dispatcherEnabled: r.bool('WEBHOOK_DISPATCHER_ENABLED', { default: true }),
+  }));
+}

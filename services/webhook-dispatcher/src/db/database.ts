@@ -1,0 +1,119 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { OutboxTables } from '@assay/bus';
+import type { Plan } from '@assay/principal';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface ConditionalRule {
+  field: 'consecutive_failures' | 'pass_rate' | 'time_of_day' | 'environment';
+  op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'between';
+  value: unknown;
+}
+export interface ConditionalRules {
+  match?: 'all' | 'any';
+  rules: ConditionalRule[];
+}
+
+export interface WebhookTable {
+  id: Generated<string>;
+  org_id: string;
+  name: string;
+  url: string;
+  events: string[];
+  filter_projects: Generated<string[]>;
+  filter_priorities: Generated<string[]>;
+  conditional_rules: Json<ConditionalRules | null>;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  /** AES-256-GCM ciphertext of the signing secret (see secrets.ts). */
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+/** The organization's plan as last seen on a call of one of its members or keys. */
+export interface OrgPlanTable {
+  org_id: string;
+  plan: Plan;
+  updated_at: DefaultTimestamp;
+}
+
+export interface DeliveryTable {
+  id: Generated<string>;
+  org_id: string;
+  webhook_id: string;
+  event: string;
+  event_id: string | null;
+  test: Generated<boolean>;
+  /** The envelope exactly as sent: signatures cover these bytes. */
+  body: string;
+  status: Generated<DeliveryStatus>;
+  attempt_count: Generated<number>;
+  max_attempts: number;
+  next_attempt_at: NullableTimestamp;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+  status_code: number | null;
+  response_body: string | null;
+  response_time_ms: number | null;
+  error: string | null;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+  /** The log keeps the row until then (plan history period). */
+  expires_at: Timestamp;
+}
+
+export interface DeliveryAttemptTable {
+  delivery_id: string;
+  attempt: number;
+  at: Timestamp;
+  status_code: number | null;
+  response_time_ms: number | null;
+  error: string | null;
+}
+
+export interface RateCounterTable {
+  key: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface FailureStreakTable {
+  org_id: string;
+  test_case_id: string;
+  count: number;
+}
+
+export interface NotificationTable {
+  id: Generated<string>;
+  org_id: string;
+  webhook_id: string | null;
+  kind: string;
+  message: string;
+  created_at: Timestamp;
+  emailed_at: NullableTimestamp;
+}
+
+export interface WebhookDatabase extends OutboxTables {
+  webhooks: WebhookTable;
+  org_plans: OrgPlanTable;
+  deliveries: DeliveryTable;
+  delivery_attempts: DeliveryAttemptTable;
+  rate_counters: RateCounterTable;
+  failure_streaks: FailureStreakTable;
+  notifications: NotificationTable;
+}
+
+export type WebhookRow = Selectable<WebhookTable>;
+export type NewWebhookRow = Insertable<WebhookTable>;
+export type DeliveryRow = Selectable<DeliveryTable>;
+export type NewDeliveryRow = Insertable<DeliveryTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptTable>;

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import { handleManyOnce, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import type { Logger } from '@assay/logger';
+import type { WebhookDatabase } from '../db/database.js';
+import type { Clock } from '../shared/clock.js';
+import { fanOutMany, PUBLIC_EVENTS, PUBLIC_TOPICS } from './intake.js';
+
+export const CONSUMER_GROUP = 'webhook-dispatcher';
+
+/**
+ * Collects the events handed over in one tick and fans them out in one
+ * transaction: the bus passes messages one by one, but a whole fetched batch
+ * arrives at once. Each caller's promise settles with the batch, so a failed
+ * transaction fails (and redelivers) every message in it.
+ */
+class IntakeBatcher {
+  private pending: Array<{ envelope: EventEnvelope; done: (err?: unknown) => void }> = [];
+  private scheduled = false;
+
+  constructor(private readonly flush: (envelopes: EventEnvelope[]) => Promise<void>) {}
+
+  add(envelope: EventEnvelope): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ envelope, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        const batch = this.pending;
+        this.pending = [];
+        this.scheduled = false;
+        this.flush(batch.map((b) => b.envelope)).then(
+          () => batch.forEach((b) => b.done()),
+          (err) => batch.forEach((b) => b.done(err ?? new Error('intake failed'))),
+        );
+      });
+    });
+  }
+}
+
+/**
+ * Subscribes to every topic that carries public events and turns them into
+ * deliveries, once per event id (the inbox makes redeliveries no-ops).
+ */
+export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookDatabase>; clock: Clock; logger: Logger; onDeliveries(): void; concurrency?: number }): Promise<Subscription[]> {
+  const batcher = new IntakeBatcher(async (envelopes) => {
+    let made = 0;
+    await handleManyOnce(opts.db, CONSUMER_GROUP, envelopes.map((e) => e.id), async (trx, fresh) => {
+      const once = new Map(envelopes.filter((e) => fresh.has(e.id)).map((e) => [e.id, e]));
+      made = await fanOutMany(trx, [...once.values()], opts.clock);
+    });
+    if (made > 0) opts.onDeliveries();
+  });
+  const subscriptions: Subscription[] = [];
+  // One after the other: pg-boss creating several queues at once can deadlock.
+  for (const topic of PUBLIC_TOPICS) {
+    subscriptions.push(
+      await opts.bus.subscribe({
+        topic,
+        group: CONSUMER_GROUP,
+        concurrency: opts.concurrency ?? 100,
+        handler: async (envelope) => {
+          if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add(envelope);
+        },
+      }),
+    );
+  }
+  return subscriptions;
+}

@@ -1,0 +1,6 @@
+import type { Router } from 'express';
+import type { WebhookContext } from './context.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
+
+/** Every router of the webhook-dispatcher. */
+export const ROUTERS: Array<(ctx: WebhookContext) => Router> = [webhookRoutes];

@@ -1,0 +1,83 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { WEBHOOK_EVENT_TYPES } from '@assay/contracts';
+import { orgPrincipal, parsePagination, requireRole, requireScope, validationError } from '@assay/http';
+import type { WebhookContext } from '../context.js';
+import type { DeliveryStatus } from '../db/database.js';
+import { listWebhookDeliveries, resendDelivery, withAttempts } from '../deliveries/deliveries.service.js';
+import { listWebhooks, rememberPlan } from './webhooks.repository.js';
+import { createWebhook, deleteWebhook, getWebhook, rotateSecret, sendTestEvent, toWebhookBody, updateWebhook } from './webhooks.service.js';
+
+const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+function queryValue(query: Record<string, unknown>, name: string): string | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') throw validationError([{ field: name, message: 'must be given once' }]);
+  return raw;
+}
+
+export function webhookRoutes(ctx: WebhookContext): Router {
+  const router = Router();
+  // Webhook-related access (spec): Admin or Owner; sk_live_ keys need the webhooks scope.
+  const access = [
+    requireRole('owner', 'admin'),
+    requireScope('webhooks:manage'),
+    async (_req: Request, res: Response, next: NextFunction) => {
+      const p = orgPrincipal(res);
+      await rememberPlan(ctx.db, p.org_id, p.plan);
+      next();
+    },
+  ];
+  router.use('/api/v1/webhooks', ...access);
+
+  router.post('/api/v1/webhooks', async (req, res) => {
+    const p = orgPrincipal(res);
+    res.status(201).json(await createWebhook(ctx, p.org_id, p.plan, req.body));
+  });
+
+  router.get('/api/v1/webhooks', async (req, res) => {
+    const { limit, offset } = parsePagination(req.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: 100 });
+    const { rows, total } = await listWebhooks(ctx.db, orgPrincipal(res).org_id, limit, offset);
+    const now = ctx.clock.now();
+    res.json({ data: rows.map((r) => toWebhookBody(r, now)), pagination: { limit, offset, total } });
+  });
+
+  router.get('/api/v1/webhooks/:id', async (req, res) => {
+    res.json(toWebhookBody(await getWebhook(ctx.db, orgPrincipal(res).org_id, req.params.id), ctx.clock.now()));
+  });
+
+  router.patch('/api/v1/webhooks/:id', async (req, res) => {
+    const p = orgPrincipal(res);
+    res.json(await updateWebhook(ctx, p.org_id, p.plan, req.params.id, req.body));
+  });
+
+  router.delete('/api/v1/webhooks/:id', async (req, res) => {
+    res.json(await deleteWebhook(ctx.db, orgPrincipal(res).org_id, req.params.id));
+  });
+
+  router.post('/api/v1/webhooks/:id/test', async (req, res) => {
+    const orgId = orgPrincipal(res).org_id;
+    const row = await sendTestEvent(ctx, orgId, req.params.id, req.body);
+    res.status(202).json((await withAttempts(ctx.db, [row]))[0]);
+  });
+
+  router.post('/api/v1/webhooks/:id/rotate-secret', async (req, res) => {
+    res.json(await rotateSecret(ctx, orgPrincipal(res).org_id, req.params.id, req.body));
+  });
+
+  router.get('/api/v1/webhooks/:id/deliveries', async (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
+    const status = queryValue(query, 'status');
+    if (status !== undefined && !(STATUSES as string[]).includes(status)) throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
+    const event = queryValue(query, 'event');
+    if (event !== undefined && !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) throw validationError([{ field: 'event', message: 'must be a webhook event type' }]);
+    res.json(await listWebhookDeliveries(ctx.db, orgPrincipal(res).org_id, req.params.id, { status: status as DeliveryStatus | undefined, event, limit, offset }));
+  });
+
+  router.post('/api/v1/webhooks/:id/deliveries/:deliveryId/resend', async (req, res) => {
+    res.status(202).json(await resendDelivery(ctx, orgPrincipal(res).org_id, req.params.id, req.params.deliveryId));
+  });
+
+  return router;
+}

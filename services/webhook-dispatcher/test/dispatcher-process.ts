@@ -1,0 +1,18 @@
+import { createDatabase } from '@assay/db';
+import { createLogger } from '@assay/logger';
+import type { WebhookDatabase } from '../src/db/database.js';
+import { Dispatcher } from '../src/dispatch/dispatcher.js';
+import { SecretBox } from '../src/webhooks/secrets.js';
+
+// A dispatcher in its own process, for the crash test: it prints one JSON line once started.
+const database = createDatabase<WebhookDatabase>({ connectionString: process.env.DATABASE_URL!, schema: 'webhook' });
+const dispatcher = new Dispatcher({
+  db: database.db,
+  secrets: new SecretBox(process.env.WEBHOOK_SECRET_KEY!),
+  logger: createLogger('webhook-dispatcher', 'silent'),
+  workerId: process.env.WORKER_ID!,
+  concurrency: 64,
+  leaseSeconds: 30,
+});
+dispatcher.start();
+process.stdout.write(`${JSON.stringify({ started: true, pid: process.pid })}\n`);
