@@ -2,6 +2,8 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { EventEnvelope } from '@assay/bus';
 import { eventually } from '@assay/testing';
+import { createSilentLogger } from '@assay/logger';
+import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { fanOut } from '../src/dispatch/intake.js';
 import { SecretBox } from '../src/webhooks/secrets.js';
 import { startReceiver, startWebhookService, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
@@ -266,6 +268,26 @@ describe('delivery', () => {
     expect(await deliveriesOf(broken.id)).toEqual([expect.objectContaining({ status: 'pending', attempt_count: 1, error: expect.stringMatching(/cannot be decrypted/) })]);
     expect(await receiver.requests(`/ok/broken-${t.orgId}`)).toEqual([]);
     await t.call('DELETE', `/api/v1/webhooks/${broken.id}`);
+  });
+
+  it('puts back unsent the rows whose send could outlast the lease, so no other process sends them at the same time', async () => {
+    const t = svc.tenant();
+    const h = await hook(t, `/ok/lease-${t.orgId}`, { events: ['test.case.deleted'] });
+    for (let i = 0; i < 30; i++) await fanOut(svc.database.db, { ...caseCreated(t), event: 'test.case.deleted', data: { test_case_id: `c${i}`, name: 'x', permanent: true } }, svc.clock);
+    // Every reading of this clock is 2 s later: the 30 s lease runs out during the batch.
+    let t0 = svc.clock.now().getTime();
+    const hasty = new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger: createSilentLogger(), workerId: 'hasty', clock: { now: () => new Date((t0 += 2000)) }, concurrency: 4, leaseSeconds: 30 });
+    await hasty.runOnce();
+    const rows = await deliveriesOf(h.id);
+    const sent = rows.filter((r) => r.attempt_count === 1);
+    const back = rows.filter((r) => r.attempt_count === 0);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(back.length).toBeGreaterThan(0);
+    expect(sent.length + back.length).toBe(30);
+    expect(back.every((r) => r.status === 'pending' && r.lease_owner === null)).toBe(true);
+    expect((await receiver.requests(`/ok/lease-${t.orgId}`)).length).toBe(sent.length);
+    await hasty.stop();
+    await t.call('DELETE', `/api/v1/webhooks/${h.id}`);
   });
 
   it('sends a test event of the chosen type on demand', async () => {

@@ -5,7 +5,7 @@ import type { WebhookDatabase } from '../db/database.js';
 import { purgeExpiredDeliveries } from '../deliveries/deliveries.repository.js';
 import type { SecretBox } from '../webhooks/secrets.js';
 import { SYSTEM_CLOCK, type Clock } from '../shared/clock.js';
-import { PLAN_LIMITS, RATE_LIMITS } from '../shared/plans.js';
+import { PLAN_LIMITS, RATE_LIMITS, RESPONSE_TIMEOUT_MS } from '../shared/plans.js';
 import { nextAttemptAt, parseRetryAfter } from '../shared/retry.js';
 import { Sender, type SendResult } from './sender.js';
 import { signDelivery } from './signing.js';
@@ -127,10 +127,15 @@ export class Dispatcher {
     }
   }
 
-  /** Claims one batch of due deliveries, sends them, records the results; returns how many were sent. */
+  /** Claims one batch of due deliveries, sends them, records the results; returns how many were claimed. */
   async runOnce(): Promise<number> {
-    const batch = await this.claim();
+    const { rows: batch, leaseUntil } = await this.claim();
     if (batch.length === 0) return 0;
+    // A send must end (answer or timeout) while the lease holds, or another
+    // process could take the row and send it at the same time: rows whose turn
+    // comes too late go back unsent, with no attempt counted.
+    const lastStart = leaseUntil.getTime() - (this.o.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS) - 1000;
+    const released: string[] = [];
     const keys = new Map<string, string[]>();
     const now = () => this.clock.now();
     const outcomes: Array<{ delivery: Claimed; outcome: Outcome }> = [];
@@ -140,6 +145,10 @@ export class Dispatcher {
         while (next < batch.length) {
           const d = batch[next++]!;
           const at = now();
+          if (at.getTime() > lastStart) {
+            released.push(d.id);
+            continue;
+          }
           let secrets = keys.get(d.webhook_id);
           try {
             if (!secrets) {
@@ -159,7 +168,7 @@ export class Dispatcher {
         }
       }),
     );
-    await this.record(outcomes);
+    await this.record(outcomes, released);
     return batch.length;
   }
 
@@ -181,7 +190,7 @@ export class Dispatcher {
     return next ? { ...base, status: 'pending', next_attempt_at: next.toISOString(), completed_at: null } : { ...base, status: 'failed', next_attempt_at: null, completed_at: done };
   }
 
-  private async claim(): Promise<Claimed[]> {
+  private async claim(): Promise<{ rows: Claimed[]; leaseUntil: Date }> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + (this.o.leaseSeconds ?? 30) * 1000);
     // One statement picks due rows no one holds and leases them to this process.
@@ -200,16 +209,17 @@ export class Dispatcher {
           returning d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
                     w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at`.execute(db)
       ).rows;
-    if (this.o.rateLimitsEnabled === false) return lease(this.o.db);
-    return this.o.db.transaction().execute(async (trx) => {
+    if (this.o.rateLimitsEnabled === false) return { rows: await lease(this.o.db), leaseUntil };
+    const rows = await this.o.db.transaction().execute(async (trx) => {
       // Rows held back by a rate limit move to later; look again until some may go or none are due.
       for (;;) {
-        const rows = await lease(trx);
-        if (rows.length === 0) return [];
-        const allowed = await this.applyRateLimits(trx, rows, now);
+        const leased = await lease(trx);
+        if (leased.length === 0) return [];
+        const allowed = await this.applyRateLimits(trx, leased, now);
         if (allowed.length > 0) return allowed;
       }
     });
+    return { rows, leaseUntil };
   }
 
   /**
@@ -270,9 +280,12 @@ export class Dispatcher {
     return allowed;
   }
 
-  private async record(results: Array<{ delivery: Claimed; outcome: Outcome }>): Promise<void> {
+  private async record(results: Array<{ delivery: Claimed; outcome: Outcome }>, released: string[]): Promise<void> {
     const outcomes = results.map((r) => r.outcome);
     await this.o.db.transaction().execute(async (trx) => {
+      if (released.length) {
+        await trx.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', released).where('lease_owner', '=', this.o.workerId).execute();
+      }
       // One statement: results land only on rows this process still leases, and
       // an attempt is logged only with its row (a webhook deleted meanwhile takes both).
       await sql`
