@@ -64,6 +64,21 @@ describe('discovery through the gateway', () => {
     expect(run.body).toMatchObject({ status: 'completed', passed_tests: results.body.flows.length, failed_tests: 0 });
   });
 
+  it('pauses, resumes and cancels a session through the gateway, and refuses values outside the bounds', async () => {
+    const project = await gw('POST', '/api/v1/projects', { name: 'Market 2', base_url: site.url });
+    const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: site.url, max_pages: 30, request_delay_ms: 300 });
+    const id = started.body.session_id;
+    const paused = await gw('POST', `/api/v1/discovery/${id}/pause`);
+    expect(paused.body).toEqual({ session_id: id, status: 'paused', pages_crawled: expect.any(Number), paused_at: expect.any(String) });
+    expect((await gw('POST', `/api/v1/discovery/${id}/pause`)).status).toBe(409);
+    expect((await gw('POST', `/api/v1/discovery/${id}/resume`)).body).toEqual({ session_id: id, status: 'running', resumed_at: expect.any(String) });
+    const cancelled = await gw('DELETE', `/api/v1/discovery/${id}`);
+    expect(cancelled.body).toEqual({ session_id: id, status: 'cancelled', cancelled_at: expect.any(String), pages_crawled: expect.any(Number) });
+    expect((await gw('DELETE', `/api/v1/discovery/${id}`)).body).toMatchObject({ error: 'conflict' });
+    const tooMany = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: site.url, max_pages: 5000 });
+    expect(tooMany).toMatchObject({ status: 400, body: { error: 'validation_error', details: [{ field: 'max_pages' }] } });
+  });
+
   it('lists the discovery routes in the OpenAPI document', async () => {
     const doc = await call(launched.assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
     for (const path of ['/api/v1/discovery/start', '/api/v1/discovery/{session_id}/progress', '/api/v1/discovery/{session_id}/results', '/api/v1/discovery/{session_id}/pause', '/api/v1/discovery/{session_id}/resume', '/api/v1/discovery/{session_id}', '/api/v1/discovery/{session_id}/stream', '/api/v1/discovery/{session_id}/generate-test-cases']) {
