@@ -33,6 +33,8 @@ describe('starting a discovery session', () => {
     const missing = await t.dc('POST', '/api/v1/discovery/start', { project_id: '00000000-0000-4000-8000-000000000000', target_url: h.site.url });
     expect(missing).toMatchObject({ status: 404, body: { error: 'not_found', message: 'Project not found' } });
     expect((await t.dc('GET', '/api/v1/discovery/not-a-uuid/progress')).status).toBe(404);
+    const ai = await t.dc('POST', '/api/v1/discovery/start', { project_id: t.projectId, target_url: h.site.url, enable_ai_analysis: true });
+    expect(ai).toMatchObject({ status: 501, body: { error: 'not_implemented', message: expect.stringMatching(/^enable_ai_analysis is not built yet/) } });
   });
 
   it('refuses loopback and private targets unless the deployment allows them', async () => {

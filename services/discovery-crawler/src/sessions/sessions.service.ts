@@ -1,7 +1,7 @@
 import { enqueueEvents } from '@assay/bus';
 import { DISCOVERY_LIMITS } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
-import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
+import { conflict, isUuid, iso, notFound, notImplemented, validationError } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
@@ -33,6 +33,8 @@ const PAGE_MS = 400;
  * @throws AppError 400 for a bad or refused target, 404 for a project the organization does not have.
  */
 export async function startSession(ctx: DiscoveryContext, orgId: string, req: StartRequest): Promise<SessionRow> {
+  // Said plainly rather than accepted and ignored: nothing of the session would differ.
+  if (req.enable_ai_analysis === true) throw notImplemented('enable_ai_analysis is not built yet: flows and patterns come from page structure and network behaviour; start without it');
   const target = normaliseUrl(req.target_url);
   if (!target || !/^https?:\/\//i.test(req.target_url.trim())) throw validationError([{ field: 'target_url', message: 'must be an absolute http or https URL' }]);
   const refusal = await refuseTarget(target, ctx.allowTargets);
