@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { eventually, freePortForTests } from '@assay/testing';
+import type { ChildProcess } from 'node:child_process';
+import { eventually } from '@assay/testing';
 import { startShop } from '../fixtures/shop/server.js';
 import { bearer, call } from './support/http.js';
-import { childrenOf, isAlive, launchForFile, repoRoot } from './support/launcher.js';
+import { killHard, launchForFile, startServiceProcess } from './support/launcher.js';
 
 // A runner worker is a separate process (a pod in a cluster). Here the
 // launcher's execution-runner serves only the API (RUNNER_ENABLED=false) and
@@ -19,40 +18,7 @@ const workers: ChildProcess[] = [];
 const gw = (method: string, p: string, body?: unknown) =>
   call(launched.assay.gatewayUrl, method, p, { headers: bearer(launched.assay.serviceKey), ...(body !== undefined ? { body } : {}) });
 
-/** One more execution-runner process on the launcher's database and bus, with browser work on. */
-async function startWorker(): Promise<{ proc: ChildProcess; output: () => string }> {
-  const port = await freePortForTests();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', 'execution-runner', 'src', 'main.ts')], {
-    cwd: repoRoot(),
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: launched.database.url,
-      BUS: 'pg',
-      INTERNAL_TOKEN_SECRET: launched.assay.internalSecret,
-      PUBLIC_BASE_URL: launched.assay.gatewayUrl,
-      TEST_CASE_URL: `http://127.0.0.1:${launched.assay.testCasePort}`,
-      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RUNNER_ENABLED: 'true',
-      RUNNER_CONCURRENCY: '2',
-      RUNNER_LEASE_SECONDS: String(LEASE_SECONDS),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(proc);
-  const chunks: string[] = [];
-  proc.stdout!.on('data', (c: Buffer) => chunks.push(c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => chunks.push(c.toString()));
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
-  return { proc, output: () => chunks.join('') };
-}
-
-/** Every process below `pid`, depth first. */
-function descendants(pid: number): number[] {
-  return childrenOf(pid).flatMap((c) => [c, ...descendants(c)]);
-}
+const startWorker = () => startServiceProcess(launched, 'execution-runner', { RUNNER_ENABLED: 'true', RUNNER_CONCURRENCY: '2', RUNNER_LEASE_SECONDS: String(LEASE_SECONDS) });
 
 beforeAll(async () => {
   shop = await startShop();
@@ -74,19 +40,16 @@ describe('a runner worker killed mid-run', () => {
     const plan = await gw('POST', '/api/v1/test-plans', { project_id: project.body.id, name: 'Crash', test_case_ids: ids });
 
     const first = await startWorker();
+    workers.push(first.proc);
     const queued = await gw('POST', '/api/v1/executions/async', { test_plan_id: plan.body.id, project_id: project.body.id });
     expect(queued.status).toBe(202);
     // Mid-run: the first cases are loading /slow (3 s) in the worker's Chromium.
     await eventually(async () => (await gw('GET', queued.body.polling_url)).body.status === 'running', 60_000, 100);
-    const tree = descendants(first.proc.pid!);
-    expect(tree.length).toBeGreaterThan(0); // its Chromium
-    first.proc.kill('SIGKILL');
-    await new Promise((r) => first.proc.once('exit', r));
-    // Chromium notices its pipe closed and exits with its parent.
-    await eventually(async () => tree.every((pid) => !isAlive(pid)), 15_000, 100);
+    await killHard(first.proc);
     expect((await gw('GET', queued.body.polling_url)).body.status).toBe('running');
 
     const second = await startWorker();
+    workers.push(second.proc);
     const done = await eventually(
       async () => {
         const s = await gw('GET', queued.body.polling_url);

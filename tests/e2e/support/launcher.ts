@@ -268,3 +268,70 @@ export function launchForFile(opts: Omit<StartOptions, 'databaseUrl'> = {}): Lau
   });
   return state;
 }
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  port: number;
+  /** Everything it printed so far. */
+  output(): string;
+}
+
+/**
+ * One more process of `service` (a second pod, in a cluster) on a launched
+ * Assay's database and bus, on a free port; resolves once it answers /readyz.
+ * The caller kills it.
+ */
+export async function startServiceProcess(launched: LaunchedForFile, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePortForTests();
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', service, 'src', 'main.ts')], {
+    cwd: repoRoot(),
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: launched.database.url,
+      BUS: 'pg',
+      INTERNAL_TOKEN_SECRET: launched.assay.internalSecret,
+      PUBLIC_BASE_URL: launched.assay.gatewayUrl,
+      TEST_CASE_URL: `http://127.0.0.1:${launched.assay.testCasePort}`,
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const chunks: string[] = [];
+  proc.stdout!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  proc.stderr!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  const output = () => chunks.join('');
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${service} exited (code ${proc.exitCode})\n${output()}`);
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return { proc, port, output };
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`${service} was not ready within ${READY_TIMEOUT_MS / 1000} s\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Every process below `pid`, depth first. */
+export function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((c) => [c, ...descendantsOf(c)]);
+}
+
+/** SIGKILL, and resolves once the process and everything it started (Chromium) are gone. */
+export async function killHard(proc: ChildProcess): Promise<void> {
+  const tree = descendantsOf(proc.pid!);
+  const exited = new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+  proc.kill('SIGKILL');
+  await exited;
+  // Chromium notices its pipe closed and exits with its parent.
+  const deadline = Date.now() + 15_000;
+  while (tree.some(isAlive)) {
+    if (Date.now() > deadline) throw new Error(`processes outlived their killed parent: ${tree.filter(isAlive).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
