@@ -39,7 +39,9 @@ async function waitForCount(count: () => Promise<number>, target: number, timeou
 /** A dispatcher-only process on Assay's database: the webhook-dispatcher with its API on a spare port. */
 async function startDispatcher(env: Record<string, string>): Promise<ChildProcess> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', 'webhook-dispatcher', 'src', 'main.ts')], {
+  // BENCH_DISPATCHER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the dispatcher process.
+  const nodeArgs = (process.env.BENCH_DISPATCHER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join('services', 'webhook-dispatcher', 'src', 'main.ts')], {
     cwd: repoRoot(),
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
