@@ -61,6 +61,8 @@ interface Side {
   cpu: number;
   /** Of `cpu`, Postgres's share (Assay's side only). */
   pgCpu?: number;
+  /** What Postgres used in as long a window with no dispatcher running (other services' polling). */
+  pgIdle?: number;
 }
 
 /**
@@ -111,6 +113,10 @@ async function startAssaySide(receiverUrl: string, count: () => Promise<number>)
     // before the meter, so its CPU is read from its processes instead (all of
     // it in the window: autovacuum and the other services' bus polling too).
     const pgCpu = () => cpuByProcess(process.pid).get('postgres') ?? 0;
+    // What Postgres burns with no dispatcher (the other services' polling), per second, for the report.
+    const idleStart = pgCpu();
+    await new Promise((r) => setTimeout(r, 2000));
+    const pgIdlePerSecond = (pgCpu() - idleStart) / 2;
     const meter = startCpuMeter('assay');
     let dispatcher: ChildProcess | undefined;
     try {
@@ -132,7 +138,7 @@ async function startAssaySide(receiverUrl: string, count: () => Promise<number>)
       const cpu = meter.read() - meterStart + pg;
       delivered += expected;
       pending = 0;
-      return { seconds, cpu, pgCpu: pg };
+      return { seconds, cpu, pgCpu: pg, pgIdle: pgIdlePerSecond * seconds };
     } finally {
       dispatcher?.kill('SIGTERM');
       if (dispatcher) await new Promise((r) => (dispatcher!.exitCode !== null ? r(null) : dispatcher!.once('exit', r)));
@@ -211,7 +217,7 @@ export async function benchWebhooks(): Promise<void> {
       }
       rounds.push({ intake, assay: sent, plain });
       console.log(
-        `  round ${i + 1} (${i % 2 === 0 ? 'plain first' : 'assay first'}): assay ${(EVENTS / sent.seconds).toFixed(0)}/s, ${sent.cpu.toFixed(1)} CPU s (Postgres ${(sent.pgCpu ?? 0).toFixed(1)}); plain ${(EVENTS / plain.seconds).toFixed(0)}/s, ${plain.cpu.toFixed(1)} CPU s; ratio ${(plain.seconds / sent.seconds).toFixed(2)}x`,
+        `  round ${i + 1} (${i % 2 === 0 ? 'plain first' : 'assay first'}): assay ${(EVENTS / sent.seconds).toFixed(0)}/s, ${sent.cpu.toFixed(1)} CPU s (Postgres ${(sent.pgCpu ?? 0).toFixed(1)}, of which ~${(sent.pgIdle ?? 0).toFixed(1)} it spends idle); plain ${(EVENTS / plain.seconds).toFixed(0)}/s, ${plain.cpu.toFixed(1)} CPU s; ratio ${(plain.seconds / sent.seconds).toFixed(2)}x`,
       );
     }
     const m = (f: (r: (typeof rounds)[number]) => number) => median(rounds.map(f));
@@ -219,7 +225,7 @@ export async function benchWebhooks(): Promise<void> {
     const plainRate = EVENTS / m((r) => r.plain.seconds);
     console.log(`  medians of ${ROUNDS} rounds:`);
     console.log(`  intake (import -> outbox -> bus -> delivery rows): ${(EVENTS / m((r) => r.intake)).toFixed(0)} events/s`);
-    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s (dispatcher process + all of Postgres, Postgres ${m((r) => r.assay.pgCpu ?? 0).toFixed(1)}; ${EVENTS} deliveries, every one logged as delivered before the clock stops)`);
+    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s (dispatcher process + all of Postgres, Postgres ${m((r) => r.assay.pgCpu ?? 0).toFixed(1)}, ~${m((r) => r.assay.pgIdle ?? 0).toFixed(1)} of it what Postgres spends as long with no dispatcher; ${EVENTS} deliveries, every one logged as delivered before the clock stops)`);
     console.log(`  plain undici loop: ${plainRate.toFixed(0)} POSTs/s, ${m((r) => r.plain.cpu).toFixed(1)} CPU s (the bench process)`);
     console.log(`  ratio: ${m((r) => r.plain.seconds / r.assay.seconds).toFixed(2)}x the plain loop, median of the per-round ratios (${(assayRate / plainRate).toFixed(2)}x of the medians; target >= 0.5x); CPU ${(m((r) => r.assay.cpu) / m((r) => r.plain.cpu)).toFixed(1)}x; the receiver is a separate process on neither side`);
   } finally {
