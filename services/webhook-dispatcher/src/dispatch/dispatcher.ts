@@ -60,33 +60,8 @@ interface Outcome {
   at: string;
 }
 
-const LANES = 8;
-const BATCH_SIZE = 200;
-/** A counting semaphore: at most `size` holders at once, waiters served in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(readonly size: number) {
-    this.free = size;
-  }
-
-  take(): Promise<void> | void {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    return new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Hands the slot to the next waiter, or frees it. */
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
+const LANES = 4;
+const BATCH_SIZE = 400;
 const floorTo = (d: Date, ms: number) => new Date(Math.floor(d.getTime() / ms) * ms);
 
 /**
@@ -100,8 +75,8 @@ export class Dispatcher {
   private readonly clock: Clock;
   private readonly sender: Sender;
   private readonly batchSize: number;
-  /** Requests in flight across all lanes: while one lane is in the database, the others use its share. */
-  private readonly slots: Slots;
+  /** Requests one lane has in flight: the lanes together stay within `concurrency`. */
+  private readonly senders: number;
   private stopped = true;
   private lanes: Promise<void>[] = [];
   private wake: Array<() => void> = [];
@@ -113,7 +88,7 @@ export class Dispatcher {
     this.clock = o.clock ?? SYSTEM_CLOCK;
     this.sender = new Sender(o.responseTimeoutMs);
     this.batchSize = BATCH_SIZE;
-    this.slots = new Slots(o.concurrency ?? 64);
+    this.senders = Math.max(1, Math.ceil((o.concurrency ?? 64) / LANES));
   }
 
   start(): void {
@@ -170,42 +145,32 @@ export class Dispatcher {
     const keys = new Map<string, string[]>();
     const now = () => this.clock.now();
     const outcomes: Array<{ delivery: Claimed; outcome: Outcome }> = [];
-    const send = async (d: Claimed): Promise<void> => {
-      const at = now();
-      if (at.getTime() > lastStart) {
-        released.push(d.id);
-        return;
-      }
-      let secrets = keys.get(d.webhook_id);
-      try {
-        if (!secrets) {
-          secrets = [this.o.secrets.open(d.secret_enc)];
-          if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > at) secrets.push(this.o.secrets.open(d.previous_secret_enc));
-          keys.set(d.webhook_id, secrets);
-        }
-      } catch {
-        // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
-        const error = 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)';
-        outcomes.push({ delivery: d, outcome: this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error, retryAfter: undefined }, at) });
-        return;
-      }
-      const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
-      const result = await this.sender.send(d.url, headers, d.body);
-      outcomes.push({ delivery: d, outcome: this.outcomeOf(d, result, at) });
-    };
     let next = 0;
-    // Each request holds one of the process's slots; a lane waiting on the
-    // database holds none, so the other lanes keep the slots busy.
     await Promise.all(
-      Array.from({ length: Math.min(this.slots.size, batch.length) }, async () => {
+      Array.from({ length: Math.min(this.senders, batch.length) }, async () => {
         while (next < batch.length) {
-          await this.slots.take();
-          try {
-            const d = batch[next++];
-            if (d) await send(d);
-          } finally {
-            this.slots.give();
+          const d = batch[next++]!;
+          const at = now();
+          if (at.getTime() > lastStart) {
+            released.push(d.id);
+            continue;
           }
+          let secrets = keys.get(d.webhook_id);
+          try {
+            if (!secrets) {
+              secrets = [this.o.secrets.open(d.secret_enc)];
+              if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > at) secrets.push(this.o.secrets.open(d.previous_secret_enc));
+              keys.set(d.webhook_id, secrets);
+            }
+          } catch {
+            // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
+            const error = 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)';
+            outcomes.push({ delivery: d, outcome: this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error, retryAfter: undefined }, at) });
+            continue;
+          }
+          const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
+          const result = await this.sender.send(d.url, headers, d.body);
+          outcomes.push({ delivery: d, outcome: this.outcomeOf(d, result, at) });
         }
       }),
     );

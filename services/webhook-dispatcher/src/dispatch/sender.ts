@@ -22,28 +22,21 @@ export class Sender {
     const started = performance.now();
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await request(url, { method: 'POST', headers: headers as unknown as Record<string, string>, body, dispatcher: this.agent, signal, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
-      // A short answer with a known length is read in one piece; others up to 4 KB.
-      const length = Number(res.headers['content-length']);
-      let text: string;
-      if (length >= 0 && length <= RESPONSE_BODY_BYTES) text = await res.body.text();
-      else {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          const buf = chunk as Buffer;
-          chunks.push(buf);
-          size += buf.length;
-          if (size >= RESPONSE_BODY_BYTES) break;
-        }
-        // Breaking out of the loop above leaves the rest unread: discard it.
-        if (size >= RESPONSE_BODY_BYTES) res.body.destroy();
-        text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
+      const res = await request(url, { method: 'POST', headers: { ...headers }, body, dispatcher: this.agent, signal, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer;
+        chunks.push(buf);
+        size += buf.length;
+        if (size >= RESPONSE_BODY_BYTES) break;
       }
+      // Breaking out of the loop above leaves the rest unread: discard it.
+      if (size >= RESPONSE_BODY_BYTES) res.body.destroy();
       const retryAfter = res.headers['retry-after'];
       return {
         statusCode: res.statusCode,
-        body: text,
+        body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'),
         responseTimeMs: Math.round(performance.now() - started),
         error: res.statusCode >= 200 && res.statusCode < 300 ? null : `HTTP ${res.statusCode}`,
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
