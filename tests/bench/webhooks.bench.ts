@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { readFile } from 'node:fs/promises';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '@assay/embedded-pg';
+import { cpuByProcess, startCpuMeter } from './cpu.js';
 import { makeAssayHome, removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
@@ -38,7 +39,9 @@ async function waitForCount(count: () => Promise<number>, target: number, timeou
 /** A dispatcher-only process on Assay's database: the webhook-dispatcher with its API on a spare port. */
 async function startDispatcher(env: Record<string, string>): Promise<ChildProcess> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', 'webhook-dispatcher', 'src', 'main.ts')], {
+  // BENCH_DISPATCHER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the dispatcher process.
+  const nodeArgs = (process.env.BENCH_DISPATCHER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join('services', 'webhook-dispatcher', 'src', 'main.ts')], {
     cwd: repoRoot(),
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -53,24 +56,41 @@ async function startDispatcher(env: Record<string, string>): Promise<ChildProces
   }
 }
 
+interface Side {
+  seconds: number;
+  cpu: number;
+  /** Of `cpu`, Postgres's share (Assay's side only). */
+  pgCpu?: number;
+  /** What Postgres used in as long a window with no dispatcher running (other services' polling). */
+  pgIdle?: number;
+}
+
 /**
- * 10,000 `test.case.created` events (one JSON import) go through the
- * test-case outbox, the bus and the dispatcher's intake into delivery rows
- * while no process sends (WEBHOOK_DISPATCHER_ENABLED=false); then a
- * dispatcher process starts and sends the backlog. Both phases are timed.
+ * One Assay for every round. A round imports EVENTS test cases: their
+ * `test.case.created` events go through the test-case outbox, the bus and the
+ * dispatcher's intake into delivery rows while no process sends
+ * (WEBHOOK_DISPATCHER_ENABLED=false); then a dispatcher process starts and
+ * sends the backlog. The send is timed from its first delivery to its last,
+ * and counted done only when the log holds every delivery as delivered.
  */
-async function runAssay(receiverUrl: string, count: () => Promise<number>): Promise<{ intakeSeconds: number; sendSeconds: number }> {
+async function startAssaySide(receiverUrl: string, count: () => Promise<number>) {
   const home = await makeAssayHome();
   const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), ephemeral: true });
   // Rate limits off: 10,000 deliveries to one webhook are 100 times its per-minute limit.
   const env = { LOG_LEVEL: 'warn', RATE_LIMITS_ENABLED: 'false', WEBHOOK_RATE_LIMITS_ENABLED: 'false', WEBHOOK_CONCURRENCY: String(CONCURRENCY) };
   const databaseUrl = await ensureDatabase(pg.url, 'assay');
   const assay = await startAssay({ databaseUrl, env: { ...env, WEBHOOK_DISPATCHER_ENABLED: 'false' } });
-  let dispatcher: ChildProcess | undefined;
-  try {
-    const api = (p: string, method = 'GET', body?: unknown) => json(`${assay.gatewayUrl}${p}`, assay.serviceKey, method, body);
-    const hook = await api('/api/v1/webhooks', 'POST', { name: 'bench', url: `${receiverUrl}/hook`, events: ['test.case.created'] });
-    const project = await api('/api/v1/projects', 'POST', { name: 'Bench', base_url: 'http://localhost:3000' });
+  const api = (p: string, method = 'GET', body?: unknown) => json(`${assay.gatewayUrl}${p}`, assay.serviceKey, method, body);
+  const hook = await api('/api/v1/webhooks', 'POST', { name: 'bench', url: `${receiverUrl}/hook`, events: ['test.case.created'] });
+  const secrets = await readFile(path.join(assay.home, 'secrets.env'), 'utf8');
+  const secret = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(secrets)![1]!;
+  const total = (status: string) => api(`/api/v1/webhooks/${hook.id}/deliveries?status=${status}&limit=1`).then((r) => r.pagination.total as number);
+  let delivered = 0; // the create-time test event goes out with the first round
+  let pending = 1;
+  let round = 0;
+
+  async function intake(): Promise<number> {
+    const project = await api('/api/v1/projects', 'POST', { name: `Bench ${++round}`, base_url: 'http://localhost:3000' });
     const form = new FormData();
     form.append('project_id', project.id);
     const cases = Array.from({ length: EVENTS }, (_, i) => ({ name: `case ${i}`, steps: [{ action: 'navigate', value: `/item/${i}` }, { action: 'assert_visible', selector: '#title' }] }));
@@ -78,84 +98,138 @@ async function runAssay(receiverUrl: string, count: () => Promise<number>): Prom
     const started = performance.now();
     const res = await fetch(`${assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: { authorization: `Bearer ${assay.serviceKey}` }, body: form });
     if (!res.ok) throw new Error(`import: ${res.status} ${await res.text()}`);
-    const queued = () => api(`/api/v1/webhooks/${hook.id}/deliveries?status=pending&limit=1`).then((r) => r.pagination.total as number);
-    for (let n = await queued(); n < EVENTS + 1; n = await queued()) {
+    pending += EVENTS;
+    for (let n = await total('pending'); n < pending; n = await total('pending')) {
       if (performance.now() - started > 600_000) throw new Error(`only ${n} deliveries queued`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const intakeSeconds = (performance.now() - started) / 1000;
+    return (performance.now() - started) / 1000;
+  }
 
-    const secrets = await readFile(path.join(assay.home, 'secrets.env'), 'utf8');
-    const secret = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(secrets)![1]!;
+  async function send(): Promise<Side> {
+    const expected = pending;
     const base = await count();
-    dispatcher = await startDispatcher({ ...env, DATABASE_URL: databaseUrl, INTERNAL_TOKEN_SECRET: secret('INTERNAL_TOKEN_SECRET'), WEBHOOK_SECRET_KEY: secret('WEBHOOK_SECRET_KEY') });
-    // Timed from the first delivery, so the process start does not count.
-    await waitForCount(count, base + 1, 60_000);
-    const sendStart = performance.now();
-    await waitForCount(count, base + EVENTS + 1, 600_000);
-    const sendSeconds = (performance.now() - sendStart) / 1000;
-    // Every delivery is in the log, delivered (a batch's results commit just after its last answer).
-    const delivered = () => api(`/api/v1/webhooks/${hook.id}/deliveries?status=delivered&limit=1`).then((r) => r.pagination.total as number);
-    const logDeadline = Date.now() + 30_000;
-    for (let n = await delivered(); n !== EVENTS + 1; n = await delivered()) {
-      if (Date.now() > logDeadline) throw new Error(`log holds ${n} delivered, expected ${EVENTS + 1}`);
-      await new Promise((r) => setTimeout(r, 100));
+    // The dispatcher process and Postgres are Assay's side; Postgres started
+    // before the meter, so its CPU is read from its processes instead (all of
+    // it in the window: autovacuum and the other services' bus polling too).
+    const pgCpu = () => cpuByProcess(process.pid).get('postgres') ?? 0;
+    // What Postgres burns with no dispatcher (the other services' polling), per second, for the report.
+    const idleStart = pgCpu();
+    await new Promise((r) => setTimeout(r, 2000));
+    const pgIdlePerSecond = (pgCpu() - idleStart) / 2;
+    const meter = startCpuMeter('assay');
+    let dispatcher: ChildProcess | undefined;
+    try {
+      dispatcher = await startDispatcher({ ...env, DATABASE_URL: databaseUrl, INTERNAL_TOKEN_SECRET: secret('INTERNAL_TOKEN_SECRET'), WEBHOOK_SECRET_KEY: secret('WEBHOOK_SECRET_KEY') });
+      // Timed from the first delivery, so the process start does not count.
+      await waitForCount(count, base + 1, 60_000);
+      const sendStart = performance.now();
+      const meterStart = meter.read();
+      const pgStart = pgCpu();
+      await waitForCount(count, base + expected, 600_000);
+      // Every delivery is in the log, delivered (a batch's results commit just after its last answer).
+      const logDeadline = Date.now() + 30_000;
+      for (let n = await total('delivered'); n !== delivered + expected; n = await total('delivered')) {
+        if (Date.now() > logDeadline) throw new Error(`log holds ${n} delivered, expected ${delivered + expected}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const seconds = (performance.now() - sendStart) / 1000;
+      const pg = pgCpu() - pgStart;
+      const cpu = meter.read() - meterStart + pg;
+      delivered += expected;
+      pending = 0;
+      return { seconds, cpu, pgCpu: pg, pgIdle: pgIdlePerSecond * seconds };
+    } finally {
+      dispatcher?.kill('SIGTERM');
+      if (dispatcher) await new Promise((r) => (dispatcher!.exitCode !== null ? r(null) : dispatcher!.once('exit', r)));
+      meter.close();
     }
-    return { intakeSeconds, sendSeconds };
-  } finally {
-    dispatcher?.kill('SIGTERM');
-    if (dispatcher) await new Promise((r) => (dispatcher!.exitCode !== null ? r(null) : dispatcher!.once('exit', r)));
+  }
+
+  async function stop(): Promise<void> {
     await assay.stop();
     await pg.stop();
     await removeAssayHome(assay.home);
   }
+  return { intake, send, stop };
 }
 
-/** The same number of signed POSTs of a same-sized envelope, with undici at the dispatcher's concurrency. */
-async function runPlainLoop(receiverUrl: string): Promise<number> {
-  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 });
-  const secret = 'bench-secret-0123456789abcdef0123';
-  const data = { test_case: { id: randomUUID(), project_id: randomUUID(), name: 'case 1', description: null, status: 'active', priority: 'medium', tags: [], steps: [{ step_id: randomUUID(), action: 'navigate', value: '/item/1' }, { step_id: randomUUID(), action: 'assert_visible', selector: '#title' }] }, source: 'import' };
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < EVENTS) {
-        next++;
-        const id = randomUUID();
-        const body = JSON.stringify({ event: 'test.case.created', timestamp: new Date().toISOString(), organization_id: randomUUID(), webhook_id: randomUUID(), delivery_id: id, data });
-        const res = await request(`${receiverUrl}/plain`, {
-          method: 'POST',
-          dispatcher: agent,
-          headers: { 'content-type': 'application/json', 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`, 'x-service-delivery': id },
-          body,
-        });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`plain loop got ${res.statusCode}`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await agent.close();
-  return seconds;
+/** The same number of signed POSTs of a same-sized envelope, with undici at the dispatcher's concurrency (this process's CPU is its side). */
+async function runPlainLoop(receiverUrl: string): Promise<Side> {
+  const meter = startCpuMeter('plain');
+  try {
+    const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 });
+    const secret = 'bench-secret-0123456789abcdef0123';
+    const data = { test_case: { id: randomUUID(), project_id: randomUUID(), name: 'case 1', description: null, status: 'active', priority: 'medium', tags: [], steps: [{ step_id: randomUUID(), action: 'navigate', value: '/item/1' }, { step_id: randomUUID(), action: 'assert_visible', selector: '#title' }] }, source: 'import' };
+    let next = 0;
+    const started = performance.now();
+    const cpuStart = meter.read();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < EVENTS) {
+          next++;
+          const id = randomUUID();
+          const body = JSON.stringify({ event: 'test.case.created', timestamp: new Date().toISOString(), organization_id: randomUUID(), webhook_id: randomUUID(), delivery_id: id, data });
+          const res = await request(`${receiverUrl}/plain`, {
+            method: 'POST',
+            dispatcher: agent,
+            headers: { 'content-type': 'application/json', 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`, 'x-service-delivery': id },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`plain loop got ${res.statusCode}`);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = meter.read() - cpuStart;
+    await agent.close();
+    return { seconds, cpu };
+  } finally {
+    meter.close();
+  }
 }
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 
 export async function benchWebhooks(): Promise<void> {
-  console.log(`webhooks: ${EVENTS} events to one local receiver, ${CONCURRENCY} at once`);
+  console.log(`webhooks: ${EVENTS} events to one local receiver, ${CONCURRENCY} at once, ${ROUNDS} rounds (sides alternate), rate limits off on the Assay side (WEBHOOK_RATE_LIMITS_ENABLED=false)`);
   const receiver = await startReceiver();
+  const assay = await startAssaySide(receiver.url, receiver.count);
   try {
-    // The machine is shared: the plain loop runs before and after Assay, and the faster run counts.
-    const before = await runPlainLoop(receiver.url);
-    const assay = await runAssay(receiver.url, receiver.count);
-    const after = await runPlainLoop(receiver.url);
-    const plain = Math.min(before, after);
-    const assayRate = EVENTS / assay.sendSeconds;
-    const plainRate = EVENTS / plain;
-    console.log(`  intake (import -> outbox -> bus -> delivery rows): ${(EVENTS / assay.intakeSeconds).toFixed(0)} events/s (${assay.intakeSeconds.toFixed(2)} s)`);
-    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s (${assay.sendSeconds.toFixed(2)} s for the backlog); every delivery logged`);
-    console.log(`  plain undici loop: ${plainRate.toFixed(0)} POSTs/s (best of ${before.toFixed(2)} s before and ${after.toFixed(2)} s after)`);
-    console.log(`  ratio: ${(assayRate / plainRate).toFixed(2)}x the plain loop (target >= 0.5x)`);
+    await runPlainLoop(receiver.url); // warm-up, untimed: the first loop pays for JIT and connections
+    const rounds: Array<{ intake: number; assay: Side; plain: Side }> = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // The machine is shared: the sides take turns going first.
+      const intake = await assay.intake();
+      let plain: Side;
+      let sent: Side;
+      if (i % 2 === 0) {
+        plain = await runPlainLoop(receiver.url);
+        sent = await assay.send();
+      } else {
+        sent = await assay.send();
+        plain = await runPlainLoop(receiver.url);
+      }
+      rounds.push({ intake, assay: sent, plain });
+      console.log(
+        `  round ${i + 1} (${i % 2 === 0 ? 'plain first' : 'assay first'}): assay ${(EVENTS / sent.seconds).toFixed(0)}/s, ${sent.cpu.toFixed(1)} CPU s (Postgres ${(sent.pgCpu ?? 0).toFixed(1)}, of which ~${(sent.pgIdle ?? 0).toFixed(1)} it spends idle); plain ${(EVENTS / plain.seconds).toFixed(0)}/s, ${plain.cpu.toFixed(1)} CPU s; ratio ${(plain.seconds / sent.seconds).toFixed(2)}x`,
+      );
+    }
+    const m = (f: (r: (typeof rounds)[number]) => number) => median(rounds.map(f));
+    const assayRate = EVENTS / m((r) => r.assay.seconds);
+    const plainRate = EVENTS / m((r) => r.plain.seconds);
+    console.log(`  medians of ${ROUNDS} rounds:`);
+    console.log(`  intake (import -> outbox -> bus -> delivery rows): ${(EVENTS / m((r) => r.intake)).toFixed(0)} events/s`);
+    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s (dispatcher process + all of Postgres, Postgres ${m((r) => r.assay.pgCpu ?? 0).toFixed(1)}, ~${m((r) => r.assay.pgIdle ?? 0).toFixed(1)} of it what Postgres spends as long with no dispatcher; ${EVENTS} deliveries, every one logged as delivered before the clock stops)`);
+    console.log(`  plain undici loop: ${plainRate.toFixed(0)} POSTs/s, ${m((r) => r.plain.cpu).toFixed(1)} CPU s (the bench process)`);
+    console.log(`  ratio: ${m((r) => r.plain.seconds / r.assay.seconds).toFixed(2)}x the plain loop, median of the per-round ratios (${(assayRate / plainRate).toFixed(2)}x of the medians; target >= 0.5x); CPU ${(m((r) => r.assay.cpu) / m((r) => r.plain.cpu)).toFixed(1)}x; the receiver is a separate process on neither side`);
   } finally {
+    await assay.stop();
     receiver.proc.kill('SIGTERM');
   }
 }

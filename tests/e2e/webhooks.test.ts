@@ -15,6 +15,7 @@ const launched = launchForFile();
 let shop: Awaited<ReturnType<typeof startShop>>;
 let receiver: TestServer;
 const received: Array<{ headers: Record<string, string>; body: string }> = [];
+const staging: Array<{ event: string; data: any }> = [];
 
 const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
   call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
@@ -25,8 +26,9 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/staging') staging.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as (typeof staging)[number]);
       if (req.method === 'POST' && req.url === '/hook') received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(req.url === '/hook' ? 204 : 404).end();
+      res.writeHead(req.url === '/hook' || req.url === '/staging' ? 204 : 404).end();
     });
   });
 });
@@ -91,6 +93,48 @@ describe('webhooks through the gateway', () => {
 
     const log = await gw('GET', `/api/v1/webhooks/${created.body.id}/deliveries?event=test.execution.failed`);
     expect(log.body.data).toEqual([expect.objectContaining({ status: 'delivered', status_code: 204, attempt_count: 1 })]);
+  });
+
+  it('an environment rule gets only the events of runs in that environment', async () => {
+    const project = await gw('POST', '/api/v1/projects', { name: 'Envs', base_url: shop.url, environments: { staging: shop.url, production: shop.url } });
+    const kase = await gw('POST', '/api/v1/test-cases', { project_id: project.body.id, name: 'Home', priority: 'medium', steps: [{ action: 'navigate', value: '/' }, { action: 'assert_visible', selector: '#title' }] });
+    const plan = await gw('POST', '/api/v1/test-plans', { project_id: project.body.id, name: 'Envs', test_case_ids: [kase.body.id] });
+    const events = ['test.plan.started', 'test.plan.completed', 'test.execution.started', 'test.execution.completed', 'test.execution.passed'];
+    const hook = await gw('POST', '/api/v1/webhooks', {
+      name: 'Staging only',
+      url: `${receiver.url}/staging`,
+      events,
+      filters: { projects: [project.body.id] },
+      conditional_rules: { match: 'all', rules: [{ field: 'environment', op: 'eq', value: 'staging' }] },
+    });
+    expect(hook.status).toBe(201);
+    const runs: Record<string, string> = {};
+    for (const environment of ['production', undefined, 'staging']) {
+      const run = await gw('POST', '/api/v1/executions', { test_plan_id: plan.body.id, project_id: project.body.id, ...(environment ? { environment } : {}) });
+      expect(run.body).toMatchObject({ status: 'completed', passed_tests: 1 });
+      runs[environment ?? 'none'] = run.body.id;
+    }
+    // The unfiltered webhook of the first test saw all three runs end: their events were fanned out.
+    await eventually(async () => {
+      const done = bodies().filter((b) => b.json.event === 'test.plan.completed' && b.json.data.test_plan.project_id === project.body.id);
+      return done.length === 3 ? done : undefined;
+    }, 60_000);
+    const all = bodies().filter((b) => b.json.data.execution?.project_id === project.body.id || b.json.data.test_plan?.project_id === project.body.id);
+    const environmentOf = (d: any) => (d.execution ? d.execution.environment : d.test_plan?.environment);
+    expect(new Set(all.map((b) => environmentOf(b.json.data)))).toEqual(new Set(['production', null, 'staging']));
+    const logged = await eventually(async () => {
+      const log = await gw('GET', `/api/v1/webhooks/${hook.body.id}/deliveries?limit=100`);
+      // The create-time test event and one delivery per event of the staging run.
+      const rows = log.body.data as Array<{ status: string }>;
+      return rows.length === events.length + 1 && rows.every((d) => d.status === 'delivered') && staging.length >= rows.length ? rows : undefined;
+    }, 60_000);
+    expect(logged).toHaveLength(events.length + 1);
+    const runEvents = staging.filter((b) => !b.data.test);
+    expect(runEvents.map((b) => b.event).sort()).toEqual([...events].sort());
+    for (const b of runEvents) {
+      expect(environmentOf(b.data)).toBe('staging');
+      expect(b.data.execution?.id ?? b.data.execution_id).toBe(runs.staging);
+    }
   });
 
   it('refuses bad input with 400, a key without the webhooks scope with 403, and lists the routes in the OpenAPI document', async () => {

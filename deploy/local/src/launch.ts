@@ -248,10 +248,11 @@ async function main(): Promise<void> {
     env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, DISCOVERY_ALLOW_LOOPBACK: 'true' },
   };
   // Webhooks to http://localhost receivers are allowed here: this is local development.
+  // SMTP_URL and SMTP_FROM, when set for the launcher, reach it too (e-mail on a disabled webhook; auth names the recipients).
   const webhookDispatcher: ServiceSpec = {
     name: 'webhook-dispatcher',
     port: config.webhookDispatcherPort,
-    env: { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!, WEBHOOK_ALLOW_LOCAL_HTTP: 'true' },
+    env: { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!, WEBHOOK_ALLOW_LOCAL_HTTP: 'true', AUTH_URL: local(auth) },
   };
   // Services not built yet have no URL: the gateway answers 501 for their routes.
   const gateway: ServiceSpec = {

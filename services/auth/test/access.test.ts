@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { signPrincipal } from '@assay/principal';
 import { startAuth, keyPrincipal, SESSION_SECRET, type AuthHarness } from './harness.js';
+import { insertMembership, insertUser } from '../src/organizations/organizations.repository.js';
 
 let auth: AuthHarness;
 beforeAll(async () => {
@@ -140,6 +141,36 @@ describe('internal principal', () => {
     }
     // Nothing was bootstrapped by the refused call.
     expect((await auth.call('POST', '/internal/bootstrap', { body: {} })).body).toEqual({ created: false });
+  });
+});
+
+describe('organization administrators (internal)', () => {
+  it("lists the owner's and the admins' e-mail addresses, no members, to service principals only", async () => {
+    const { orgId, userId, email } = await auth.newOrganization();
+    const other = await auth.newOrganization();
+    const add = async (role: 'admin' | 'member', address: string) => {
+      const user = await insertUser(auth.database.db, { email: address, name: `${role} user`, password_hash: 'x' });
+      await insertMembership(auth.database.db, orgId, user.id, role);
+      return user.id;
+    };
+    const adminId = await add('admin', `admin-${orgId}@example.test`);
+    await add('member', `member-${orgId}@example.test`);
+    const r = await auth.call('GET', `/internal/organizations/${orgId}/administrators`);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      data: [
+        { user_id: userId, email, name: expect.any(String), role: 'owner' },
+        { user_id: adminId, email: `admin-${orgId}@example.test`, name: 'admin user', role: 'admin' },
+      ],
+    });
+    // Another organization's list names only its own owner.
+    expect((await auth.call('GET', `/internal/organizations/${other.orgId}/administrators`)).body.data.map((a: { email: string }) => a.email)).toEqual([other.email]);
+    const refused = await auth.call('GET', `/internal/organizations/${orgId}/administrators`, { principal: keyPrincipal(orgId) });
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 403, error: 'insufficient_permissions' });
+    for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+      const missing = await auth.call('GET', `/internal/organizations/${id}/administrators`);
+      expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Organization not found' } });
+    }
   });
 });
 

@@ -88,6 +88,7 @@ describe('executions in Chromium', () => {
       test_case_name: 'Cart total',
       project_id: projectId,
       project_name: 'Shop',
+      environment: null,
       status: 'failed',
       priority: 'medium',
       error: { message: 'Expected text "Total: $25" but found "Total: $20"', type: 'assertion_failed', step: 5, step_description: 'assert_text #total' },
@@ -101,6 +102,7 @@ describe('executions in Chromium', () => {
 
     const completed = (await h.events('test.plan.completed')).find((e) => e.data.execution_id === r.body.id);
     expect(completed.data.test_plan.summary).toEqual({ total: 2, passed: 0, failed: 2, skipped: 0, pass_rate: 0 });
+    expect(completed.data.test_plan.environment).toBeNull();
     expect(completed.data.test_plan.failed_tests.map((f: { name: string }) => f.name).sort()).toEqual(['Cart total', 'Missing button']);
   });
 
@@ -133,6 +135,11 @@ describe('executions in Chromium', () => {
     );
     const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, environment: 'staging', variables: credentials });
     expect(r.body.base_url).toBe(h.shopUrl);
+    // The run's environment travels in its events (webhook environment rules match it).
+    const started = (await h.events('test.plan.started')).find((e) => e.data.execution_id === r.body.id);
+    expect(started.data.test_plan.environment).toBe('staging');
+    const passed = (await h.events('test.execution.passed')).find((e) => e.data.execution.id === r.body.id);
+    expect(passed.data.execution.environment).toBe('staging');
     const [ok, unknown] = r.body.results.test_results;
     expect(ok.status).toBe('passed');
     expect(unknown.error).toBe('Unknown variable {{nobody}}: pass it in "variables"');

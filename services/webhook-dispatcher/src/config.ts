@@ -1,4 +1,4 @@
-import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+import { readCommonConfig, readConfig, type CommonConfig, type ConfigReader, type Env } from '@assay/config';
 
 export interface WebhookConfig extends CommonConfig {
   schema: string;
@@ -14,6 +14,8 @@ export interface WebhookConfig extends CommonConfig {
   leaseSeconds: number;
   /** false: API only; this process sends nothing. */
   dispatcherEnabled: boolean;
+  /** E-mail to the organization's administrators when a webhook is disabled; unset: a notification row and a log line only. */
+  smtp?: { url: string; from: string; authUrl: string };
 }
 
 export function loadConfig(env: Env): WebhookConfig {
@@ -26,5 +28,24 @@ export function loadConfig(env: Env): WebhookConfig {
     concurrency: r.int('WEBHOOK_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
     leaseSeconds: r.int('WEBHOOK_LEASE_SECONDS', { default: 30, min: 10, max: 600 }),
     dispatcherEnabled: r.bool('WEBHOOK_DISPATCHER_ENABLED', { default: true }),
+    smtp: readSmtp(r),
   }));
+}
+
+/** SMTP_URL holds a password: problems name the variable, never its value. */
+function readSmtp(r: ConfigReader): WebhookConfig['smtp'] {
+  const url = r.optionalString('SMTP_URL');
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['smtp:', 'smtps:'].includes(parsed.protocol) || !parsed.hostname) r.fail('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…');
+  const from = r.string('SMTP_FROM', { default: `Assay <assay@${parsed?.hostname || 'localhost'}>` });
+  // The recipients (owner and admins) come from the auth service.
+  const authUrl = r.optionalUrl('AUTH_URL');
+  if (!authUrl) r.fail('SMTP_URL needs AUTH_URL: the auth service names the administrators to e-mail');
+  return { url, from, authUrl: authUrl ?? '' };
 }

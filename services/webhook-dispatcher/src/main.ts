@@ -9,6 +9,7 @@ import { migrations } from './db/migrations/index.js';
 import { subscribeToEvents } from './dispatch/consumer.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { SYSTEM_CLOCK } from './shared/clock.js';
+import { AdminMailer } from './notify/mailer.js';
 import { SecretBox } from './webhooks/secrets.js';
 
 startMain(async () => {
@@ -16,11 +17,15 @@ startMain(async () => {
   const secrets = new SecretBox(config.secretKey);
   let dispatcher: Dispatcher | undefined;
   let subscriptions: Subscription[] = [];
+  let mailer: AdminMailer | undefined;
   await runService<WebhookDatabase>({
     config,
     migrations,
     async build({ database, bus, logger, ready }) {
       if (config.dispatcherEnabled) {
+        mailer = config.smtp && new AdminMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, authUrl: config.smtp.authUrl, internalTokenSecret: config.internalTokenSecret, logger });
+        if (!mailer) logger.info('SMTP_URL unset: a disabled webhook is a notification row and a log line, no e-mail');
+        const m = mailer;
         dispatcher = new Dispatcher({
           db: database.db,
           secrets,
@@ -29,6 +34,7 @@ startMain(async () => {
           concurrency: config.concurrency,
           leaseSeconds: config.leaseSeconds,
           rateLimitsEnabled: config.rateLimitsEnabled,
+          ...(m ? { onWebhookDisabled: (w) => m.webhookDisabled(w) } : {}),
         });
         dispatcher.start();
       }
@@ -48,6 +54,7 @@ startMain(async () => {
     async stop() {
       for (const s of subscriptions) await s.close();
       await dispatcher?.stop();
+      mailer?.close();
     },
   });
 });

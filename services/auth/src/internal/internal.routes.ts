@@ -4,7 +4,7 @@ import { servicePrincipal } from '@assay/principal';
 import type { AuthContext } from '../context.js';
 import { createKey } from '../keys/keys.service.js';
 import { addKeyUsage } from '../keys/keys.repository.js';
-import { countOrganizations } from '../organizations/organizations.repository.js';
+import { countOrganizations, listAdministrators } from '../organizations/organizations.repository.js';
 import {
   changeOrganizationStatus,
   createOrganizationWithOwner,
@@ -40,6 +40,14 @@ export function internalRoutes(ctx: AuthContext): Router {
     const id = req.params.id as string;
     if (!isUuid(id)) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
     res.json(toOrganizationBody(await changeOrganizationStatus(ctx.db, ctx.schema, id, req.body.status)));
+  });
+
+  // Who to tell about an organization's problems (the webhook-dispatcher e-mails them when it disables a webhook).
+  router.get('/internal/organizations/:id/administrators', async (req, res) => {
+    const id = req.params.id as string;
+    const org = isUuid(id) ? await ctx.db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst() : undefined;
+    if (!org) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
+    res.json({ data: await listAdministrators(ctx.db, id) });
   });
 
   // First start of a deployment: one organization, its owner and a dev service key. Idempotent.

@@ -47,6 +47,20 @@ export async function insertMembership(db: Db, orgId: string, userId: string, ro
   await db.insertInto('memberships').values({ org_id: orgId, user_id: userId, role }).execute();
 }
 
+/** The owner and the admins of an organization, owner first. */
+export async function listAdministrators(db: Db, orgId: string): Promise<Array<{ user_id: string; email: string; name: string; role: Role }>> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id as user_id', 'users.email', 'users.name', 'memberships.role'])
+    .where('memberships.org_id', '=', orgId)
+    .where('memberships.role', 'in', ['owner', 'admin'])
+    .orderBy(sql`memberships.role = 'owner'`, 'desc')
+    .orderBy('memberships.created_at')
+    .orderBy('users.email')
+    .execute();
+}
+
 export async function findMembership(db: Db, orgId: string, userId: string) {
   return db
     .selectFrom('memberships')

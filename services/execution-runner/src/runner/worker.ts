@@ -395,6 +395,7 @@ export class Runner {
           data: {
             execution_id: row.id,
             test_plan_id: row.test_plan_id,
+            environment: row.environment,
             timeout_seconds: row.timeout_seconds,
             partial_results: {
               total: results.length,

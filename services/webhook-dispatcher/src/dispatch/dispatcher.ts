@@ -9,6 +9,7 @@ import { PLAN_LIMITS, RATE_LIMITS, RESPONSE_TIMEOUT_MS } from '../shared/plans.j
 import { nextAttemptAt, parseRetryAfter } from '../shared/retry.js';
 import { Sender, type SendResult } from './sender.js';
 import { signDelivery } from './signing.js';
+import type { DisabledWebhook } from '../notify/mailer.js';
 
 type Db = Kysely<WebhookDatabase>;
 
@@ -27,6 +28,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Answer deadline (default 5 s, the spec's). */
   responseTimeoutMs?: number;
+  /** Called once a webhook this process disabled is committed (the administrators' e-mail); never awaited by a lane. */
+  onWebhookDisabled?: (w: DisabledWebhook) => Promise<unknown>;
 }
 
 interface Claimed {
@@ -78,6 +81,8 @@ export class Dispatcher {
   private lanes: Promise<void>[] = [];
   private wake: Array<() => void> = [];
   private lastPurge = 0;
+  /** Notices under way: stop() waits for them. */
+  private readonly notices = new Set<Promise<unknown>>();
 
   constructor(private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? SYSTEM_CLOCK;
@@ -103,6 +108,7 @@ export class Dispatcher {
     this.stopped = true;
     this.kick();
     await Promise.all(this.lanes);
+    await Promise.all(this.notices);
     await this.sender.close();
   }
 
@@ -282,6 +288,7 @@ export class Dispatcher {
 
   private async record(results: Array<{ delivery: Claimed; outcome: Outcome }>, released: string[]): Promise<void> {
     const outcomes = results.map((r) => r.outcome);
+    const disabled: DisabledWebhook[] = [];
     await this.o.db.transaction().execute(async (trx) => {
       if (released.length) {
         await trx.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', released).where('lease_owner', '=', this.o.workerId).execute();
@@ -315,12 +322,20 @@ export class Dispatcher {
         const reason = gone
           ? `The endpoint answered 410 Gone to delivery ${delivery.id}`
           : `Delivery ${delivery.id} (${delivery.event}) failed after ${outcome.attempt_count} attempts: ${outcome.error ?? 'failure'}`;
-        await this.disableWebhook(trx, delivery, reason, now);
+        const w = await this.disableWebhook(trx, delivery, reason, now);
+        if (w) disabled.push(w);
       }
     });
+    // After the commit: a rolled-back disable e-mails no one.
+    for (const w of disabled) {
+      const notice = this.o.onWebhookDisabled?.(w).catch((err: unknown) => this.o.logger.warn({ err, webhook: w.webhookId }, 'webhook disabled: notice failed'));
+      if (!notice) continue;
+      this.notices.add(notice);
+      void notice.finally(() => this.notices.delete(notice));
+    }
   }
 
-  private async disableWebhook(trx: Db, delivery: Claimed, reason: string, now: Date): Promise<void> {
+  private async disableWebhook(trx: Db, delivery: Claimed, reason: string, now: Date): Promise<DisabledWebhook | undefined> {
     const disabled = await trx
       .updateTable('webhooks')
       .set({ enabled: false, disabled_reason: reason, disabled_at: now, updated_at: now })
@@ -328,13 +343,14 @@ export class Dispatcher {
       .where('enabled', '=', true)
       .returning(['id', 'name', 'url'])
       .executeTakeFirst();
-    if (!disabled) return;
+    if (!disabled) return undefined;
     // The administrators' notification; the log line carries no secret and no body.
     await trx
       .insertInto('notifications')
       .values({ org_id: delivery.org_id, webhook_id: delivery.webhook_id, kind: 'webhook.disabled', message: `Webhook "${disabled.name}" (${disabled.url}) was disabled. ${reason}`, created_at: now })
       .execute();
     this.o.logger.warn({ webhook: delivery.webhook_id, org: delivery.org_id, reason }, 'webhook disabled');
+    return { orgId: delivery.org_id, webhookId: delivery.webhook_id, name: disabled.name, url: disabled.url, reason };
   }
 
   private async maybePurge(): Promise<void> {

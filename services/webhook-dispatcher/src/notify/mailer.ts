@@ -1,0 +1,86 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import { request } from 'undici';
+import type { Logger } from '@assay/logger';
+import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+
+/** What the administrators are told when the dispatcher disables a webhook. */
+export interface DisabledWebhook {
+  orgId: string;
+  webhookId: string;
+  name: string;
+  url: string;
+  reason: string;
+}
+
+export interface MailerOptions {
+  /** smtp(s)://user:password@host:port; the password is never logged. */
+  smtpUrl: string;
+  from: string;
+  /** The auth service: it names the organization's owner and admins. */
+  authUrl: string;
+  internalTokenSecret: string;
+  logger: Logger;
+}
+
+/**
+ * E-mails the owner and the admins of an organization (their addresses come
+ * from auth's internal route) when one of its webhooks is disabled. Failures
+ * are logged, never thrown: the notification row stays the record.
+ */
+export class AdminMailer {
+  private readonly transport: Transporter;
+  private readonly password: string;
+
+  constructor(private readonly o: MailerOptions) {
+    this.password = decodeURIComponent(new URL(o.smtpUrl).password);
+    this.transport = nodemailer.createTransport(o.smtpUrl);
+  }
+
+  /** The administrators' addresses (owner first). */
+  async administrators(orgId: string): Promise<string[]> {
+    const token = await signPrincipal(this.o.internalTokenSecret, servicePrincipal('webhook-dispatcher'));
+    const res = await request(`${this.o.authUrl}/internal/organizations/${encodeURIComponent(orgId)}/administrators`, { headers: { [PRINCIPAL_HEADER]: token } });
+    const body = (await res.body.json()) as { data?: Array<{ email: string }> };
+    if (res.statusCode !== 200 || !Array.isArray(body.data)) throw new Error(`auth answered ${res.statusCode} for the administrators of organization ${orgId}`);
+    return [...new Set(body.data.map((a) => a.email))];
+  }
+
+  /** Sends the notice; resolves with the recipients (none when the organization has no administrator). */
+  async webhookDisabled(w: DisabledWebhook): Promise<string[]> {
+    try {
+      const to = await this.administrators(w.orgId);
+      if (to.length === 0) return [];
+      await this.transport.sendMail({
+        from: this.o.from,
+        to,
+        subject: `[Assay] Webhook "${w.name}" was disabled`,
+        text: [
+          `The webhook "${w.name}" (${w.url}) of your organization was disabled by Assay.`,
+          '',
+          `Reason: ${w.reason}`,
+          '',
+          'Deliveries for it wait while it is disabled. Fix the endpoint, then enable the webhook again',
+          `(PATCH /api/v1/webhooks/${w.webhookId} with {"enabled": true}); the waiting deliveries go out then.`,
+          '',
+          `Webhook id: ${w.webhookId}`,
+        ].join('\n'),
+      });
+      this.o.logger.info({ webhook: w.webhookId, org: w.orgId, recipients: to.length }, 'webhook disabled: administrators e-mailed');
+      return to;
+    } catch (err) {
+      this.o.logger.warn({ webhook: w.webhookId, org: w.orgId, error: this.redact(err) }, 'webhook disabled: e-mail to the administrators failed');
+      return [];
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  /** The error's code and message with the SMTP password cut out, whatever the library put in it. */
+  private redact(err: unknown): string {
+    const e = err as { code?: string; message?: string };
+    const text = `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`;
+    return this.password ? text.split(this.password).join('***').split(encodeURIComponent(this.password)).join('***') : text;
+  }
+}
