@@ -41,8 +41,13 @@ export function createDatabase<DB>(opts: DatabaseOptions): Database<DB> {
     options: `-c search_path=${opts.schema}`,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // A connection lost (Postgres restart, failover, terminated backend) must not
+  // crash the process. Idle clients report it on the pool, which replaces them.
+  // A client checked out but between queries (inside a transaction) reports it
+  // on itself, where nothing listens: its next query fails instead, and the
+  // pool drops it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool, schema: opts.schema, close: () => db.destroy() };
 }
