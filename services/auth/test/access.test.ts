@@ -169,7 +169,7 @@ describe('organization administrators (internal)', () => {
     expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 403, error: 'insufficient_permissions' });
     for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
       const missing = await auth.call('GET', `/internal/organizations/${id}/administrators`);
-      expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Organization not found' } });
+      expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Organization not found', request_id: expect.any(String) } });
     }
   });
 });

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { isUuid, requireServicePrincipal, validateBody } from '@assay/http';
+import { isUuid, notFound, requireServicePrincipal, validateBody } from '@assay/http';
 import { servicePrincipal } from '@assay/principal';
 import type { AuthContext } from '../context.js';
 import { createKey } from '../keys/keys.service.js';
 import { addKeyUsage } from '../keys/keys.repository.js';
-import { countOrganizations, listAdministrators } from '../organizations/organizations.repository.js';
+import { countOrganizations, findOrganizationById, listAdministrators } from '../organizations/organizations.repository.js';
 import {
   changeOrganizationStatus,
   createOrganizationWithOwner,
@@ -45,8 +45,7 @@ export function internalRoutes(ctx: AuthContext): Router {
   // Who to tell about an organization's problems (the webhook-dispatcher e-mails them when it disables a webhook).
   router.get('/internal/organizations/:id/administrators', async (req, res) => {
     const id = req.params.id as string;
-    const org = isUuid(id) ? await ctx.db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst() : undefined;
-    if (!org) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
+    if (!isUuid(id) || !(await findOrganizationById(ctx.db, id))) throw notFound('Organization');
     res.json({ data: await listAdministrators(ctx.db, id) });
   });
 
