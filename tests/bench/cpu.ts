@@ -55,31 +55,40 @@ function cgroupMeter(name: string): CpuMeter | undefined {
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime + cutime + cstime of every process below (and including) `root`. */
-function treeCpuSeconds(root: number): number {
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** utime + stime + cutime + cstime: its own CPU and that of the children it reaped. */
+  seconds: number;
+}
+
+/** `root` and every live process below it, from one scan of /proc. */
+function processTree(root: number): ProcStat[] {
   const stats = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
-    .flatMap((d) => {
+    .flatMap((d): ProcStat[] => {
       try {
         const text = readFileSync(`/proc/${d}/stat`, 'utf8');
         // The command name may hold spaces and parentheses: fields start after the last ')'.
         const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-        return [{ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) }];
+        return [{ pid: Number(d), ppid: Number(f[1]), seconds: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND }];
       } catch {
         return []; // it exited while we read
       }
     });
-  const children = new Map<number, typeof stats>();
+  const children = new Map<number, ProcStat[]>();
   for (const s of stats) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
-  let ticks = 0;
+  const out: ProcStat[] = [];
   const stack = stats.filter((s) => s.pid === root);
   while (stack.length) {
     const s = stack.pop()!;
-    ticks += s.ticks;
+    out.push(s);
     stack.push(...(children.get(s.pid) ?? []));
   }
-  return ticks / TICKS_PER_SECOND;
+  return out;
 }
+
+const treeCpuSeconds = (root: number) => processTree(root).reduce((sum, s) => sum + s.seconds, 0);
 
 /** A meter for the processes this process starts from now on (and itself). */
 export function startCpuMeter(name: string): CpuMeter {
@@ -105,19 +114,6 @@ function label(pid: number): string {
 /** CPU seconds (own plus reaped children) of every live process below `root`, summed by label. */
 export function cpuByProcess(root: number): Map<string, number> {
   const out = new Map<string, number>();
-  const walk = (pid: number) => {
-    let children: number[] = [];
-    try {
-      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
-      out.set(label(pid), (out.get(label(pid)) ?? 0) + seconds);
-      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return;
-    }
-    for (const c of children) walk(c);
-  };
-  walk(root);
+  for (const s of processTree(root)) out.set(label(s.pid), (out.get(label(s.pid)) ?? 0) + s.seconds);
   return out;
 }
