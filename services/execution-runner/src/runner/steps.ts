@@ -108,15 +108,18 @@ const FINGERPRINT = new Function('el', `
 
 const fingerprintKey = (page: Page, selector: string) => `${page.url()}\u0000${selector}`;
 
-/** The element's fingerprint, read once per page URL and selector in an execution. */
-async function fingerprint(ctx: StepContext, selector: string, locator: Locator): Promise<ElementFingerprint | undefined> {
+/** The element's fingerprint, read from the page by `read` only the first time in an execution for this page URL and selector. */
+async function fingerprint(ctx: StepContext, selector: string, read: () => Promise<ElementFingerprint | undefined>): Promise<ElementFingerprint | undefined> {
   const key = fingerprintKey(ctx.page, selector);
   const known = ctx.fingerprints?.get(key);
   if (known) return known;
-  const fp = await locator.evaluate(FINGERPRINT, undefined, { timeout: 1000 }).catch(() => undefined);
+  const fp = await read();
   if (fp) ctx.fingerprints?.set(key, fp);
   return fp;
 }
+
+/** Reads the fingerprint of an element already found visible; a failure to read it fails nothing. */
+const readQuietly = (locator: Locator) => () => locator.evaluate(FINGERPRINT, undefined, { timeout: 1000 }).catch(() => undefined);
 
 /** Waits for the element; a missing or hidden element fails with the spec's kind of message. */
 async function visible(page: Page, selector: string, timeoutMs: number): Promise<Locator> {
@@ -190,7 +193,7 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
     case 'wait': {
       const sel = need(selector, 'selector');
       const el = await visible(page, sel, step.timeout ?? t);
-      return { fingerprint: await fingerprint(ctx, sel, el) };
+      return { fingerprint: await fingerprint(ctx, sel, readQuietly(el)) };
     }
     case 'screenshot': {
       const png = selector ? await (await visible(page, selector, t)).screenshot({ type: 'png', timeout: t }) : await page.screenshot({ type: 'png', fullPage: true });
@@ -199,13 +202,13 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
     case 'assert_visible': {
       const sel = need(selector, 'selector');
       const el = await visible(page, sel, t);
-      return { fingerprint: await fingerprint(ctx, sel, el) };
+      return { fingerprint: await fingerprint(ctx, sel, readQuietly(el)) };
     }
     case 'assert_text': {
       const sel = need(selector, 'selector');
       const expected = normalise(need(value, 'value'));
       const el = await visible(page, sel, t);
-      const fp = await fingerprint(ctx, sel, el);
+      const fp = await fingerprint(ctx, sel, readQuietly(el));
       const { ok, last } = await poll(async () => normalise(await el.innerText({ timeout: 1000 })), (v) => v.includes(expected), t);
       if (!ok) throw new StepError(`Expected text "${expected}" but found "${last}"`, 'assertion_failed');
       return fp ? { fingerprint: fp } : {};
@@ -214,7 +217,7 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
       const sel = need(selector, 'selector');
       const expected = need(value, 'value');
       const el = await visible(page, sel, t);
-      const fp = await fingerprint(ctx, sel, el);
+      const fp = await fingerprint(ctx, sel, readQuietly(el));
       const { ok, last } = await poll(() => el.inputValue({ timeout: 1000 }), (v) => v === expected, t);
       if (!ok) throw new StepError(`Expected value "${expected}" but found "${last}"`, 'assertion_failed');
       return fp ? { fingerprint: fp } : {};
@@ -229,17 +232,12 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
   // measured slower: the machine is CPU-bound.)
   const sel = need(selector, 'selector');
   const el = page.locator(sel).first();
-  const key = fingerprintKey(page, sel);
-  const readFingerprint = async (): Promise<ElementFingerprint> => {
-    const known = ctx.fingerprints?.get(key);
-    if (known) return known;
-    const fp = await el.evaluate(FINGERPRINT, undefined, { timeout: t }).catch((err: unknown) => {
+  // Here the read also waits for the element, so its failure is the step's.
+  const waitAndRead = () =>
+    el.evaluate(FINGERPRINT, undefined, { timeout: t }).catch((err: unknown) => {
       if (isInvalidSelector(err)) throw new StepError(`Invalid selector: ${sel}`, 'error');
       throw new StepError(`Element not found: ${sel} (waited ${t} ms)`, 'element_not_found');
     });
-    ctx.fingerprints?.set(key, fp);
-    return fp;
-  };
   const action = (): Promise<unknown> => {
     switch (step.action) {
       case 'click':
@@ -266,7 +264,7 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
         return Promise.reject(new StepError(`Unknown action "${step.action}"`, 'error'));
     }
   };
-  const fp = await readFingerprint();
+  const fp = await fingerprint(ctx, sel, waitAndRead);
   await action();
   return { fingerprint: fp };
 }
