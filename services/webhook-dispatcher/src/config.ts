@@ -10,8 +10,8 @@ export interface WebhookConfig extends CommonConfig {
   rateLimitsEnabled: boolean;
   /** Deliveries one process sends at once. */
   concurrency: number;
-  /** How long a claimed delivery stays reserved for this process. */
-  leaseSeconds: number;
+  /** How long a batch keeps starting sends; its rows stay locked until it records them. */
+  batchSeconds: number;
   /** false: API only; this process sends nothing. */
   dispatcherEnabled: boolean;
   /** E-mail to the organization's administrators when a webhook is disabled; unset: a notification row and a log line only. */
@@ -26,7 +26,7 @@ export function loadConfig(env: Env): WebhookConfig {
     allowLocalHttp: r.bool('WEBHOOK_ALLOW_LOCAL_HTTP', { default: false }),
     rateLimitsEnabled: r.bool('WEBHOOK_RATE_LIMITS_ENABLED', { default: true }),
     concurrency: r.int('WEBHOOK_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
-    leaseSeconds: r.int('WEBHOOK_LEASE_SECONDS', { default: 30, min: 10, max: 600 }),
+    batchSeconds: r.int('WEBHOOK_BATCH_SECONDS', { default: 30, min: 5, max: 600 }),
     dispatcherEnabled: r.bool('WEBHOOK_DISPATCHER_ENABLED', { default: true }),
     smtp: readSmtp(r),
   }));

@@ -32,7 +32,7 @@ startMain(async () => {
           logger,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
           concurrency: config.concurrency,
-          leaseSeconds: config.leaseSeconds,
+          batchSeconds: config.batchSeconds,
           rateLimitsEnabled: config.rateLimitsEnabled,
           ...(m ? { onWebhookDisabled: (w) => m.webhookDisabled(w) } : {}),
         });

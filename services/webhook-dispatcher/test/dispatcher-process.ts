@@ -12,7 +12,7 @@ const dispatcher = new Dispatcher({
   logger: createLogger('webhook-dispatcher', 'silent'),
   workerId: process.env.WORKER_ID!,
   concurrency: 64,
-  leaseSeconds: 30,
+  batchSeconds: 30,
 });
 dispatcher.start();
 process.stdout.write(`${JSON.stringify({ started: true, pid: process.pid })}\n`);

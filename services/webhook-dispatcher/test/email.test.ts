@@ -100,6 +100,7 @@ function dispatcherWith(smtpUrl: string): Dispatcher {
 /** A webhook whose creation test event is already out of the way, so the event below is what fails. */
 async function hook(t: ReturnType<WebhookHarness['tenant']>, url: string, name: string) {
   const h = await t.webhook(url, { name });
+  await svc.database.db.deleteFrom('delivery_queue').where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('webhook_id', '=', h.id)).execute();
   await svc.database.db.deleteFrom('deliveries').where('webhook_id', '=', h.id).execute();
   return h;
 }

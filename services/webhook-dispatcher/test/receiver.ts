@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
  *   /hang               never answers
  *   /slow/<ms>          200 after <ms>
  *   /big                200 with a 10 KB body
+ *   /chunked            200 with a 10 KB body in chunks, no Content-Length
+ *   /drip               200 at once, then a byte of body every 200 ms, never ending
  * GET /__requests lists what was received; DELETE /__requests forgets it.
  */
 interface Received {
@@ -57,6 +59,17 @@ const server = http.createServer((req, res) => {
     }
     if (kind === 'slow') {
       setTimeout(() => res.end('late'), Number(arg));
+      return;
+    }
+    if (kind === 'chunked') {
+      res.write('y'.repeat(3000));
+      setTimeout(() => res.end('z'.repeat(7240)), 20);
+      return;
+    }
+    if (kind === 'drip') {
+      res.write('.');
+      const timer = setInterval(() => res.write('.'), 200);
+      res.on('close', () => clearInterval(timer));
       return;
     }
     if (kind === 'big') {

@@ -59,8 +59,6 @@ export interface DeliveryTable {
   attempt_count: Generated<number>;
   max_attempts: number;
   next_attempt_at: NullableTimestamp;
-  lease_owner: string | null;
-  lease_until: NullableTimestamp;
   status_code: number | null;
   response_body: string | null;
   response_time_ms: number | null;
@@ -69,15 +67,22 @@ export interface DeliveryTable {
   completed_at: NullableTimestamp;
   /** The log keeps the row until then (plan history period). */
   expires_at: Timestamp;
+  /** Every attempt, oldest first (jsonb: timestamps are ISO strings). */
+  attempts: ColumnType<DeliveryAttempt[], never, never>;
 }
 
-export interface DeliveryAttemptTable {
-  delivery_id: string;
+export interface DeliveryAttempt {
   attempt: number;
-  at: Timestamp;
+  at: string;
   status_code: number | null;
   response_time_ms: number | null;
   error: string | null;
+}
+
+/** A pending delivery, due at `next_attempt_at`; dispatchers lock these rows while they send. */
+export interface DeliveryQueueTable {
+  delivery_id: string;
+  next_attempt_at: Timestamp;
 }
 
 export interface RateCounterTable {
@@ -106,7 +111,7 @@ export interface WebhookDatabase extends OutboxTables {
   webhooks: WebhookTable;
   org_plans: OrgPlanTable;
   deliveries: DeliveryTable;
-  delivery_attempts: DeliveryAttemptTable;
+  delivery_queue: DeliveryQueueTable;
   rate_counters: RateCounterTable;
   failure_streaks: FailureStreakTable;
   notifications: NotificationTable;
@@ -116,4 +121,3 @@ export type WebhookRow = Selectable<WebhookTable>;
 export type NewWebhookRow = Insertable<WebhookTable>;
 export type DeliveryRow = Selectable<DeliveryTable>;
 export type NewDeliveryRow = Insertable<DeliveryTable>;
-export type DeliveryAttemptRow = Selectable<DeliveryAttemptTable>;

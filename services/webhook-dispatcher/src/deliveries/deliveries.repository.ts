@@ -1,18 +1,29 @@
 import { sql, type Kysely } from 'kysely';
-import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, NewDeliveryRow, WebhookDatabase } from '../db/database.js';
+import type { DeliveryRow, DeliveryStatus, NewDeliveryRow, WebhookDatabase } from '../db/database.js';
 
 type Db = Kysely<WebhookDatabase>;
 
-/** Inserts deliveries; one already made for the same (webhook, event) is skipped. */
+/**
+ * Inserts deliveries and queues them, in one statement; one already made for
+ * the same (webhook, event) is skipped.
+ */
 export async function insertDeliveries(db: Db, rows: NewDeliveryRow[]): Promise<DeliveryRow[]> {
   const out: DeliveryRow[] = [];
   for (let i = 0; i < rows.length; i += 1000) {
     out.push(
       ...(await db
-        .insertInto('deliveries')
-        .values(rows.slice(i, i + 1000))
-        .onConflict((oc) => oc.columns(['webhook_id', 'event_id', 'event']).where('event_id', 'is not', null).doNothing())
-        .returningAll()
+        .with('inserted', (q) =>
+          q
+            .insertInto('deliveries')
+            .values(rows.slice(i, i + 1000))
+            .onConflict((oc) => oc.columns(['webhook_id', 'event_id', 'event']).where('event_id', 'is not', null).doNothing())
+            .returningAll(),
+        )
+        .with('queued', (q) =>
+          q.insertInto('delivery_queue').columns(['delivery_id', 'next_attempt_at']).expression((eb) => eb.selectFrom('inserted').select(['inserted.id', sql<Date>`coalesce(inserted.next_attempt_at, now())`.as('next_attempt_at')])),
+        )
+        .selectFrom('inserted')
+        .selectAll()
         .execute()),
     );
   }
@@ -43,23 +54,30 @@ export async function findDelivery(db: Db, orgId: string, webhookId: string, id:
   return q.executeTakeFirst();
 }
 
-export async function findAttempts(db: Db, deliveryIds: string[]): Promise<DeliveryAttemptRow[]> {
-  if (deliveryIds.length === 0) return [];
-  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('attempt').execute();
-}
-
 /** A finished delivery goes out once more, at `now`: one attempt more than it had. */
 export async function requeueDelivery(db: Db, id: string, now: Date): Promise<DeliveryRow> {
-  return db
+  const row = await db
     .updateTable('deliveries')
-    .set({ status: 'pending', next_attempt_at: now, max_attempts: sql`attempt_count + 1`, completed_at: null, lease_owner: null, lease_until: null })
+    .set({ status: 'pending', next_attempt_at: now, max_attempts: sql`attempt_count + 1`, completed_at: null })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await db
+    .insertInto('delivery_queue')
+    .values({ delivery_id: id, next_attempt_at: now })
+    .onConflict((oc) => oc.column('delivery_id').doUpdateSet({ next_attempt_at: now }))
+    .execute();
+  return row;
 }
 
-/** Removes finished deliveries whose history period ended. */
+/** Removes finished deliveries whose history period ended, and queue rows whose delivery is gone. */
 export async function purgeExpiredDeliveries(db: Db, now: Date): Promise<number> {
   const r = await db.deleteFrom('deliveries').where('status', '<>', 'pending').where('expires_at', '<', now).executeTakeFirst();
+  // Left by a webhook deleted while a dispatcher held them (normally that dispatcher removes them itself).
+  await sql`
+    delete from delivery_queue where delivery_id in (
+      select q.delivery_id from delivery_queue q
+      where not exists (select 1 from deliveries d where d.id = q.delivery_id)
+      for update skip locked)`.execute(db);
   return Number(r.numDeletedRows);
 }

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { withTransaction } from '@assay/db';
 import { conflict, isUuid, iso, notFound } from '@assay/http';
-import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, WebhookDatabase } from '../db/database.js';
+import type { DeliveryRow, DeliveryStatus, WebhookDatabase } from '../db/database.js';
 import type { WebhookContext } from '../context.js';
 import { getWebhook } from '../webhooks/webhooks.service.js';
-import { findAttempts, findDelivery, listDeliveries, requeueDelivery } from './deliveries.repository.js';
+import { findDelivery, listDeliveries, requeueDelivery } from './deliveries.repository.js';
 
 type Db = Kysely<WebhookDatabase>;
 
-export function toDeliveryBody(row: DeliveryRow, attempts: DeliveryAttemptRow[]) {
+export function toDeliveryBody(row: DeliveryRow) {
   return {
     id: row.id,
     webhook_id: row.webhook_id,
@@ -23,24 +23,16 @@ export function toDeliveryBody(row: DeliveryRow, attempts: DeliveryAttemptRow[])
     response_body: row.response_body,
     response_time_ms: row.response_time_ms,
     error: row.error,
-    attempts: attempts.map((a) => ({ attempt: a.attempt, at: iso(a.at), status_code: a.status_code, response_time_ms: a.response_time_ms, error: a.error })),
+    attempts: row.attempts.map((a) => ({ attempt: a.attempt, at: iso(new Date(a.at)), status_code: a.status_code, response_time_ms: a.response_time_ms, error: a.error })),
     created_at: iso(row.created_at),
     completed_at: iso(row.completed_at),
   };
 }
 
-/** Delivery rows with their attempts, in the API's shape. */
-export async function withAttempts(db: Db, rows: DeliveryRow[]) {
-  const attempts = await findAttempts(db, rows.map((r) => r.id));
-  const byDelivery = new Map<string, DeliveryAttemptRow[]>();
-  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
-  return rows.map((r) => toDeliveryBody(r, byDelivery.get(r.id) ?? []));
-}
-
 export async function listWebhookDeliveries(db: Db, orgId: string, webhookId: string, f: { status?: DeliveryStatus | undefined; event?: string | undefined; limit: number; offset: number }) {
   await getWebhook(db, orgId, webhookId);
   const { rows, total } = await listDeliveries(db, orgId, webhookId, f);
-  return { data: await withAttempts(db, rows), pagination: { limit: f.limit, offset: f.offset, total } };
+  return { data: rows.map(toDeliveryBody), pagination: { limit: f.limit, offset: f.offset, total } };
 }
 
 /**
@@ -57,5 +49,5 @@ export async function resendDelivery(ctx: WebhookContext, orgId: string, webhook
     return requeueDelivery(trx, id, ctx.clock.now());
   });
   ctx.deliveriesDue();
-  return (await withAttempts(ctx.db, [row]))[0]!;
+  return toDeliveryBody(row);
 }

@@ -7,7 +7,7 @@ import type { SecretBox } from '../webhooks/secrets.js';
 import { SYSTEM_CLOCK, type Clock } from '../shared/clock.js';
 import { PLAN_LIMITS, RATE_LIMITS, RESPONSE_TIMEOUT_MS } from '../shared/plans.js';
 import { nextAttemptAt, parseRetryAfter } from '../shared/retry.js';
-import { Sender, type SendResult } from './sender.js';
+import { endpointOf, Sender, type Endpoint, type SendResult } from './sender.js';
 import { signDelivery } from './signing.js';
 import type { DisabledWebhook } from '../notify/mailer.js';
 
@@ -17,18 +17,22 @@ export interface DispatcherOptions {
   db: Db;
   secrets: SecretBox;
   logger: Logger;
-  /** Names this process in leases. */
+  /** Names this process in logs. */
   workerId: string;
   clock?: Clock;
   /** Deliveries in flight at once (default 64). */
   concurrency?: number;
-  leaseSeconds?: number;
+  /**
+   * How long a batch keeps starting sends (default 30 s). Its rows stay locked
+   * until it has recorded them; rows whose turn comes later go back unsent.
+   */
+  batchSeconds?: number;
   rateLimitsEnabled?: boolean;
   /** Idle poll interval (default 250 ms); `kick()` wakes the loop at once. */
   pollMs?: number;
   /** Answer deadline (default 5 s, the spec's). */
   responseTimeoutMs?: number;
-  /** Called once a webhook this process disabled is committed (the administrators' e-mail); never awaited by a lane. */
+  /** Called once a webhook this process disabled is committed (the administrators' e-mail); never awaited by a batch. */
   onWebhookDisabled?: (w: DisabledWebhook) => Promise<unknown>;
 }
 
@@ -41,11 +45,12 @@ interface Claimed {
   test: boolean;
   attempt_count: number;
   max_attempts: number;
-  url: string;
-  secret_enc: string;
-  previous_secret_enc: string | null;
-  previous_secret_expires_at: Date | null;
+  /** When it was due: a row put back unsent keeps its place. */
+  due_at: Date;
 }
+
+/** Where a batch's deliveries of one webhook go, and the secrets that sign them (or why none can). */
+type Target = { endpoint: Endpoint; secrets: string[] } | { error: string };
 
 interface Outcome {
   id: string;
@@ -57,28 +62,60 @@ interface Outcome {
   response_time_ms: number;
   error: string | null;
   completed_at: string | null;
+  /** When the attempt started (ISO). */
   at: string;
 }
 
-const LANES = 4;
-const BATCH_SIZE = 400;
+interface Result {
+  delivery: Claimed;
+  outcome: Outcome;
+}
+
+/** Rows one batch claims. */
+const BATCH_SIZE = 256;
+/** Batches one process holds at once: the next is claimed while the last sends of the one before are in flight. */
+const OPEN_BATCHES = 3;
 const floorTo = (d: Date, ms: number) => new Date(Math.floor(d.getTime() / ms) * ms);
 
+/** A first-in first-out counting semaphore: the sends of every open batch share `concurrency` slots. */
+class Slots {
+  private readonly waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+  acquire(): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
 /**
- * Sends due deliveries. Rows are claimed with `FOR UPDATE SKIP LOCKED` and a
- * lease (owner + expiry), so replicas share the work and never send one
- * delivery at the same time; a process killed mid-batch leaves leases that
- * expire, and the deliveries go out again (at-least-once). Results of a batch
- * are written in one transaction.
+ * Sends due deliveries. A batch is one transaction: it locks due rows of
+ * `delivery_queue` (`FOR UPDATE SKIP LOCKED`), sends them, writes every
+ * result and commits. Replicas skip each other's rows, so no delivery goes
+ * out twice at the same time; a process killed at any point ends its
+ * transaction, its rows are due again at once and another process sends
+ * them (at-least-once). Taking a row writes nothing; recording it is one
+ * update of the delivery row that Postgres keeps on its page.
  */
 export class Dispatcher {
   private readonly clock: Clock;
   private readonly sender: Sender;
-  private readonly batchSize: number;
-  /** Requests one lane has in flight: the lanes together stay within `concurrency`. */
-  private readonly senders: number;
+  private readonly slots: Slots;
+  private readonly batchMs: number;
+  /** Rows claimed but not started below which the next batch is claimed. */
+  private readonly lowWater: number;
   private stopped = true;
-  private lanes: Promise<void>[] = [];
+  /** Set by stop(): open batches send nothing more. */
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private readonly open = new Set<Promise<unknown>>();
   private wake: Array<() => void> = [];
   private lastPurge = 0;
   /** Notices under way: stop() waits for them. */
@@ -87,17 +124,19 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? SYSTEM_CLOCK;
     this.sender = new Sender(o.responseTimeoutMs);
-    this.batchSize = BATCH_SIZE;
-    this.senders = Math.max(1, Math.ceil((o.concurrency ?? 64) / LANES));
+    this.slots = new Slots(Math.max(1, o.concurrency ?? 64));
+    this.lowWater = 2 * Math.max(1, o.concurrency ?? 64);
+    this.batchMs = (o.batchSeconds ?? 30) * 1000;
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.lanes = Array.from({ length: LANES }, () => this.lane());
+    this.stopping = false;
+    this.loopDone = this.loop();
   }
 
-  /** Wakes idle lanes: new deliveries are due now. */
+  /** Wakes an idle loop: new deliveries are due now. */
   kick(): void {
     const waiting = this.wake;
     this.wake = [];
@@ -106,136 +145,236 @@ export class Dispatcher {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping = true;
     this.kick();
-    await Promise.all(this.lanes);
+    await this.loopDone;
+    await Promise.all(this.open);
     await Promise.all(this.notices);
     await this.sender.close();
   }
 
-  private async lane(): Promise<void> {
+  /** Opens batches one after another: a new one once the last has few rows left to start, at most OPEN_BATCHES at once. */
+  private async loop(): Promise<void> {
     while (!this.stopped) {
-      let sent = 0;
+      while (this.open.size >= OPEN_BATCHES) await Promise.race(this.open);
+      let claimed = 0;
+      let started!: () => void;
+      const nearlyStarted = new Promise<void>((resolve) => (started = resolve));
+      const batch = this.runBatch((n) => {
+        claimed = n;
+        started();
+      })
+        .catch((err: unknown) => this.o.logger.warn({ err }, 'webhook dispatch batch failed; its deliveries go out again'))
+        .finally(() => {
+          started();
+          this.open.delete(batch);
+        });
+      this.open.add(batch);
+      await nearlyStarted;
       try {
-        sent = await this.runOnce();
         await this.maybePurge();
       } catch (err) {
-        this.o.logger.warn({ err }, 'webhook dispatch round failed; retrying');
+        this.o.logger.warn({ err }, 'webhook delivery purge failed; retrying');
       }
-      if (sent === 0 && !this.stopped) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.o.pollMs ?? 250);
-          this.wake.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
+      if (claimed === 0 && !this.stopped) await this.idle();
     }
   }
 
-  /** Claims one batch of due deliveries, sends them, records the results; returns how many were claimed. */
-  async runOnce(): Promise<number> {
-    const { rows: batch, leaseUntil } = await this.claim();
-    if (batch.length === 0) return 0;
-    // A send must end (answer or timeout) while the lease holds, or another
-    // process could take the row and send it at the same time: rows whose turn
-    // comes too late go back unsent, with no attempt counted.
-    const lastStart = leaseUntil.getTime() - (this.o.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS) - 1000;
-    const released: string[] = [];
-    const keys = new Map<string, string[]>();
-    const now = () => this.clock.now();
-    const outcomes: Array<{ delivery: Claimed; outcome: Outcome }> = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(this.senders, batch.length) }, async () => {
-        while (next < batch.length) {
-          const d = batch[next++]!;
-          const at = now();
-          if (at.getTime() > lastStart) {
-            released.push(d.id);
-            continue;
-          }
-          let secrets = keys.get(d.webhook_id);
-          try {
-            if (!secrets) {
-              secrets = [this.o.secrets.open(d.secret_enc)];
-              if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > at) secrets.push(this.o.secrets.open(d.previous_secret_enc));
-              keys.set(d.webhook_id, secrets);
-            }
-          } catch {
-            // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
-            const error = 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)';
-            outcomes.push({ delivery: d, outcome: this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error, retryAfter: undefined }, at) });
-            continue;
-          }
-          const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets, at });
-          const result = await this.sender.send(d.url, headers, d.body);
-          outcomes.push({ delivery: d, outcome: this.outcomeOf(d, result, at) });
-        }
-      }),
-    );
-    await this.record(outcomes, released);
-    return batch.length;
+  private idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.o.pollMs ?? 250);
+      this.wake.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
-  /** Runs rounds until nothing is due (tests and benchmarks). */
+  /** Claims one batch of due deliveries, sends them, records the results; returns how many were claimed. */
+  runOnce(): Promise<number> {
+    return this.runBatch();
+  }
+
+  /** Runs batches until nothing is due (tests and benchmarks). */
   async drain(): Promise<number> {
     let total = 0;
     for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
     return total;
   }
 
-  private outcomeOf(d: Claimed, r: SendResult, at: Date): Outcome {
-    const attempt = d.attempt_count + 1;
-    const base = { id: d.id, attempt_count: attempt, status_code: r.statusCode, response_body: r.body, response_time_ms: r.responseTimeMs, error: r.error, at: at.toISOString() };
-    const done = this.clock.now().toISOString();
-    if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return { ...base, status: 'delivered', next_attempt_at: null, completed_at: done };
-    if (r.statusCode === 410) return { ...base, status: 'failed', next_attempt_at: null, completed_at: done };
-    const retryAfter = r.statusCode === 429 || r.statusCode === 503 ? parseRetryAfter(r.retryAfter, at) : undefined;
-    const next = nextAttemptAt(this.clock.now(), attempt, d.max_attempts, retryAfter);
-    return next ? { ...base, status: 'pending', next_attempt_at: next.toISOString(), completed_at: null } : { ...base, status: 'failed', next_attempt_at: null, completed_at: done };
+  /**
+   * One batch in one transaction. `onStarted(n)` is called (maybe more than
+   * once) when few of its n claimed rows are left to start, the moment to claim
+   * the next batch (n = 0: nothing was due).
+   */
+  private async runBatch(onStarted?: (claimed: number) => void): Promise<number> {
+    const disabled: DisabledWebhook[] = [];
+    let claimed = 0;
+    await this.o.db.transaction().execute(async (trx) => {
+      // A process that stops answering (not killed: frozen) loses its locks after this long.
+      const idleLimit = this.batchMs + (this.o.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS) + 60_000;
+      await sql`select set_config('idle_in_transaction_session_timeout', ${String(idleLimit)}, true)`.execute(trx);
+      const now = this.clock.now();
+      const rows = await this.claim(trx, now);
+      claimed = rows.length;
+      if (rows.length === 0) return;
+      const targets = await this.targets(trx, rows, now);
+      const { results, unsent } = await this.sendAll(rows, targets, now.getTime() + this.batchMs, () => onStarted?.(rows.length));
+      if (unsent.length) await this.putBack(trx, unsent);
+      if (results.length) await this.record(trx, results, disabled);
+    });
+    onStarted?.(claimed);
+    // After the commit: a rolled-back disable e-mails no one.
+    for (const w of disabled) {
+      const notice = this.o.onWebhookDisabled?.(w).catch((err: unknown) => this.o.logger.warn({ err, webhook: w.webhookId }, 'webhook disabled: notice failed'));
+      if (!notice) continue;
+      this.notices.add(notice);
+      void notice.finally(() => this.notices.delete(notice));
+    }
+    return claimed;
   }
 
-  private async claim(): Promise<{ rows: Claimed[]; leaseUntil: Date }> {
-    const now = this.clock.now();
-    const leaseUntil = new Date(now.getTime() + (this.o.leaseSeconds ?? 30) * 1000);
-    // One statement picks due rows no one holds and leases them to this process.
-    const lease = async (db: Db) =>
+  /**
+   * Sends the batch's rows through the shared slots, in order. A row whose
+   * turn comes after `deadline` (or once stop() was called) is not sent: it stays due,
+   * with no attempt counted, and goes out in a later batch.
+   */
+  private async sendAll(rows: Claimed[], targets: Map<string, Target>, deadline: number, onStarted: () => void): Promise<{ results: Result[]; unsent: Claimed[] }> {
+    const results: Result[] = [];
+    const unsent: Claimed[] = [];
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      // Few rows left to start: time to claim the next batch, so the slots never wait for a claim.
+      if (rows.length - i <= this.lowWater) onStarted();
+      const d = rows[i]!;
+      await this.slots.acquire();
+      const at = this.clock.now();
+      if (this.stopping || at.getTime() > deadline) {
+        this.slots.release();
+        unsent.push(d);
+        continue;
+      }
+      sends.push(
+        this.sendOne(d, targets.get(d.webhook_id)!, at).then((outcome) => {
+          results.push({ delivery: d, outcome });
+          this.slots.release();
+        }),
+      );
+    }
+    onStarted();
+    await Promise.all(sends);
+    return { results, unsent };
+  }
+
+  /** Rows taken but not sent go back on the queue as they were (unless their delivery was deleted meanwhile). */
+  private async putBack(trx: Db, rows: Claimed[]): Promise<void> {
+    await sql`
+      insert into delivery_queue (delivery_id, next_attempt_at)
+      select d.id, u.due_at
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.due_at.toISOString())}::timestamptz[]) as u(id, due_at)
+      join deliveries d on d.id = u.id`.execute(trx);
+  }
+
+  private async sendOne(d: Claimed, target: Target, at: Date): Promise<Outcome> {
+    // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
+    if ('error' in target) return this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error: target.error, retryAfter: undefined }, at);
+    const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets: target.secrets, at });
+    return this.outcomeOf(d, await this.sender.send(target.endpoint, headers, d.body), at);
+  }
+
+  private outcomeOf(d: Claimed, r: SendResult, at: Date): Outcome {
+    const attempt = d.attempt_count + 1;
+    const code = r.statusCode;
+    let status: Outcome['status'] = 'failed';
+    let next: Date | null = null;
+    if (code !== null && code >= 200 && code < 300) status = 'delivered';
+    else if (code !== 410) {
+      const retryAfter = code === 429 || code === 503 ? parseRetryAfter(r.retryAfter, at) : undefined;
+      next = nextAttemptAt(this.clock.now(), attempt, d.max_attempts, retryAfter);
+      if (next) status = 'pending';
+    }
+    return {
+      id: d.id,
+      status,
+      attempt_count: attempt,
+      next_attempt_at: next ? next.toISOString() : null,
+      status_code: code,
+      response_body: r.body,
+      response_time_ms: r.responseTimeMs,
+      error: r.error,
+      completed_at: status === 'pending' ? null : this.clock.now().toISOString(),
+      at: at.toISOString(),
+    };
+  }
+
+  /**
+   * Takes due rows of enabled webhooks off the queue, skipping rows other
+   * transactions hold. The delete commits with the batch's results, or is
+   * undone if the process dies first. Rate-limited rows go back, due later.
+   */
+  private async claim(trx: Db, now: Date): Promise<Claimed[]> {
+    const take = async () =>
       (
         await sql<Claimed>`
-          update deliveries d set lease_owner = ${this.o.workerId}, lease_until = ${leaseUntil}
-          from webhooks w
-          where w.id = d.webhook_id and d.id in (
-            select d2.id from deliveries d2 join webhooks w2 on w2.id = d2.webhook_id
-            where d2.status = 'pending' and d2.next_attempt_at <= ${now}
-              and (d2.lease_until is null or d2.lease_until < ${now}) and w2.enabled
-            order by d2.next_attempt_at
-            limit ${this.batchSize}
-            for update of d2 skip locked)
-          returning d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts,
-                    w.url, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at`.execute(db)
-      ).rows;
-    if (this.o.rateLimitsEnabled === false) return { rows: await lease(this.o.db), leaseUntil };
-    const rows = await this.o.db.transaction().execute(async (trx) => {
-      // Rows held back by a rate limit move to later; look again until some may go or none are due.
-      for (;;) {
-        const leased = await lease(trx);
-        if (leased.length === 0) return [];
-        const allowed = await this.applyRateLimits(trx, leased, now);
-        if (allowed.length > 0) return allowed;
+          with taken as (
+            delete from delivery_queue where ctid = any(array(
+              select q.ctid from delivery_queue q
+              join deliveries d on d.id = q.delivery_id
+              join webhooks w on w.id = d.webhook_id
+              where q.next_attempt_at <= ${now} and w.enabled
+              order by q.next_attempt_at
+              limit ${BATCH_SIZE}
+              for update of q skip locked))
+            returning delivery_id, next_attempt_at
+          )
+          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at as due_at
+          from taken t join deliveries d on d.id = t.delivery_id`.execute(trx)
+      ).rows.sort((a, b) => a.due_at.getTime() - b.due_at.getTime());
+    if (this.o.rateLimitsEnabled === false) return take();
+    // Rows held back by a rate limit go back due later; look again until some may go or none are due.
+    for (;;) {
+      const taken = await take();
+      if (taken.length === 0) return [];
+      const { allowed, waits } = await this.o.db.transaction().execute((counters) => this.applyRateLimits(counters, taken, now));
+      for (const [until, ids] of waits) {
+        const at = new Date(until);
+        await trx.insertInto('delivery_queue').values(ids.map((id) => ({ delivery_id: id, next_attempt_at: at }))).execute();
+        await trx.updateTable('deliveries').set({ next_attempt_at: at }).where('id', 'in', ids).execute();
       }
-    });
-    return { rows, leaseUntil };
+      if (allowed.length > 0) return allowed;
+    }
+  }
+
+  /** The URL and opened secrets of each webhook in the batch. */
+  private async targets(trx: Db, rows: Claimed[], now: Date): Promise<Map<string, Target>> {
+    const hooks = await trx
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at'])
+      .where('id', 'in', [...new Set(rows.map((r) => r.webhook_id))])
+      .execute();
+    const out = new Map<string, Target>();
+    for (const w of hooks) {
+      try {
+        const secrets = [this.o.secrets.open(w.secret_enc)];
+        if (w.previous_secret_enc && w.previous_secret_expires_at && w.previous_secret_expires_at > now) secrets.push(this.o.secrets.open(w.previous_secret_enc));
+        out.set(w.id, { endpoint: endpointOf(w.url), secrets });
+      } catch {
+        out.set(w.id, { error: 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)' });
+      }
+    }
+    return out;
   }
 
   /**
    * Per webhook 100/min and 10,000/day, per organization 1,000/min and
    * 100,000/day (or the plan's events per day, when lower). Deliveries over
    * a limit are not dropped: they wait for the window that limited them to end.
-   * Counters are fixed windows, read and written under advisory locks so
-   * replicas count together.
+   * Counters are fixed windows, read and written in a short transaction of
+   * their own under advisory locks, so replicas count together (a process that
+   * dies after counting has counted a batch it did not send: the error is on
+   * the safe side).
    */
-  private async applyRateLimits(trx: Db, rows: Claimed[], now: Date): Promise<Claimed[]> {
+  private async applyRateLimits(trx: Db, rows: Claimed[], now: Date): Promise<{ allowed: Claimed[]; waits: Map<number, string[]> }> {
     const minute = floorTo(now, 60_000);
     const day = floorTo(now, 86_400_000);
     const keys = [...new Set(rows.flatMap((r) => [`w:${r.webhook_id}`, `o:${r.org_id}`]))].sort();
@@ -269,9 +408,6 @@ export class Dispatcher {
       for (const k of [`${w}|m`, `${w}|d`, `${o}|m`, `${o}|d`]) counts.set(k, get(k) + 1);
       allowed.push(row);
     }
-    for (const [until, ids] of waits) {
-      await trx.updateTable('deliveries').set({ next_attempt_at: new Date(until), lease_owner: null, lease_until: null }).where('id', 'in', ids).execute();
-    }
     if (allowed.length) {
       const values = keys.flatMap((key) => [
         { key, window_start: minute, count: counts.get(`${key}|m`) ?? 0 },
@@ -283,55 +419,47 @@ export class Dispatcher {
         .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet((eb) => ({ count: eb.ref('excluded.count') })))
         .execute();
     }
-    return allowed;
+    return { allowed, waits };
   }
 
-  private async record(results: Array<{ delivery: Claimed; outcome: Outcome }>, released: string[]): Promise<void> {
-    const outcomes = results.map((r) => r.outcome);
-    const disabled: DisabledWebhook[] = [];
-    await this.o.db.transaction().execute(async (trx) => {
-      if (released.length) {
-        await trx.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', released).where('lease_owner', '=', this.o.workerId).execute();
-      }
-      // One statement: results land only on rows this process still leases, and
-      // an attempt is logged only with its row (a webhook deleted meanwhile takes both).
-      await sql`
-        with v as (
-          select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as v(
-            id uuid, status text, attempt_count int, next_attempt_at timestamptz, status_code int,
-            response_body text, response_time_ms int, error text, completed_at timestamptz, at timestamptz)
-        ), updated as (
-          update deliveries d set
-            status = v.status, attempt_count = v.attempt_count, next_attempt_at = v.next_attempt_at,
-            status_code = v.status_code, response_body = v.response_body, response_time_ms = v.response_time_ms,
-            error = v.error, completed_at = v.completed_at, lease_owner = null, lease_until = null
-          from v
-          where d.id = v.id and d.lease_owner = ${this.o.workerId}
-          returning d.id
-        )
-        insert into delivery_attempts (delivery_id, attempt, at, status_code, response_time_ms, error)
-        select v.id, v.attempt_count, v.at, v.status_code, v.response_time_ms, v.error
-        from v join updated u on u.id = v.id
-        on conflict do nothing`.execute(trx);
-      const now = this.clock.now();
-      for (const { delivery, outcome } of results) {
-        if (outcome.status !== 'failed') continue;
-        const gone = outcome.status_code === 410;
-        // A failed test event disables nothing; a 410 Gone always does.
-        if (delivery.test && !gone) continue;
-        const reason = gone
-          ? `The endpoint answered 410 Gone to delivery ${delivery.id}`
-          : `Delivery ${delivery.id} (${delivery.event}) failed after ${outcome.attempt_count} attempts: ${outcome.error ?? 'failure'}`;
-        const w = await this.disableWebhook(trx, delivery, reason, now);
-        if (w) disabled.push(w);
-      }
-    });
-    // After the commit: a rolled-back disable e-mails no one.
-    for (const w of disabled) {
-      const notice = this.o.onWebhookDisabled?.(w).catch((err: unknown) => this.o.logger.warn({ err, webhook: w.webhookId }, 'webhook disabled: notice failed'));
-      if (!notice) continue;
-      this.notices.add(notice);
-      void notice.finally(() => this.notices.delete(notice));
+  /**
+   * Writes the batch's results in its transaction, in one statement: each
+   * delivery row gets its status and the attempt appended, and a retried one
+   * goes back on the queue at its next time. A delivery deleted meanwhile
+   * (with its webhook) records nothing.
+   */
+  private async record(trx: Db, results: Result[], disabled: DisabledWebhook[]): Promise<void> {
+    await sql`
+      with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(results.map((r) => r.outcome))}::jsonb) as v(
+          id uuid, status text, attempt_count int, next_attempt_at timestamptz, status_code int,
+          response_body text, response_time_ms int, error text, completed_at timestamptz, at text)
+      ), updated as (
+        update deliveries d set
+          status = v.status, attempt_count = v.attempt_count, next_attempt_at = v.next_attempt_at,
+          status_code = v.status_code, response_body = v.response_body, response_time_ms = v.response_time_ms,
+          error = v.error, completed_at = v.completed_at,
+          attempts = d.attempts || jsonb_build_array(jsonb_build_object(
+            'attempt', v.attempt_count, 'at', v.at, 'status_code', v.status_code, 'response_time_ms', v.response_time_ms, 'error', v.error))
+        from v
+        where d.id = v.id
+        returning d.id
+      )
+      insert into delivery_queue (delivery_id, next_attempt_at)
+      select v.id, v.next_attempt_at from v join updated u on u.id = v.id
+      where v.status = 'pending'`.execute(trx);
+    const now = this.clock.now();
+    // In webhook order, so two batches disabling the same webhooks cannot deadlock.
+    const failed = results.filter((r) => r.outcome.status === 'failed').sort((a, b) => (a.delivery.webhook_id < b.delivery.webhook_id ? -1 : 1));
+    for (const { delivery, outcome } of failed) {
+      const gone = outcome.status_code === 410;
+      // A failed test event disables nothing; a 410 Gone always does.
+      if (delivery.test && !gone) continue;
+      const reason = gone
+        ? `The endpoint answered 410 Gone to delivery ${delivery.id}`
+        : `Delivery ${delivery.id} (${delivery.event}) failed after ${outcome.attempt_count} attempts: ${outcome.error ?? 'failure'}`;
+      const w = await this.disableWebhook(trx, delivery, reason, now);
+      if (w) disabled.push(w);
     }
   }
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 
-export interface SignedHeaders {
+// A type, not an interface: undici takes it as a record of header values.
+export type SignedHeaders = {
   'content-type': string;
   'user-agent': string;
   'x-service-signature': string;
@@ -9,7 +10,7 @@ export interface SignedHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * The headers of one attempt: the spec's `X-Service-Signature: sha256=<hex>`

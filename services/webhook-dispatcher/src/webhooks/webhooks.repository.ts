@@ -40,9 +40,21 @@ export async function updateWebhookRow(db: Db, orgId: string, id: string, patch:
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Deletes the webhook with its deliveries, and takes its pending deliveries off
+ * the queue. Rows a dispatcher holds locked while it sends are skipped, not
+ * waited for: the dispatcher removes them when it records its batch.
+ */
 export async function deleteWebhookRow(db: Db, orgId: string, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('webhooks').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  const r = await sql<{ id: string }>`
+    with unqueued as (
+      delete from delivery_queue where delivery_id in (
+        select q.delivery_id from delivery_queue q join deliveries d on d.id = q.delivery_id
+        where d.webhook_id = ${id} and d.org_id = ${orgId}
+        for update of q skip locked)
+    )
+    delete from webhooks where org_id = ${orgId} and id = ${id} returning id`.execute(db);
+  return r.rows.length > 0;
 }
 
 /** Enabled webhooks of the organizations, with each organization's plan (Starter when never seen). */

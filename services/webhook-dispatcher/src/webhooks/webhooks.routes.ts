@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES } from '@assay/contracts';
 import { orgPrincipal, parsePagination, requireRole, requireScope, validationError } from '@assay/http';
 import type { WebhookContext } from '../context.js';
 import type { DeliveryStatus } from '../db/database.js';
-import { listWebhookDeliveries, resendDelivery, withAttempts } from '../deliveries/deliveries.service.js';
+import { listWebhookDeliveries, resendDelivery, toDeliveryBody } from '../deliveries/deliveries.service.js';
 import { listWebhooks, rememberPlan } from './webhooks.repository.js';
 import { createWebhook, deleteWebhook, getWebhook, rotateSecret, sendTestEvent, toWebhookBody, updateWebhook } from './webhooks.service.js';
 
@@ -58,7 +58,7 @@ export function webhookRoutes(ctx: WebhookContext): Router {
   router.post('/api/v1/webhooks/:id/test', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;
     const row = await sendTestEvent(ctx, orgId, req.params.id, req.body);
-    res.status(202).json((await withAttempts(ctx.db, [row]))[0]);
+    res.status(202).json(toDeliveryBody(row));
   });
 
   router.post('/api/v1/webhooks/:id/rotate-secret', async (req, res) => {
