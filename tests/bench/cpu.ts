@@ -88,7 +88,8 @@ function processTree(root: number): ProcStat[] {
   return out;
 }
 
-const treeCpuSeconds = (root: number) => processTree(root).reduce((sum, s) => sum + s.seconds, 0);
+/** CPU seconds of `root` and every live process below it. */
+export const treeCpuSeconds = (root: number) => processTree(root).reduce((sum, s) => sum + s.seconds, 0);
 
 /** A meter for the processes this process starts from now on (and itself). */
 export function startCpuMeter(name: string): CpuMeter {

@@ -5,11 +5,13 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { readFile } from 'node:fs/promises';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '@assay/embedded-pg';
-import { cpuByProcess, startCpuMeter } from './cpu.js';
+import { cpuByProcess, startCpuMeter, treeCpuSeconds } from './cpu.js';
 import { makeAssayHome, removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 64);
+/** Untimed first run of each side: JIT, connections, caches. */
+const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? Math.min(EVENTS, 3000));
 
 async function startReceiver(): Promise<{ url: string; proc: ChildProcess; count(): Promise<number> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join('tests', 'bench', 'webhook-receiver.ts')], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'inherit'] });
@@ -66,12 +68,15 @@ interface Side {
 }
 
 /**
- * One Assay for every round. A round imports EVENTS test cases: their
- * `test.case.created` events go through the test-case outbox, the bus and the
- * dispatcher's intake into delivery rows while no process sends
- * (WEBHOOK_DISPATCHER_ENABLED=false); then a dispatcher process starts and
- * sends the backlog. The send is timed from its first delivery to its last,
- * and counted done only when the log holds every delivery as delivered.
+ * One Assay for every round, and one dispatcher process, started once and
+ * warmed up like the plain loop: a long-running dispatcher is what sends in
+ * production. A round imports `n` test cases while the dispatcher is paused
+ * (SIGSTOP): their `test.case.created` events go through the test-case
+ * outbox, the bus and the intake (in the webhook-dispatcher that serves the
+ * API, WEBHOOK_DISPATCHER_ENABLED=false) into delivery rows. Then the
+ * dispatcher resumes (SIGCONT) and sends the backlog, timed from its first
+ * delivery to its last, and counted done only when the log holds every
+ * delivery as delivered.
  */
 async function startAssaySide(receiverUrl: string, count: () => Promise<number>) {
   const home = await makeAssayHome();
@@ -85,68 +90,62 @@ async function startAssaySide(receiverUrl: string, count: () => Promise<number>)
   const secrets = await readFile(path.join(assay.home, 'secrets.env'), 'utf8');
   const secret = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(secrets)![1]!;
   const total = (status: string) => api(`/api/v1/webhooks/${hook.id}/deliveries?status=${status}&limit=1`).then((r) => r.pagination.total as number);
-  let delivered = 0; // the create-time test event goes out with the first round
-  let pending = 1;
+  const dispatcher = await startDispatcher({ ...env, DATABASE_URL: databaseUrl, INTERNAL_TOKEN_SECRET: secret('INTERNAL_TOKEN_SECRET'), WEBHOOK_SECRET_KEY: secret('WEBHOOK_SECRET_KEY') });
+  // The create-time test event goes out now.
+  let delivered = 1;
+  await waitForLog(total, delivered);
+  dispatcher.kill('SIGSTOP');
   let round = 0;
 
-  async function intake(): Promise<number> {
+  async function intake(n: number): Promise<number> {
     const project = await api('/api/v1/projects', 'POST', { name: `Bench ${++round}`, base_url: 'http://localhost:3000' });
     const form = new FormData();
     form.append('project_id', project.id);
-    const cases = Array.from({ length: EVENTS }, (_, i) => ({ name: `case ${i}`, steps: [{ action: 'navigate', value: `/item/${i}` }, { action: 'assert_visible', selector: '#title' }] }));
+    const cases = Array.from({ length: n }, (_, i) => ({ name: `case ${i}`, steps: [{ action: 'navigate', value: `/item/${i}` }, { action: 'assert_visible', selector: '#title' }] }));
     form.append('file', new Blob([JSON.stringify(cases)], { type: 'application/json' }), 'cases.json');
     const started = performance.now();
     const res = await fetch(`${assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: { authorization: `Bearer ${assay.serviceKey}` }, body: form });
     if (!res.ok) throw new Error(`import: ${res.status} ${await res.text()}`);
-    pending += EVENTS;
-    for (let n = await total('pending'); n < pending; n = await total('pending')) {
-      if (performance.now() - started > 600_000) throw new Error(`only ${n} deliveries queued`);
+    for (let queued = await total('pending'); queued < n; queued = await total('pending')) {
+      if (performance.now() - started > 600_000) throw new Error(`only ${queued} deliveries queued`);
       await new Promise((r) => setTimeout(r, 100));
     }
     return (performance.now() - started) / 1000;
   }
 
-  async function send(): Promise<Side> {
-    const expected = pending;
+  async function send(n: number): Promise<Side> {
     const base = await count();
-    // The dispatcher process and Postgres are Assay's side; Postgres started
-    // before the meter, so its CPU is read from its processes instead (all of
-    // it in the window: autovacuum and the other services' bus polling too).
+    // Postgres started before the bench could meter it: its CPU is read from its processes (all of it
+    // in the window: autovacuum and the other services' bus polling too). What it burns with no
+    // dispatcher running (that polling), per second, is measured first, for the report.
     const pgCpu = () => cpuByProcess(process.pid).get('postgres') ?? 0;
-    // What Postgres burns with no dispatcher (the other services' polling), per second, for the report.
     const idleStart = pgCpu();
     await new Promise((r) => setTimeout(r, 2000));
     const pgIdlePerSecond = (pgCpu() - idleStart) / 2;
-    const meter = startCpuMeter('assay');
-    let dispatcher: ChildProcess | undefined;
+    dispatcher.kill('SIGCONT');
     try {
-      dispatcher = await startDispatcher({ ...env, DATABASE_URL: databaseUrl, INTERNAL_TOKEN_SECRET: secret('INTERNAL_TOKEN_SECRET'), WEBHOOK_SECRET_KEY: secret('WEBHOOK_SECRET_KEY') });
-      // Timed from the first delivery, so the process start does not count.
+      // Timed from the first delivery.
       await waitForCount(count, base + 1, 60_000);
       const sendStart = performance.now();
-      const meterStart = meter.read();
+      const cpuStart = treeCpuSeconds(dispatcher.pid!);
       const pgStart = pgCpu();
-      await waitForCount(count, base + expected, 600_000);
+      await waitForCount(count, base + n, 600_000);
       // Every delivery is in the log, delivered (a batch's results commit just after its last answer).
-      const logDeadline = Date.now() + 30_000;
-      for (let n = await total('delivered'); n !== delivered + expected; n = await total('delivered')) {
-        if (Date.now() > logDeadline) throw new Error(`log holds ${n} delivered, expected ${delivered + expected}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitForLog(total, delivered + n);
       const seconds = (performance.now() - sendStart) / 1000;
       const pg = pgCpu() - pgStart;
-      const cpu = meter.read() - meterStart + pg;
-      delivered += expected;
-      pending = 0;
+      const cpu = treeCpuSeconds(dispatcher.pid!) - cpuStart + pg;
+      delivered += n;
       return { seconds, cpu, pgCpu: pg, pgIdle: pgIdlePerSecond * seconds };
     } finally {
-      dispatcher?.kill('SIGTERM');
-      if (dispatcher) await new Promise((r) => (dispatcher!.exitCode !== null ? r(null) : dispatcher!.once('exit', r)));
-      meter.close();
+      dispatcher.kill('SIGSTOP');
     }
   }
 
   async function stop(): Promise<void> {
+    dispatcher.kill('SIGCONT');
+    dispatcher.kill('SIGTERM');
+    await new Promise((r) => (dispatcher.exitCode !== null ? r(null) : dispatcher.once('exit', r)));
     await assay.stop();
     await pg.stop();
     await removeAssayHome(assay.home);
@@ -154,8 +153,16 @@ async function startAssaySide(receiverUrl: string, count: () => Promise<number>)
   return { intake, send, stop };
 }
 
+async function waitForLog(total: (status: string) => Promise<number>, expected: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (let n = await total('delivered'); n !== expected; n = await total('delivered')) {
+    if (Date.now() > deadline) throw new Error(`log holds ${n} delivered, expected ${expected}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The same number of signed POSTs of a same-sized envelope, with undici at the dispatcher's concurrency (this process's CPU is its side). */
-async function runPlainLoop(receiverUrl: string): Promise<Side> {
+async function runPlainLoop(receiverUrl: string, n = EVENTS): Promise<Side> {
   const meter = startCpuMeter('plain');
   try {
     const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 });
@@ -166,7 +173,7 @@ async function runPlainLoop(receiverUrl: string): Promise<Side> {
     const cpuStart = meter.read();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < EVENTS) {
+        while (next < n) {
           next++;
           const id = randomUUID();
           const body = JSON.stringify({ event: 'test.case.created', timestamp: new Date().toISOString(), organization_id: randomUUID(), webhook_id: randomUUID(), delivery_id: id, data });
@@ -197,22 +204,25 @@ const median = (xs: number[]) => {
 };
 
 export async function benchWebhooks(): Promise<void> {
-  console.log(`webhooks: ${EVENTS} events to one local receiver, ${CONCURRENCY} at once, ${ROUNDS} rounds (sides alternate), rate limits off on the Assay side (WEBHOOK_RATE_LIMITS_ENABLED=false)`);
+  console.log(`webhooks: ${EVENTS} events to one local receiver, ${CONCURRENCY} at once, ${ROUNDS} rounds (sides alternate) after an untimed warm-up of ${WARMUP} for each side, rate limits off on the Assay side (WEBHOOK_RATE_LIMITS_ENABLED=false); one dispatcher process for the whole run, paused (SIGSTOP) while each backlog is built`);
   const receiver = await startReceiver();
   const assay = await startAssaySide(receiver.url, receiver.count);
   try {
-    await runPlainLoop(receiver.url); // warm-up, untimed: the first loop pays for JIT and connections
+    // Warm-up, untimed, the same for both sides: the first run pays for JIT and connections.
+    await runPlainLoop(receiver.url, WARMUP);
+    await assay.intake(WARMUP);
+    await assay.send(WARMUP);
     const rounds: Array<{ intake: number; assay: Side; plain: Side }> = [];
     for (let i = 0; i < ROUNDS; i++) {
       // The machine is shared: the sides take turns going first.
-      const intake = await assay.intake();
+      const intake = await assay.intake(EVENTS);
       let plain: Side;
       let sent: Side;
       if (i % 2 === 0) {
         plain = await runPlainLoop(receiver.url);
-        sent = await assay.send();
+        sent = await assay.send(EVENTS);
       } else {
-        sent = await assay.send();
+        sent = await assay.send(EVENTS);
         plain = await runPlainLoop(receiver.url);
       }
       rounds.push({ intake, assay: sent, plain });
@@ -225,7 +235,7 @@ export async function benchWebhooks(): Promise<void> {
     const plainRate = EVENTS / m((r) => r.plain.seconds);
     console.log(`  medians of ${ROUNDS} rounds:`);
     console.log(`  intake (import -> outbox -> bus -> delivery rows): ${(EVENTS / m((r) => r.intake)).toFixed(0)} events/s`);
-    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s (dispatcher process + all of Postgres, Postgres ${m((r) => r.assay.pgCpu ?? 0).toFixed(1)}, ~${m((r) => r.assay.pgIdle ?? 0).toFixed(1)} of it what Postgres spends as long with no dispatcher; ${EVENTS} deliveries, every one logged as delivered before the clock stops)`);
+    console.log(`  assay dispatcher: ${assayRate.toFixed(0)} deliveries/s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s (the dispatcher process + all of Postgres, Postgres ${m((r) => r.assay.pgCpu ?? 0).toFixed(1)}, ~${m((r) => r.assay.pgIdle ?? 0).toFixed(1)} of it what Postgres spends as long with no dispatcher; ${EVENTS} deliveries, every one logged as delivered before the clock stops)`);
     console.log(`  plain undici loop: ${plainRate.toFixed(0)} POSTs/s, ${m((r) => r.plain.cpu).toFixed(1)} CPU s (the bench process)`);
     console.log(`  ratio: ${m((r) => r.plain.seconds / r.assay.seconds).toFixed(2)}x the plain loop, median of the per-round ratios (${(assayRate / plainRate).toFixed(2)}x of the medians; target >= 0.5x); CPU ${(m((r) => r.assay.cpu) / m((r) => r.plain.cpu)).toFixed(1)}x; the receiver is a separate process on neither side`);
   } finally {
