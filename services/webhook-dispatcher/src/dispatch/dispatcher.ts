@@ -23,7 +23,7 @@ export interface DispatcherOptions {
   /** Deliveries in flight at once (default 64). */
   concurrency?: number;
   /**
-   * How long a batch keeps starting sends (default 30 s). Its rows stay locked
+   * How long a batch keeps starting sends (default 30 s). Its rows stay taken
    * until it has recorded them; rows whose turn comes later go back unsent.
    */
   batchSeconds?: number;
@@ -96,13 +96,13 @@ class Slots {
 }
 
 /**
- * Sends due deliveries. A batch is one transaction: it locks due rows of
- * `delivery_queue` (`FOR UPDATE SKIP LOCKED`), sends them, writes every
- * result and commits. Replicas skip each other's rows, so no delivery goes
- * out twice at the same time; a process killed at any point ends its
- * transaction, its rows are due again at once and another process sends
- * them (at-least-once). Taking a row writes nothing; recording it is one
- * update of the delivery row that Postgres keeps on its page.
+ * Sends due deliveries. A batch is one transaction: it takes due rows off
+ * `delivery_queue` (a delete that skips rows other transactions hold), sends
+ * them, writes every result and commits. Replicas skip each other's rows, so
+ * no delivery goes out twice at the same time; a process killed at any point
+ * ends its transaction, the delete is undone, and another process sends the
+ * rows (at-least-once). Taking a row writes no lease; recording it is one
+ * update of the delivery row that Postgres keeps on its page (HOT).
  */
 export class Dispatcher {
   private readonly clock: Clock;
