@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@assay/logger';
 import type { Plan } from '@assay/principal';
@@ -45,12 +46,12 @@ interface Claimed {
   test: boolean;
   attempt_count: number;
   max_attempts: number;
-  /** When it was due: a row put back unsent keeps its place. */
-  due_at: Date;
+  /** When it was due, as Postgres wrote it (never parsed here): a row put back unsent keeps its place. */
+  due_at: string;
 }
 
 /** Where a batch's deliveries of one webhook go, and the secrets that sign them (or why none can). */
-type Target = { endpoint: Endpoint; secrets: string[] } | { error: string };
+type Target = { endpoint: Endpoint; secrets: KeyObject[] } | { error: string };
 
 interface Outcome {
   id: string;
@@ -271,7 +272,7 @@ export class Dispatcher {
     await sql`
       insert into delivery_queue (delivery_id, next_attempt_at)
       select d.id, u.due_at
-      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.due_at.toISOString())}::timestamptz[]) as u(id, due_at)
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.due_at)}::timestamptz[]) as u(id, due_at)
       join deliveries d on d.id = u.id`.execute(trx);
   }
 
@@ -327,9 +328,10 @@ export class Dispatcher {
               for update of q skip locked))
             returning delivery_id, next_attempt_at
           )
-          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at as due_at
-          from taken t join deliveries d on d.id = t.delivery_id`.execute(trx)
-      ).rows.sort((a, b) => a.due_at.getTime() - b.due_at.getTime());
+          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at::text as due_at
+          from taken t join deliveries d on d.id = t.delivery_id
+          order by t.next_attempt_at`.execute(trx)
+      ).rows;
     if (this.o.rateLimitsEnabled === false) return take();
     // Rows held back by a rate limit go back due later; look again until some may go or none are due.
     for (;;) {
@@ -357,7 +359,8 @@ export class Dispatcher {
       try {
         const secrets = [this.o.secrets.open(w.secret_enc)];
         if (w.previous_secret_enc && w.previous_secret_expires_at && w.previous_secret_expires_at > now) secrets.push(this.o.secrets.open(w.previous_secret_enc));
-        out.set(w.id, { endpoint: endpointOf(w.url), secrets });
+        // Imported once per batch, not once per signature.
+        out.set(w.id, { endpoint: endpointOf(w.url), secrets: secrets.map((k) => createSecretKey(Buffer.from(k, 'utf8'))) });
       } catch {
         out.set(w.id, { error: 'The webhook secret cannot be decrypted (was WEBHOOK_SECRET_KEY changed?)' });
       }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 // A type, not an interface: undici takes it as a record of header values.
 export type SignedHeaders = {
@@ -17,7 +17,7 @@ export type SignedHeaders = {
  * over the raw body with the current secret, and the Standard Webhooks
  * headers with one `v1,<base64>` signature per valid secret (two during a rotation).
  */
-export function signDelivery(opts: { deliveryId: string; event: string; body: string; secrets: string[]; at: Date }): SignedHeaders {
+export function signDelivery(opts: { deliveryId: string; event: string; body: string; secrets: Array<string | KeyObject>; at: Date }): SignedHeaders {
   const [current] = opts.secrets;
   if (current === undefined) throw new Error('No secret to sign with');
   const timestamp = String(Math.floor(opts.at.getTime() / 1000));
