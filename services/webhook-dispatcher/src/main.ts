@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Subscription } from '@assay/bus';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
@@ -30,7 +28,6 @@ startMain(async () => {
           db: database.db,
           secrets,
           logger,
-          workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
           concurrency: config.concurrency,
           batchSeconds: config.batchSeconds,
           rateLimitsEnabled: config.rateLimitsEnabled,

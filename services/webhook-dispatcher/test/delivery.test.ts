@@ -37,8 +37,7 @@ function caseCreated(t: Tenant, overrides: Partial<EventEnvelope> = {}): EventEn
 /** A webhook whose creation test event is already out of the way. */
 async function hook(t: Tenant, path: string, overrides: Record<string, unknown> = {}) {
   const h = await t.webhook(`${receiver.url}${path}`, overrides);
-  await svc.database.db.deleteFrom('delivery_queue').where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('webhook_id', '=', h.id)).execute();
-  await svc.database.db.deleteFrom('deliveries').where('webhook_id', '=', h.id).execute();
+  await svc.forgetDeliveries(h.id);
   return h;
 }
 
@@ -280,7 +279,7 @@ describe('delivery', () => {
     for (let i = 0; i < 30; i++) await fanOut(svc.database.db, { ...caseCreated(t), event: 'test.case.deleted', data: { test_case_id: `c${i}`, name: 'x', permanent: true } }, svc.clock);
     // Every reading of this clock is 2 s later: the batch's 30 s run out during the batch.
     let t0 = svc.clock.now().getTime();
-    const hasty = new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger: createSilentLogger(), workerId: 'hasty', clock: { now: () => new Date((t0 += 2000)) }, concurrency: 4, batchSeconds: 30 });
+    const hasty = new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger: createSilentLogger(), clock: { now: () => new Date((t0 += 2000)) }, concurrency: 4, batchSeconds: 30 });
     await hasty.runOnce();
     const rows = await deliveriesOf(h.id);
     const sent = rows.filter((r) => r.attempt_count === 1);

@@ -10,7 +10,6 @@ const dispatcher = new Dispatcher({
   db: database.db,
   secrets: new SecretBox(process.env.WEBHOOK_SECRET_KEY!),
   logger: createLogger('webhook-dispatcher', 'silent'),
-  workerId: process.env.WORKER_ID!,
   concurrency: 64,
   batchSeconds: 30,
 });

@@ -94,14 +94,13 @@ afterAll(async () => {
 function dispatcherWith(smtpUrl: string): Dispatcher {
   const logger = capturingLogger();
   const mailer = new AdminMailer({ smtpUrl, from: 'Assay <alerts@assay.test>', authUrl: auth.server.url, internalTokenSecret: TEST_INTERNAL_SECRET, logger });
-  return new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger, clock: svc.clock, workerId: `mail-${randomUUID()}`, onWebhookDisabled: (w) => mailer.webhookDisabled(w) });
+  return new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger, clock: svc.clock, onWebhookDisabled: (w) => mailer.webhookDisabled(w) });
 }
 
 /** A webhook whose creation test event is already out of the way, so the event below is what fails. */
 async function hook(t: ReturnType<WebhookHarness['tenant']>, url: string, name: string) {
   const h = await t.webhook(url, { name });
-  await svc.database.db.deleteFrom('delivery_queue').where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('webhook_id', '=', h.id)).execute();
-  await svc.database.db.deleteFrom('deliveries').where('webhook_id', '=', h.id).execute();
+  await svc.forgetDeliveries(h.id);
   return h;
 }
 

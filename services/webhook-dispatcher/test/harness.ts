@@ -103,8 +103,10 @@ export interface WebhookHarness {
   clock: FakeClock;
   secrets: SecretBox;
   dispatcher: Dispatcher;
+  /** Deletes a webhook's deliveries and their queue rows (the create-time test event, before a test of its own). */
+  forgetDeliveries(webhookId: string): Promise<void>;
   /** A new dispatcher on the same database (another replica). */
-  newDispatcher(opts?: { workerId?: string; responseTimeoutMs?: number; rateLimitsEnabled?: boolean }): Dispatcher;
+  newDispatcher(opts?: { responseTimeoutMs?: number; rateLimitsEnabled?: boolean }): Dispatcher;
   tenant(opts?: { plan?: Plan; role?: Principal['role']; kind?: Principal['kind']; scopes?: string[]; orgId?: string }): Tenant;
   close(): Promise<void>;
 }
@@ -122,7 +124,7 @@ export async function startWebhookService(): Promise<WebhookHarness> {
   const logger = createSilentLogger();
   const dispatchers: Dispatcher[] = [];
   const newDispatcher: WebhookHarness['newDispatcher'] = (opts = {}) => {
-    const d = new Dispatcher({ db: database.db, secrets, logger, clock, workerId: opts.workerId ?? `test-${randomUUID()}`, rateLimitsEnabled: opts.rateLimitsEnabled ?? true, ...(opts.responseTimeoutMs ? { responseTimeoutMs: opts.responseTimeoutMs } : {}) });
+    const d = new Dispatcher({ db: database.db, secrets, logger, clock, rateLimitsEnabled: opts.rateLimitsEnabled ?? true, ...(opts.responseTimeoutMs ? { responseTimeoutMs: opts.responseTimeoutMs } : {}) });
     dispatchers.push(d);
     return d;
   };
@@ -139,6 +141,10 @@ export async function startWebhookService(): Promise<WebhookHarness> {
     secrets,
     dispatcher,
     newDispatcher,
+    async forgetDeliveries(webhookId) {
+      await database.db.deleteFrom('delivery_queue').where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('webhook_id', '=', webhookId)).execute();
+      await database.db.deleteFrom('deliveries').where('webhook_id', '=', webhookId).execute();
+    },
     tenant(opts = {}) {
       const orgId = opts.orgId ?? randomUUID();
       const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: opts.kind ?? 'session', role: opts.role ?? 'owner', scopes: opts.scopes ?? [], plan: opts.plan ?? 'pro' };

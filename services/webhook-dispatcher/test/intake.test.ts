@@ -31,8 +31,7 @@ const execution = (status: string, priority: string, caseId = 'case-1', projectI
 
 async function hook(t: Tenant, p: string, overrides: Record<string, unknown> = {}) {
   const h = await t.webhook(`${receiver.url}${p}`, overrides);
-  await svc.database.db.deleteFrom('delivery_queue').where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('webhook_id', '=', h.id)).execute();
-  await svc.database.db.deleteFrom('deliveries').where('webhook_id', '=', h.id).execute();
+  await svc.forgetDeliveries(h.id);
   return h;
 }
 
@@ -186,7 +185,7 @@ describe('events to deliveries', () => {
     for (let i = 0; i < 40; i++) await fanOut(svc.database.db, envelope(t, 'test.case.deleted', { test_case_id: `c${i}`, name: 'x', permanent: true }), svc.clock);
     let child: ChildProcess | undefined;
     try {
-      ({ proc: child } = await spawnScript(path.join(__dirname, 'dispatcher-process.ts'), { DATABASE_URL: svc.testDb.url, WEBHOOK_SECRET_KEY: TEST_SECRET_KEY, WORKER_ID: 'doomed' }));
+      ({ proc: child } = await spawnScript(path.join(__dirname, 'dispatcher-process.ts'), { DATABASE_URL: svc.testDb.url, WEBHOOK_SECRET_KEY: TEST_SECRET_KEY }));
       // The child has requests in flight: kill it before any answer comes back.
       await eventually(async () => (await receiver.requests(`/slow/2000/${t.orgId}`)).length >= 10, 10_000, 20);
       child.kill('SIGKILL');

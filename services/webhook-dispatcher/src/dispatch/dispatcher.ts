@@ -18,8 +18,6 @@ export interface DispatcherOptions {
   db: Db;
   secrets: SecretBox;
   logger: Logger;
-  /** Names this process in logs. */
-  workerId: string;
   clock?: Clock;
   /** Deliveries in flight at once (default 64). */
   concurrency?: number;

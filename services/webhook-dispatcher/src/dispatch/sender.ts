@@ -143,14 +143,8 @@ export class Sender {
         resolve(r);
       });
       this.inflight.add(attempt);
-      try {
-        this.agent.dispatch(
-          { origin: endpoint.origin, path: endpoint.path, method: 'POST', headers, body, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
-          attempt,
-        );
-      } catch (err) {
-        attempt.onError(err as Error);
-      }
+      // dispatch() reports its own errors (a closed agent, bad options) to the handler's onError.
+      this.agent.dispatch({ origin: endpoint.origin, path: endpoint.path, method: 'POST', headers, body, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs }, attempt);
     });
   }
 
