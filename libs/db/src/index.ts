@@ -1,7 +1,15 @@
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type ColumnType, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 
 export { sql, type Kysely, type Migration };
+
+/** Column types the services' table interfaces share (`timestamptz` reads as a Date, writes as a Date or an ISO string). */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamp the database fills in by default. */
+export type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** A jsonb column written as a JSON string. */
+export type Json<T> = ColumnType<T, string, string>;
 
 // Postgres int8 (count(*), bigint columns) as JS numbers: our counters stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));

@@ -1,10 +1,7 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Timestamp, DefaultTimestamp } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 import type { Plan, Role } from '@assay/principal';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-/** A timestamp the database fills in by default. */
-type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type OrganizationStatus = 'active' | 'suspended' | 'deleted';
 export type KeyKind = 'service_key' | 'api_key';

@@ -1,9 +1,6 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
+import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
-
-type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T> = ColumnType<T, string, string>;
 
 export type SessionStatus = 'running' | 'paused' | 'cancelled' | 'completed' | 'failed';
 export const ENDED: readonly SessionStatus[] = ['cancelled', 'completed', 'failed'];

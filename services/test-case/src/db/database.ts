@@ -1,9 +1,7 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { DefaultTimestamp, Json, NullableTimestamp } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 import type { Step } from '../test-cases/steps.js';
-
-type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, string, string>;
 
 export type TestCaseStatus = 'active' | 'archived';
 export type Priority = 'critical' | 'high' | 'medium' | 'low';
@@ -31,7 +29,7 @@ export interface TestCaseTable {
   tags: Generated<string[]>;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
-  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  deleted_at: NullableTimestamp;
 }
 
 export interface TestPlanTable {

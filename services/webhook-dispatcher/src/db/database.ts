@@ -1,11 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Timestamp, DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 import type { Plan } from '@assay/principal';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T> = ColumnType<T, string, string>;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
