@@ -73,11 +73,13 @@ export async function requeueDelivery(db: Db, id: string, now: Date): Promise<De
 /** Removes finished deliveries whose history period ended, and queue rows whose delivery is gone. */
 export async function purgeExpiredDeliveries(db: Db, now: Date): Promise<number> {
   const r = await db.deleteFrom('deliveries').where('status', '<>', 'pending').where('expires_at', '<', now).executeTakeFirst();
-  // Left by a webhook deleted while a dispatcher held them (normally that dispatcher removes them itself).
+  // Left by a webhook deleted while a dispatcher held them (normally that dispatcher removes them itself);
+  // a thousand a minute is far more than that leaves, and bounds one sweep's deletes and locks.
   await sql`
     delete from delivery_queue where delivery_id in (
       select q.delivery_id from delivery_queue q
       where not exists (select 1 from deliveries d where d.id = q.delivery_id)
+      limit 1000
       for update skip locked)`.execute(db);
   return Number(r.numDeletedRows);
 }
