@@ -180,12 +180,12 @@ describe('a launched Assay', () => {
     const apiKey = { 'x-api-key': created.body.key };
 
     // A project made over P1 with the printed service key shows up over P2 with the API key.
-    const project = await asKey('POST', '/api/v1/projects', { name: 'Shop', base_url: 'https://shop.example.test' });
+    const project = await asKey('POST', '/api/v1/projects', { name: 'Shop', base_url: 'https://shop.example.invalid' });
     expect(project.status).toBe(201);
     const projects = await gw('GET', '/v1/projects', { headers: apiKey });
     expect(projects.status).toBe(200);
     expect(projects.body).toEqual({
-      data: [expect.objectContaining({ id: project.body.id, name: 'Shop', base_url: 'https://shop.example.test' })],
+      data: [expect.objectContaining({ id: project.body.id, name: 'Shop', base_url: 'https://shop.example.invalid' })],
       pagination: { limit: 50, offset: 0, total: 1 },
     });
     expect((await gw('GET', '/api/projects', { headers: apiKey })).body.data.map((p: { id: string }) => p.id)).toEqual([project.body.id]);

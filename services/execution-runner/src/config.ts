@@ -1,4 +1,5 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+import { readEgressSettings, type EgressSettings } from '@assay/egress';
 
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
@@ -11,6 +12,8 @@ export interface ExecutionConfig extends CommonConfig {
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
+  /** What test steps and their pages may connect to (EGRESS_*). */
+  egress: EgressSettings;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -24,5 +27,6 @@ export function loadConfig(env: Env): ExecutionConfig {
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
+    egress: readEgressSettings(r),
   }));
 }

@@ -8,6 +8,7 @@ import type { ExecutionDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
+import { EgressPolicy } from '@assay/egress';
 import { Runner } from './runner/worker.js';
 
 startMain(async () => {
@@ -26,7 +27,7 @@ startMain(async () => {
           schema: config.schema,
           bus,
           logger,
-          browsers: new BrowserPool(config.chromiumPath, logger),
+          browsers: new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress)),
           concurrency: config.concurrency,
           stepTimeoutMs: config.stepTimeoutMs,
           navigationTimeoutMs: config.navigationTimeoutMs,

@@ -13,6 +13,7 @@ import type { ExecutionDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ExecutionNotifier } from '../src/executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app
@@ -77,7 +78,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       schema: 'execution',
       bus: await newBus(),
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true })),
       concurrency: o.concurrency ?? opts.concurrency ?? 2,
       stepTimeoutMs: opts.stepTimeoutMs ?? 3000,
       navigationTimeoutMs: 10_000,

@@ -24,6 +24,7 @@ import {
   updateResult,
 } from '../executions/executions.repository.js';
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
+import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
 import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -188,6 +189,7 @@ export class Runner {
     const consoleErrors: string[] = [];
     const failedRequests: Array<{ method: string; url: string; status?: number; error?: string }> = [];
     const page: Page = fresh.page;
+    const blocked = new BlockedRequestLog(page, fresh.egress);
     const startedAt = new Date();
     try {
       page.on('console', (m) => {
@@ -235,6 +237,7 @@ export class Runner {
               navigationTimeoutMs: this.o.navigationTimeoutMs,
               saveScreenshot,
               fingerprints: ctl.fingerprints,
+              egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
             },
             step,
           ));
@@ -255,6 +258,7 @@ export class Runner {
           failure = { index, error };
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
         }
+        blocked.endStep(step.step_id);
         await appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! });
       }
 
@@ -282,6 +286,9 @@ export class Runner {
           fingerprints,
         };
       }
+      // Refusals reported after the last step ended (a late subresource) belong to it.
+      if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
+      if (blocked.entries.length) diagnostics = { ...diagnostics, blocked_requests: blocked.entries };
       const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status).catch((err) => {
         this.o.logger.warn({ err, execution: execution.id }, 'could not save the trace');
         return undefined;
