@@ -14,7 +14,7 @@ export function egressConnector(policy: EgressPolicy, options: buildConnector.Bu
     const host = opts.hostname.replace(/^\[|\]$/g, '');
     if (parseAddress(host)) {
       const verdict = policy.checkAddress(host);
-      if (!verdict.allowed) return callback(new EgressDeniedError(`${opts.protocol}//${opts.hostname}`, verdict.reason), null);
+      if (!verdict.allowed) return callback(new EgressDeniedError(`${opts.protocol}//${opts.hostname}${opts.port ? `:${opts.port}` : ''}`, verdict.reason), null);
     }
     return base(opts, callback);
   };
