@@ -107,7 +107,10 @@ describe('browser contexts behind the egress proxy', () => {
     let open = true;
     while (open && Date.now() < deadline) {
       open = await new Promise<boolean>((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.destroy();
+          resolve(true);
+        });
         s.on('error', () => resolve(false));
       });
     }
@@ -140,7 +143,9 @@ describe('the SOCKS5 side of the proxy', () => {
       let got = Buffer.alloc(0);
       s.on('data', (d) => {
         got = Buffer.concat([got, d]);
-        if (until(got)) s.destroy(), resolve(got);
+        if (!until(got)) return;
+        s.destroy();
+        resolve(got);
       });
       s.on('close', () => resolve(got));
       s.on('error', () => resolve(got));
