@@ -74,7 +74,7 @@ describe('browser contexts behind the egress proxy', () => {
     page.on('requestfailed', (r) => failed.add(`${new URL(r.url()).pathname} ${r.failure()?.errorText}`));
     const socketClosed = new Promise<void>((resolve) => page.on('websocket', (ws) => ws.on('socketerror', () => resolve()).on('close', () => resolve())));
     await page.goto(`${appUrl}/`);
-    await page.waitForFunction(() => document.body.dataset.api === 'true');
+    await page.waitForFunction("document.body.dataset.api === 'true'");
     await socketClosed;
     const expected = ['/pixel.png', '/frame', '/style.css', '/fetch', '/xhr'].map((p) => `${p} net::ERR_SOCKS_CONNECTION_FAILED`);
     const deadline = Date.now() + 10_000;
