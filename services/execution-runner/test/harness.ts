@@ -15,6 +15,7 @@ import { ExecutionNotifier } from '../src/executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
+import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app
 // on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
@@ -51,7 +52,7 @@ export interface Tenant {
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
-export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings } = {}): Promise<RunnerHarness> {
+export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: ArtifactLimits } = {}): Promise<RunnerHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
   const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
@@ -86,6 +87,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       publicBaseUrl: PUBLIC_BASE_URL,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       cancelPollMs: 200,
+      artifacts: opts.artifacts ?? { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024 },
     });
     await runner.start();
     runners.push(runner);

@@ -31,7 +31,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
   const router = Router();
 
   const queue = async (req: Request, res: Response) => {
-    const row = await createExecution(ctx, orgPrincipal(res).org_id, req.body as RunRequest);
+    const principal = orgPrincipal(res);
+    const row = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
     res.status(202).location(`/api/v1/executions/${row.id}/status`).json(queuedBody(row, await estimateWaitSeconds(ctx, row)));
   };
 
@@ -39,8 +40,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
 
   router.post('/api/v1/executions', validateBody('ExecutionCreateRequest'), async (req, res) => {
     if (req.body.wait_for_completion === false) return queue(req, res);
-    const orgId = orgPrincipal(res).org_id;
-    const created = await createExecution(ctx, orgId, req.body as RunRequest);
+    const principal = orgPrincipal(res);
+    const created = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
     // The runner fails the run at timeout_seconds; wait a little past that for its answer.
     const row = await waitForEnd(ctx, created.id, (created.timeout_seconds + 30) * 1000);
     const body = { ...toExecutionBody(row), results: await resultsOf(ctx, row) };
