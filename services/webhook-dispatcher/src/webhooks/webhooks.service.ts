@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import { contractValidator, type FieldError } from '@assay/contracts';
-import { withTransaction } from '@assay/db';
+import { retryOnConflict, withTransaction } from '@assay/db';
 import { conflict, forbidden, isUuid, iso, notFound, validationError } from '@assay/http';
 import type { Plan } from '@assay/principal';
 import type { WebhookContext } from '../context.js';
@@ -177,8 +177,13 @@ export async function updateWebhook(ctx: WebhookContext, orgId: string, plan: Pl
   return toWebhookBody(row, ctx.clock.now());
 }
 
+/**
+ * Deletes a webhook with its deliveries. A delivery batch holding some of its
+ * rows can deadlock with the cascade; Postgres then aborts one side, and a
+ * delete it aborted runs again.
+ */
 export async function deleteWebhook(db: Db, orgId: string, id: string) {
-  if (!isUuid(id) || !(await deleteWebhookRow(db, orgId, id))) throw notFound('Webhook');
+  if (!isUuid(id) || !(await retryOnConflict(() => deleteWebhookRow(db, orgId, id)))) throw notFound('Webhook');
   return { id, deleted: true };
 }
 
