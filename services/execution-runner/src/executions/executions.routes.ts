@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { isUuid, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
+import { isUuid, notFound, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import { listExecutions, streamEventsAfter } from './executions.repository.js';
@@ -60,7 +60,7 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     }
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
-    if (!isUuid(projectId)) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
+    if (!isUuid(projectId)) throw notFound('Project');
     const { rows, total } = await listExecutions(ctx.db, orgId, {
       projectId,
       status: status as ExecutionStatus | undefined,
@@ -69,6 +69,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
       limit,
       offset,
     });
+    // No runs at all: say whether the project exists (another organization's answers as an unknown one).
+    if (total === 0) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: rows.map(toExecutionBody), pagination: { limit, offset, total } });
   });
 
