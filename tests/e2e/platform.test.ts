@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { PRINCIPAL_HEADER, signPrincipal } from '@assay/principal';
 import { eventually } from '@assay/testing';
 import { bearer, call, rawGet, type Reply } from './support/http.js';
 import { provisionOrganization as provisionOrg } from './support/organizations.js';
