@@ -33,5 +33,7 @@ export default {
       testMatch: ['<rootDir>/{libs,services,deploy}/*/test/**/*.test.ts'],
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
+    // Only inside the private network namespace that tests/e2e/egress-netns.test.ts makes (tests/netns/run.sh).
+    ...(process.env.ASSAY_NETNS === '1' ? [{ ...shared, displayName: 'netns', testMatch: ['<rootDir>/tests/netns/**/*.test.ts'] }] : []),
   ],
 };

@@ -17,7 +17,7 @@ const gw = (method: string, p: string, body?: unknown) =>
   call(launched.assay.gatewayUrl, method, p, { headers: bearer(launched.assay.serviceKey), ...(body !== undefined ? { body } : {}) });
 
 async function startCrawler() {
-  const crawler = await startServiceProcess(launched, 'discovery-crawler', { CRAWLER_ENABLED: 'true', CRAWLER_LEASE_SECONDS: '3', DISCOVERY_ALLOW_LOOPBACK: 'true' });
+  const crawler = await startServiceProcess(launched, 'discovery-crawler', { CRAWLER_ENABLED: 'true', CRAWLER_LEASE_SECONDS: '3' });
   crawlers.push(crawler.proc);
   return crawler;
 }

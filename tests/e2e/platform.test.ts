@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { PRINCIPAL_HEADER, signPrincipal } from '@assay/principal';
 import { eventually } from '@assay/testing';
 import { bearer, call, rawGet, type Reply } from './support/http.js';
+import { provisionOrganization as provisionOrg } from './support/organizations.js';
 import { launchForFile } from './support/launcher.js';
 
 // The launcher, auth and the gateway as real processes on one fresh database,
@@ -41,18 +42,11 @@ async function revokeServiceKey(id: string): Promise<Reply> {
   return asKey('DELETE', `/api/service-keys/${id}`);
 }
 
-/** A second organization, made the way an operator would: auth's internal API, signed with the internal secret. */
+/** A second organization (auth's internal API); its owner's password is a secret the logs must not show. */
 async function provisionOrganization(name: string) {
-  const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}-${Date.now()}@example.test`, name: `${name} owner`, password: 'a long enough password 12345' };
-  const res = await fetch(`http://127.0.0.1:${launched.assay.authPort}/internal/organizations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(launched.assay.internalSecret, servicePrincipal('e2e')) },
-    body: JSON.stringify({ name, plan: 'growth', owner }),
-  });
-  const body = (await res.json()) as { organization: { id: string; name: string }; owner: { id: string } };
-  if (res.status !== 201) throw new Error(`provisioning failed: ${res.status} ${JSON.stringify(body)}`);
-  secrets.push(owner.password);
-  return { orgId: body.organization.id, ownerId: body.owner.id, ...owner };
+  const org = await provisionOrg(launched.assay, name);
+  secrets.push(org.password);
+  return org;
 }
 
 async function login(email: string, password: string): Promise<string> {
@@ -180,12 +174,12 @@ describe('a launched Assay', () => {
     const apiKey = { 'x-api-key': created.body.key };
 
     // A project made over P1 with the printed service key shows up over P2 with the API key.
-    const project = await asKey('POST', '/api/v1/projects', { name: 'Shop', base_url: 'https://shop.example.test' });
+    const project = await asKey('POST', '/api/v1/projects', { name: 'Shop', base_url: 'https://shop.example.invalid' });
     expect(project.status).toBe(201);
     const projects = await gw('GET', '/v1/projects', { headers: apiKey });
     expect(projects.status).toBe(200);
     expect(projects.body).toEqual({
-      data: [expect.objectContaining({ id: project.body.id, name: 'Shop', base_url: 'https://shop.example.test' })],
+      data: [expect.objectContaining({ id: project.body.id, name: 'Shop', base_url: 'https://shop.example.invalid' })],
       pagination: { limit: 50, offset: 0, total: 1 },
     });
     expect((await gw('GET', '/api/projects', { headers: apiKey })).body.data.map((p: { id: string }) => p.id)).toEqual([project.body.id]);

@@ -236,23 +236,26 @@ async function main(): Promise<void> {
   const auth: ServiceSpec = { name: 'auth', port: config.authPort, env: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET! } };
   const testCase: ServiceSpec = { name: 'test-case', port: config.testCasePort };
   const local = (spec: ServiceSpec) => `http://127.0.0.1:${spec.port}`;
+  // Local apps are the usual targets of runs, crawls and webhooks here, so the egress policy
+  // allows loopback (a deployment refuses it by default); metadata and private ranges stay
+  // refused unless the launcher's own EGRESS_* variables say otherwise (they pass through).
+  const egress = { EGRESS_ALLOW_LOOPBACK: process.env.EGRESS_ALLOW_LOOPBACK ?? 'true' };
   const executionRunner: ServiceSpec = {
     name: 'execution-runner',
     port: config.executionRunnerPort,
-    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency) },
+    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency), ...egress },
   };
-  // Local apps are the usual crawl targets here, so loopback is allowed (a deployment refuses it by default).
   const discoveryCrawler: ServiceSpec = {
     name: 'discovery-crawler',
     port: config.discoveryCrawlerPort,
-    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, DISCOVERY_ALLOW_LOOPBACK: 'true' },
+    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, ...egress },
   };
   // Webhooks to http://localhost receivers are allowed here: this is local development.
   // SMTP_URL and SMTP_FROM, when set for the launcher, reach it too (e-mail on a disabled webhook; auth names the recipients).
   const webhookDispatcher: ServiceSpec = {
     name: 'webhook-dispatcher',
     port: config.webhookDispatcherPort,
-    env: { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!, WEBHOOK_ALLOW_LOCAL_HTTP: 'true', AUTH_URL: local(auth) },
+    env: { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!, WEBHOOK_ALLOW_LOCAL_HTTP: 'true', AUTH_URL: local(auth), ...egress },
   };
   // Services not built yet have no URL: the gateway answers 501 for their routes.
   const gateway: ServiceSpec = {

@@ -2,7 +2,8 @@
  * Chromium for the services that drive it (execution-runner, discovery-crawler):
  * the flags of DESIGN.md, tuned, and a pool that keeps one browser per process.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { EgressProxy, type EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 
 /** Chromium flags of DESIGN.md, Browsers. */
@@ -15,6 +16,9 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--disable-dev-shm-usage',
+  // Every connection of a context goes through its egress proxy (see BrowserPool.newContext);
+  // WebRTC may not open UDP around it.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 /**
@@ -79,6 +83,14 @@ export function launchChromium(options: LaunchOptions): Promise<Browser> {
 export interface FreshPage {
   context: BrowserContext;
   page: Page;
+  /** The context's egress proxy: what it refused, for diagnostics. */
+  egress: EgressProxy;
+}
+
+/** A context whose every connection passes the egress policy. */
+export interface GuardedContext {
+  context: BrowserContext;
+  egress: EgressProxy;
 }
 
 export const VIEWPORT = { width: 1280, height: 720 };
@@ -92,6 +104,8 @@ export class BrowserPool {
   constructor(
     private readonly executablePath: string,
     private readonly logger: Logger,
+    /** Decides what every context may connect to (DESIGN.md, Egress). */
+    readonly egress: EgressPolicy,
   ) {}
 
   get(): Promise<Browser> {
@@ -117,9 +131,27 @@ export class BrowserPool {
     return this.versionText;
   }
 
+  /**
+   * A new context routed through an egress proxy of its own: documents,
+   * redirects, subresources, fetch/XHR, iframes, WebSockets and Playwright's
+   * own `route.fetch` all connect through it, so none reaches an address the
+   * policy refuses. The proxy closes with the context.
+   */
+  async newContext(options: BrowserContextOptions = {}): Promise<GuardedContext> {
+    const egress = await EgressProxy.start(this.egress, { logger: this.logger });
+    try {
+      const context = await (await this.get()).newContext({ ...options, proxy: { server: egress.url } });
+      context.once('close', () => void egress.close());
+      return { context, egress };
+    } catch (err) {
+      await egress.close();
+      throw err;
+    }
+  }
+
   private async create(): Promise<FreshPage> {
-    const context = await (await this.get()).newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
-    return { context, page: await context.newPage() };
+    const { context, egress } = await this.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
+    return { context, egress, page: await context.newPage() };
   }
 
   /**

@@ -63,6 +63,9 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+const PURGE_BATCH = 5000;
+
 /** Notification channel the relays of a schema listen on. */
 export function outboxChannel(schema: string): string {
   return `assay_outbox_${schema}`;
@@ -166,11 +169,20 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Published rows older than this are deleted (default 7 days). */
   retentionMs?: number;
+  /**
+   * Inbox rows (ids of events already handled) older than this are deleted
+   * (default 14 days): far longer than any redelivery can come late (pg-boss
+   * gives up after 25 attempts within hours; a Kafka group replays at most
+   * from its last committed offset).
+   */
+  inboxRetentionMs?: number;
 }
 
 export interface OutboxRelay {
   /** Publishes everything pending now; resolves when the outbox is drained. */
   flush(): Promise<void>;
+  /** Deletes published outbox rows and inbox rows past their retention (also every 10 minutes by itself); the counts. */
+  purge(): Promise<{ outbox: number; inbox: number }>;
   stop(): Promise<void>;
 }
 
@@ -252,9 +264,27 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return running;
   }
 
-  async function purge(): Promise<void> {
-    const cutoff = new Date(Date.now() - (opts.retentionMs ?? 7 * 24 * 3600 * 1000));
-    await db.deleteFrom('outbox').where('published_at', '<', cutoff).execute();
+  /** Deletes in batches, so a large backlog never holds one long transaction. */
+  async function deleteOlder(table: 'outbox' | 'inbox', column: 'published_at' | 'handled_at', cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await sql<{ n: number }>`
+        with gone as (
+          delete from ${sql.table(table)} where ctid = any(array(select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${cutoff} limit ${PURGE_BATCH}))
+          returning 1
+        ) select count(*)::int as n from gone`.execute(db);
+      const n = r.rows[0]?.n ?? 0;
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
+  }
+
+  async function purge(): Promise<{ outbox: number; inbox: number }> {
+    const now = Date.now();
+    const outbox = await deleteOlder('outbox', 'published_at', new Date(now - (opts.retentionMs ?? 7 * DAY_MS)));
+    const inbox = await deleteOlder('inbox', 'handled_at', new Date(now - (opts.inboxRetentionMs ?? 14 * DAY_MS)));
+    if (outbox || inbox) logger.info({ outbox, inbox }, 'purged published outbox rows and old inbox rows');
+    return { outbox, inbox };
   }
 
   let ticks = 0;
@@ -303,6 +333,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       await kick();
       await kick();
     },
+    purge,
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);

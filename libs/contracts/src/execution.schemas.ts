@@ -72,6 +72,20 @@ export const executionSchemas: Record<string, JsonSchema> = {
       error: { type: 'string' },
       screenshot: { type: 'string' },
       trace: { type: 'string', description: 'Absolute URL of the Playwright trace (zip), when the run recorded one.' },
+      diagnostics: {
+        type: 'object',
+        description: 'Present when the egress policy refused requests of the page (subresources, fetches, frames); a refused subresource does not fail its step.',
+        properties: {
+          blocked_requests: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['step_id', 'url', 'reason'],
+              properties: { step_id: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' }, resource_type: { type: 'string' }, reason: { type: 'string' } },
+            },
+          },
+        },
+      },
       steps: { type: 'array', items: { $ref: 'StepResult' } },
     },
   },

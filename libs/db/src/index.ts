@@ -120,4 +120,28 @@ export function withTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => 
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
 
+/** Postgres aborted the transaction to break a deadlock (40P01) or a serialization conflict (40001): running it again can succeed. */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * Runs `fn` again, up to `attempts` times in all with a short random pause,
+ * when Postgres aborted it as a deadlock victim or a serialization failure.
+ * Only for work that is safe to repeat: `fn` must do nothing outside the
+ * database that a second run would do twice.
+ * @throws the last error, or at once any error that is not such a conflict.
+ */
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isRetryableConflict(err) || i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 20 * i + Math.random() * 50));
+    }
+  }
+}
+
 export { PgNotifier } from './notifier.js';

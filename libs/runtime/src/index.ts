@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createBus, startOutboxRelay, type Bus } from '@assay/bus';
 import { ConfigError, type CommonConfig } from '@assay/config';
 import { createDatabase, isDatabaseReachable, migrateToLatest, type Database, type Migration } from '@assay/db';
+import { answerClientErrorsWithJson } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
 
 export interface ServiceDeps<DB> {
@@ -36,6 +37,7 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const ready = async () => ({ database: await isDatabaseReachable(database.pool), bus: await bus.isHealthy() });
   const app = await opts.build({ database, bus, logger, ready });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
+  answerClientErrorsWithJson(server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

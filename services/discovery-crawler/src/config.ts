@@ -1,4 +1,5 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+import { readEgressSettings, type EgressSettings } from '@assay/egress';
 
 export interface DiscoveryConfig extends CommonConfig {
   schema: string;
@@ -12,10 +13,8 @@ export interface DiscoveryConfig extends CommonConfig {
   pagesInParallel: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
-  /** Targets on loopback addresses (localhost, 127.0.0.0/8, ::1) are allowed. */
-  allowLoopback: boolean;
-  /** Targets on private, link-local and other non-public addresses are allowed. */
-  allowPrivate: boolean;
+  /** What targets, their pages and robots.txt may connect to (EGRESS_*; DISCOVERY_ALLOW_LOOPBACK/_PRIVATE still honoured when those are unset). */
+  egress: EgressSettings;
 }
 
 export function loadConfig(env: Env): DiscoveryConfig {
@@ -29,7 +28,6 @@ export function loadConfig(env: Env): DiscoveryConfig {
     pagesInParallel: r.int('CRAWLER_PAGES_IN_PARALLEL', { default: 4, min: 1, max: 16 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('CRAWLER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
-    allowLoopback: r.bool('DISCOVERY_ALLOW_LOOPBACK', { default: false }),
-    allowPrivate: r.bool('DISCOVERY_ALLOW_PRIVATE', { default: false }),
+    egress: readEgressSettings(r, { loopback: 'DISCOVERY_ALLOW_LOOPBACK', private: 'DISCOVERY_ALLOW_PRIVATE' }),
   }));
 }

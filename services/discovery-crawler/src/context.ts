@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PgNotifier } from '@assay/db';
+import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 import type { TestCaseClient } from './clients/test-case.client.js';
 import type { DiscoveryDatabase } from './db/database.js';
@@ -11,8 +12,8 @@ export interface DiscoveryContext {
   logger: Logger;
   testCases: TestCaseClient;
   notifier: PgNotifier;
-  /** Which non-public targets this deployment lets sessions crawl. */
-  allowTargets: { loopback: boolean; private: boolean };
+  /** What targets this deployment lets sessions crawl (the crawler enforces the same policy on every connection). */
+  egress: EgressPolicy;
   /** Tabs one session loads pages in at once (for estimates). */
   pagesInParallel: number;
   /** How often an idle stream sends a keep-alive comment (ms; 15 s by default). */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { BrowserPool } from '@assay/browser';
 import { PgNotifier } from '@assay/db';
+import { EgressPolicy } from '@assay/egress';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { TestCaseClient } from './clients/test-case.client.js';
@@ -13,6 +14,7 @@ import { DISCOVERY_CHANNEL } from './sessions/sessions.repository.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
+  const egress = new EgressPolicy(config.egress);
   let crawler: Crawler | undefined;
   let notifier: PgNotifier | undefined;
   await runService<DiscoveryDatabase>({
@@ -26,7 +28,7 @@ startMain(async () => {
           db: database.db,
           schema: config.schema,
           logger,
-          browsers: new BrowserPool(config.chromiumPath, logger),
+          browsers: new BrowserPool(config.chromiumPath, logger, egress),
           sessions: config.sessions,
           pagesInParallel: config.pagesInParallel,
           navigationTimeoutMs: config.navigationTimeoutMs,
@@ -41,7 +43,7 @@ startMain(async () => {
         logger,
         testCases: new TestCaseClient(config.testCaseUrl, config.internalTokenSecret),
         notifier,
-        allowTargets: { loopback: config.allowLoopback, private: config.allowPrivate },
+        egress,
         pagesInParallel: config.pagesInParallel,
         internalTokenSecret: config.internalTokenSecret,
         ready,

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BrowserPool } from '@assay/browser';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
@@ -61,7 +62,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       db: database.db,
       schema: 'discovery',
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true })),
       sessions: 2,
       pagesInParallel: 3,
       navigationTimeoutMs: 20_000,
@@ -82,7 +83,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
         logger,
         testCases: new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET),
         notifier,
-        allowTargets: { loopback, private: false },
+        egress: new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: loopback }),
         pagesInParallel: 3,
         keepAliveMs: 200,
         internalTokenSecret: TEST_INTERNAL_SECRET,

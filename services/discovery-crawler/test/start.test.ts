@@ -37,17 +37,37 @@ describe('starting a discovery session', () => {
     expect(ai).toMatchObject({ status: 501, body: { error: 'not_implemented', message: expect.stringMatching(/^enable_ai_analysis is not built yet/) } });
   });
 
-  it('refuses loopback and private targets unless the deployment allows them', async () => {
+  it('refuses loopback, private and metadata targets in every spelling unless the deployment allows them', async () => {
     const strict = async (target: string) => {
       const res = await fetch(`${h.strictUrl}/api/v1/discovery/start`, { method: 'POST', headers: { ...(await t.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ project_id: t.projectId, target_url: target }) });
       return { status: res.status, body: (await res.json()) as any };
     };
-    for (const target of [h.site.url, 'http://localhost:9/', 'http://[::1]/', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://169.254.169.254/latest']) {
+    const refused: Array<[string, RegExp]> = [
+      [h.site.url, /loopback address 127\.0\.0\.1/],
+      ['http://localhost:9/', /loopback address/],
+      ['http://[::1]/', /loopback address ::1/],
+      ['http://2130706433/', /loopback address 127\.0\.0\.1/],
+      ['http://0x7f.1/', /loopback address 127\.0\.0\.1/],
+      ['http://0177.0.0.1/', /loopback address 127\.0\.0\.1/],
+      ['http://10.1.2.3/', /private address 10\.1\.2\.3/],
+      ['http://[::ffff:10.0.0.5]/', /private address .*10\.0\.0\.5/],
+      ['http://192.168.0.1/', /private address 192\.168\.0\.1/],
+      ['http://100.64.0.5/', /private address \(carrier-grade NAT\)/],
+      ['http://169.254.169.254/latest', /cloud metadata address 169\.254\.169\.254/],
+      ['http://[::ffff:169.254.169.254]/', /cloud metadata address .*169\.254\.169\.254/],
+      ['http://[::ffff:a9fe:a9fe]/', /cloud metadata address/],
+      ['http://169.254.10.10/', /link-local address/],
+      ['http://metadata.google.internal./computeMetadata/v1/', /cloud metadata name/],
+      ['http://0.0.0.0/', /unspecified address/],
+      ['http://[::]/', /unspecified address/],
+    ];
+    for (const [target, reason] of refused) {
       const res = await strict(target);
-      expect(res.status).toBe(400);
-      expect(res.body.details[0]).toMatchObject({ field: 'target_url', message: expect.stringMatching(/loopback|private/) });
+      expect({ target, status: res.status }).toEqual({ target, status: 400 });
+      expect(res.body.details[0]).toMatchObject({ field: 'target_url', message: expect.stringMatching(/^blocked by the egress policy \(/) });
+      expect({ target, message: res.body.details[0].message }).toEqual({ target, message: expect.stringMatching(reason) });
     }
-    expect(await h.database.db.selectFrom('sessions').select('id').where('target_url', 'like', '%169.254%').execute()).toEqual([]);
+    expect(await h.database.db.selectFrom('sessions').select('id').where('target_url', 'not like', `${h.site.url}%`).execute()).toEqual([]);
   });
 
   it('crawls only what the include and exclude globs allow (* stays in one segment, ** crosses)', async () => {

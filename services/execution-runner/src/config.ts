@@ -1,4 +1,5 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+import { readEgressSettings, type EgressSettings } from '@assay/egress';
 
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
@@ -11,6 +12,10 @@ export interface ExecutionConfig extends CommonConfig {
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
+  /** Largest screenshot or trace stored, and bytes one organization may keep (ARTIFACT_MAX_BYTES, ARTIFACT_ORG_QUOTA_BYTES). */
+  artifacts: { maxBytes: number; orgQuotaBytes: number };
+  /** What test steps and their pages may connect to (EGRESS_*). */
+  egress: EgressSettings;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -24,5 +29,10 @@ export function loadConfig(env: Env): ExecutionConfig {
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
+    artifacts: {
+      maxBytes: r.int('ARTIFACT_MAX_BYTES', { default: 50 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 }),
+      orgQuotaBytes: r.int('ARTIFACT_ORG_QUOTA_BYTES', { default: 10 * 1024 * 1024 * 1024, min: 1024 * 1024, max: Number.MAX_SAFE_INTEGER }),
+    },
+    egress: readEgressSettings(r),
   }));
 }

@@ -8,31 +8,36 @@ import type { ExecutionDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
+import { EgressPolicy } from '@assay/egress';
 import { Runner } from './runner/worker.js';
+import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
   let runner: Runner | undefined;
   let notifier: ExecutionNotifier | undefined;
+  let janitor: ArtifactJanitor | undefined;
   await runService<ExecutionDatabase>({
     config,
     migrations,
     async build({ database, bus, logger, ready }) {
       notifier = new ExecutionNotifier(database.pool, logger);
       await notifier.start();
+      janitor = startArtifactJanitor(database.db, logger);
       if (config.runnerEnabled) {
         runner = new Runner({
           db: database.db,
           schema: config.schema,
           bus,
           logger,
-          browsers: new BrowserPool(config.chromiumPath, logger),
+          browsers: new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress)),
           concurrency: config.concurrency,
           stepTimeoutMs: config.stepTimeoutMs,
           navigationTimeoutMs: config.navigationTimeoutMs,
           leaseSeconds: config.leaseSeconds,
           publicBaseUrl: config.publicBaseUrl,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+          artifacts: config.artifacts,
         });
         await runner.start();
       }
@@ -50,6 +55,7 @@ startMain(async () => {
     },
     async stop() {
       await runner?.stop();
+      janitor?.stop();
       await notifier?.stop();
     },
   });

@@ -219,7 +219,7 @@ describe('executions in Chromium', () => {
       expect((await b.ex(method, path)).status).toBe(404);
     }
     expect((await b.ex('POST', '/api/v1/executions', { test_plan_id: pa.planId, project_id: pa.projectId })).status).toBe(404);
-    expect((await b.ex('GET', `/api/v1/executions?project_id=${pa.projectId}`)).body.data).toEqual([]);
+    expect(await b.ex('GET', `/api/v1/executions?project_id=${pa.projectId}`)).toMatchObject({ status: 404, body: { error: 'not_found', message: 'Project not found' } });
   });
 
   it('keeps a Playwright trace of the failed case only with trace retain-on-failure, and none by default', async () => {

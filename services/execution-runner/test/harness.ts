@@ -13,7 +13,9 @@ import type { ExecutionDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ExecutionNotifier } from '../src/executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
+import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
+import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app
 // on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
@@ -46,11 +48,11 @@ export interface Tenant {
   principal: Principal;
   tc(method: string, path: string, body?: unknown): Promise<Reply>;
   ex(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
-  /** A project on the shop with one plan holding the given cases (name → steps). */
+  /** A project on the shop (or `project.base_url`) with one plan holding the given cases (name → steps). */
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
-export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number } = {}): Promise<RunnerHarness> {
+export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: ArtifactLimits } = {}): Promise<RunnerHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
   const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
@@ -77,7 +79,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       schema: 'execution',
       bus: await newBus(),
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true })),
       concurrency: o.concurrency ?? opts.concurrency ?? 2,
       stepTimeoutMs: opts.stepTimeoutMs ?? 3000,
       navigationTimeoutMs: 10_000,
@@ -85,6 +87,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       publicBaseUrl: PUBLIC_BASE_URL,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       cancelPollMs: 200,
+      artifacts: opts.artifacts ?? { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024 },
     });
     await runner.start();
     runners.push(runner);

@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { createBus } from '@assay/bus';
 import { ConfigError } from '@assay/config';
+import { answerClientErrorsWithJson } from '@assay/http';
 import { createLogger } from '@assay/logger';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
   server.requestTimeout = 0; // sync executions and SSE streams outlive node's default
+  answerClientErrorsWithJson(server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

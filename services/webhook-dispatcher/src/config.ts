@@ -1,4 +1,5 @@
 import { readCommonConfig, readConfig, type CommonConfig, type ConfigReader, type Env } from '@assay/config';
+import { readEgressSettings, type EgressSettings } from '@assay/egress';
 
 export interface WebhookConfig extends CommonConfig {
   schema: string;
@@ -6,6 +7,8 @@ export interface WebhookConfig extends CommonConfig {
   secretKey: string;
   /** Plain HTTP to loopback hosts (local development); HTTPS is required otherwise. */
   allowLocalHttp: boolean;
+  /** What deliveries may connect to (EGRESS_*). */
+  egress: EgressSettings;
   /** false: no per-webhook or per-organization rate limits (benchmarks). */
   rateLimitsEnabled: boolean;
   /** Deliveries one process sends at once. */
@@ -24,6 +27,7 @@ export function loadConfig(env: Env): WebhookConfig {
     schema: 'webhook',
     secretKey: r.secret('WEBHOOK_SECRET_KEY', { minLength: 32 }),
     allowLocalHttp: r.bool('WEBHOOK_ALLOW_LOCAL_HTTP', { default: false }),
+    egress: readEgressSettings(r),
     rateLimitsEnabled: r.bool('WEBHOOK_RATE_LIMITS_ENABLED', { default: true }),
     concurrency: r.int('WEBHOOK_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
     batchSeconds: r.int('WEBHOOK_BATCH_SECONDS', { default: 30, min: 5, max: 600 }),

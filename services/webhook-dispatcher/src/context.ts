@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 import type { WebhookDatabase } from './db/database.js';
 import type { Clock } from './shared/clock.js';
@@ -12,6 +13,8 @@ export interface WebhookContext {
   clock: Clock;
   /** Plain HTTP to loopback hosts is accepted (local development). */
   allowLocalHttp: boolean;
+  /** Registration refuses URLs whose host the egress policy denies (the sender checks again on connect). */
+  egress: EgressPolicy;
   /** Tells the dispatcher that deliveries are due now. */
   deliveriesDue(): void;
 }

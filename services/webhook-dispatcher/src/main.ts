@@ -1,4 +1,5 @@
 import type { Subscription } from '@assay/bus';
+import { EgressPolicy } from '@assay/egress';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
@@ -13,6 +14,7 @@ import { SecretBox } from './webhooks/secrets.js';
 startMain(async () => {
   const config = loadConfig(process.env);
   const secrets = new SecretBox(config.secretKey);
+  const egress = new EgressPolicy(config.egress);
   let dispatcher: Dispatcher | undefined;
   let subscriptions: Subscription[] = [];
   let mailer: AdminMailer | undefined;
@@ -31,6 +33,7 @@ startMain(async () => {
           concurrency: config.concurrency,
           batchSeconds: config.batchSeconds,
           rateLimitsEnabled: config.rateLimitsEnabled,
+          egress,
           ...(m ? { onWebhookDisabled: (w) => m.webhookDisabled(w) } : {}),
         });
         dispatcher.start();
@@ -43,6 +46,7 @@ startMain(async () => {
         secrets,
         clock: SYSTEM_CLOCK,
         allowLocalHttp: config.allowLocalHttp,
+        egress,
         deliveriesDue,
         internalTokenSecret: config.internalTokenSecret,
         ready,

@@ -6,7 +6,7 @@ import { createSilentLogger } from '@assay/logger';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { fanOut } from '../src/dispatch/intake.js';
 import { SecretBox } from '../src/webhooks/secrets.js';
-import { startReceiver, startWebhookService, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
+import { startReceiver, startWebhookService, TEST_EGRESS, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
 
 let svc: WebhookHarness;
 let receiver: Receiver;
@@ -279,7 +279,7 @@ describe('delivery', () => {
     for (let i = 0; i < 30; i++) await fanOut(svc.database.db, { ...caseCreated(t), event: 'test.case.deleted', data: { test_case_id: `c${i}`, name: 'x', permanent: true } }, svc.clock);
     // Every reading of this clock is 2 s later: the batch's 30 s run out during the batch.
     let t0 = svc.clock.now().getTime();
-    const hasty = new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger: createSilentLogger(), clock: { now: () => new Date((t0 += 2000)) }, concurrency: 4, batchSeconds: 30 });
+    const hasty = new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger: createSilentLogger(), egress: TEST_EGRESS, clock: { now: () => new Date((t0 += 2000)) }, concurrency: 4, batchSeconds: 30 });
     await hasty.runOnce();
     const rows = await deliveriesOf(h.id);
     const sent = rows.filter((r) => r.attempt_count === 1);

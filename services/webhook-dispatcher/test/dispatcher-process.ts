@@ -1,4 +1,5 @@
 import { createDatabase } from '@assay/db';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createLogger } from '@assay/logger';
 import type { WebhookDatabase } from '../src/db/database.js';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
@@ -12,6 +13,7 @@ const dispatcher = new Dispatcher({
   logger: createLogger('webhook-dispatcher', 'silent'),
   concurrency: 64,
   batchSeconds: 30,
+  egress: new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true }),
 });
 dispatcher.start();
 process.stdout.write(`${JSON.stringify({ started: true, pid: process.pid })}\n`);

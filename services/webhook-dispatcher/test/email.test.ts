@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { fanOut } from '../src/dispatch/intake.js';
 import { AdminMailer } from '../src/notify/mailer.js';
-import { spawnScript, startReceiver, startWebhookService, type Receiver, type WebhookHarness } from './harness.js';
+import { spawnScript, startReceiver, startWebhookService, TEST_EGRESS, type Receiver, type WebhookHarness } from './harness.js';
 
 // The administrators' e-mail when a webhook is disabled: the real auth service
 // names them, a real SMTP server process (smtp-server) receives the mail.
@@ -94,7 +94,7 @@ afterAll(async () => {
 function dispatcherWith(smtpUrl: string): Dispatcher {
   const logger = capturingLogger();
   const mailer = new AdminMailer({ smtpUrl, from: 'Assay <alerts@assay.test>', authUrl: auth.server.url, internalTokenSecret: TEST_INTERNAL_SECRET, logger });
-  return new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger, clock: svc.clock, onWebhookDisabled: (w) => mailer.webhookDisabled(w) });
+  return new Dispatcher({ db: svc.database.db, secrets: svc.secrets, logger, clock: svc.clock, egress: TEST_EGRESS, onWebhookDisabled: (w) => mailer.webhookDisabled(w) });
 }
 
 /** A webhook whose creation test event is already out of the way, so the event below is what fails. */
@@ -170,12 +170,12 @@ describe('SMTP configuration', () => {
 
   it('is optional, and needs AUTH_URL when set; a bad SMTP_URL is named without its value', () => {
     expect(loadConfig(base).smtp).toBeUndefined();
-    expect(loadConfig({ ...base, SMTP_URL: 'smtps://u:p@mail.example.test:465', SMTP_FROM: 'Ops <ops@example.test>', AUTH_URL: 'http://auth:8081' }).smtp).toEqual({
-      url: 'smtps://u:p@mail.example.test:465',
+    expect(loadConfig({ ...base, SMTP_URL: 'smtps://u:p@mail.example.invalid:465', SMTP_FROM: 'Ops <ops@example.test>', AUTH_URL: 'http://auth:8081' }).smtp).toEqual({
+      url: 'smtps://u:p@mail.example.invalid:465',
       from: 'Ops <ops@example.test>',
       authUrl: 'http://auth:8081',
     });
-    expect(() => loadConfig({ ...base, SMTP_URL: 'smtp://u:p@mail.example.test' })).toThrow(/SMTP_URL needs AUTH_URL/);
+    expect(() => loadConfig({ ...base, SMTP_URL: 'smtp://u:p@mail.example.invalid' })).toThrow(/SMTP_URL needs AUTH_URL/);
     let message = '';
     try {
       loadConfig({ ...base, SMTP_URL: 'http://user:s3cret-value@mail', AUTH_URL: 'http://auth:8081' });

@@ -5,6 +5,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Plan, type Principal } from '@assay/principal';
 import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { buildApp } from '../src/app.js';
 import type { WebhookDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -106,16 +107,21 @@ export interface WebhookHarness {
   /** Deletes a webhook's deliveries and their queue rows (the create-time test event, before a test of its own). */
   forgetDeliveries(webhookId: string): Promise<void>;
   /** A new dispatcher on the same database (another replica). */
-  newDispatcher(opts?: { responseTimeoutMs?: number; rateLimitsEnabled?: boolean }): Dispatcher;
+  newDispatcher(opts?: { responseTimeoutMs?: number; rateLimitsEnabled?: boolean; egress?: EgressPolicy }): Dispatcher;
   tenant(opts?: { plan?: Plan; role?: Principal['role']; kind?: Principal['kind']; scopes?: string[]; orgId?: string }): Tenant;
   close(): Promise<void>;
 }
+
+/** The tests' receivers listen on loopback. */
+export const TEST_EGRESS = new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true });
 
 /**
  * The service's app on a real port and a real database, with a dispatcher
  * the tests drive round by round (`runOnce`) on a clock they move.
  */
-export async function startWebhookService(): Promise<WebhookHarness> {
+/** `egress`: the policy of the API and of the dispatchers (default: loopback allowed, as the receivers need). */
+export async function startWebhookService(opts: { egress?: EgressPolicy } = {}): Promise<WebhookHarness> {
+  const egress = opts.egress ?? TEST_EGRESS;
   const testDb = await createTestDatabase();
   const database = createDatabase<WebhookDatabase>({ connectionString: testDb.url, schema: 'webhook' });
   await migrateToLatest(database, migrations);
@@ -124,13 +130,13 @@ export async function startWebhookService(): Promise<WebhookHarness> {
   const logger = createSilentLogger();
   const dispatchers: Dispatcher[] = [];
   const newDispatcher: WebhookHarness['newDispatcher'] = (opts = {}) => {
-    const d = new Dispatcher({ db: database.db, secrets, logger, clock, rateLimitsEnabled: opts.rateLimitsEnabled ?? true, ...(opts.responseTimeoutMs ? { responseTimeoutMs: opts.responseTimeoutMs } : {}) });
+    const d = new Dispatcher({ db: database.db, secrets, logger, clock, egress: opts.egress ?? egress, rateLimitsEnabled: opts.rateLimitsEnabled ?? true, ...(opts.responseTimeoutMs ? { responseTimeoutMs: opts.responseTimeoutMs } : {}) });
     dispatchers.push(d);
     return d;
   };
   const dispatcher = newDispatcher();
   const server = await listen(
-    buildApp({ db: database.db, logger, secrets, clock, allowLocalHttp: true, deliveriesDue: () => undefined, internalTokenSecret: TEST_INTERNAL_SECRET }),
+    buildApp({ db: database.db, logger, secrets, clock, allowLocalHttp: true, egress, deliveriesDue: () => undefined, internalTokenSecret: TEST_INTERNAL_SECRET }),
   );
 
   return {

@@ -1,7 +1,7 @@
 import { freePortForTests } from '@assay/testing';
 import { endpointOf, Sender } from '../src/dispatch/sender.js';
 import { signDelivery } from '../src/dispatch/signing.js';
-import { startReceiver, type Receiver } from './harness.js';
+import { startReceiver, TEST_EGRESS, type Receiver } from './harness.js';
 
 // The sender on its own, against the receiver process: what it keeps of an
 // answer, and the deadline over the whole request.
@@ -18,7 +18,7 @@ const headers = (id: string) => signDelivery({ deliveryId: id, event: 'test.case
 
 describe('sender', () => {
   it('ends a request whose body never ends at the deadline, though data keeps coming', async () => {
-    const sender = new Sender(1000);
+    const sender = new Sender(TEST_EGRESS, 1000);
     try {
       const started = Date.now();
       const r = await sender.send(endpointOf(`${receiver.url}/drip/a`), headers('d1'), body);
@@ -31,7 +31,7 @@ describe('sender', () => {
   });
 
   it('keeps the first 4 KB of a chunked body with no length, and the next request still goes out', async () => {
-    const sender = new Sender();
+    const sender = new Sender(TEST_EGRESS);
     try {
       const r = await sender.send(endpointOf(`${receiver.url}/chunked/b?x=1`), headers('d2'), body);
       expect(r.statusCode).toBe(200);
@@ -47,7 +47,7 @@ describe('sender', () => {
   });
 
   it('reads Retry-After and reports a refused connection as an error, never a throw', async () => {
-    const sender = new Sender();
+    const sender = new Sender(TEST_EGRESS);
     try {
       expect(await sender.send(endpointOf(`${receiver.url}/retry-after/7`), headers('d4'), body)).toMatchObject({ statusCode: 429, retryAfter: '7', error: 'HTTP 429', body: 'slow down' });
       const closed = await freePortForTests();

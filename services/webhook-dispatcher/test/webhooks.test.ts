@@ -14,7 +14,7 @@ describe('webhook registration', () => {
     const t = svc.tenant();
     const r = await t.call('POST', '/api/v1/webhooks', {
       name: ' CI alerts ',
-      url: 'https://hooks.example.test/assay',
+      url: 'https://hooks.example.invalid/assay',
       events: ['test.execution.failed', 'test.plan.completed'],
       filters: { priorities: ['critical'] },
     });
@@ -23,7 +23,7 @@ describe('webhook registration', () => {
     valid(r.body, 'Webhook');
     expect(r.body).toMatchObject({
       name: 'CI alerts',
-      url: 'https://hooks.example.test/assay',
+      url: 'https://hooks.example.invalid/assay',
       events: ['test.execution.failed', 'test.plan.completed'],
       filters: { projects: [], priorities: ['critical'] },
       conditional_rules: null,
@@ -47,10 +47,10 @@ describe('webhook registration', () => {
 
   it('keeps a given secret of at least 24 characters and refuses a shorter one', async () => {
     const t = svc.tenant();
-    const ok = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.test', events: ['test.case.created'], secret: 'abcdefghijklmnopqrstuvwx' });
+    const ok = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.invalid', events: ['test.case.created'], secret: 'abcdefghijklmnopqrstuvwx' });
     expect(ok.status).toBe(201);
     expect(ok.body.secret).toBe('abcdefghijklmnopqrstuvwx');
-    const short = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.test', events: ['test.case.created'], secret: 'short' });
+    const short = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.invalid', events: ['test.case.created'], secret: 'short' });
     expect(short.status).toBe(400);
     expect(short.body.details).toEqual([{ field: 'secret', message: expect.stringMatching(/24/) }]);
   });
@@ -62,7 +62,7 @@ describe('webhook registration', () => {
       [{ events: [] }, 'events', /fewer than 1|at least 1|NOT have fewer/],
       [{ filters: { priorities: ['low'] } }, 'filters.priorities.0', /critical, high/],
       [{ filters: { colours: ['red'] } }, 'filters.colours', /not a known field/],
-      [{ url: 'http://hooks.example.test/x' }, 'url', /HTTPS/],
+      [{ url: 'http://hooks.example.invalid/x' }, 'url', /HTTPS/],
       [{ url: 'ftp://127.0.0.1/x' }, 'url', /https/],
       [{ url: 'not a url' }, 'url', /absolute URL/],
       [{ conditional_rules: { rules: [{ field: 'pass_rate', op: 'between', value: 3 }] } }, 'conditional_rules.rules.0.op', /eq, ne/],
@@ -71,7 +71,7 @@ describe('webhook registration', () => {
       [{ name: '   ' }, 'name', /blank/],
     ];
     for (const [patch, field, message] of cases) {
-      const r = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.test', events: ['test.case.created'], ...patch });
+      const r = await t.call('POST', '/api/v1/webhooks', { name: 'a', url: 'https://x.example.invalid', events: ['test.case.created'], ...patch });
       expect({ patch, status: r.status, error: r.body.error }).toEqual({ patch, status: 400, error: 'validation_error' });
       expect(r.body.details).toEqual(expect.arrayContaining([{ field, message: expect.stringMatching(message) }]));
     }
@@ -100,7 +100,7 @@ describe('webhook registration', () => {
   });
 
   it('lets only admins and owners manage webhooks, and sk_live_ keys only with the webhooks:manage scope', async () => {
-    const body = { name: 'a', url: 'https://x.example.test', events: ['test.case.created'] };
+    const body = { name: 'a', url: 'https://x.example.invalid', events: ['test.case.created'] };
     const member = await svc.tenant({ role: 'member' }).call('POST', '/api/v1/webhooks', body);
     expect(member.status).toBe(403);
     expect(member.body).toMatchObject({ error: 'insufficient_permissions', message: expect.stringMatching(/owner or admin/) });
@@ -116,7 +116,7 @@ describe('webhook registration', () => {
   });
 
   it('enforces the plan limits: 3 webhooks on Starter, 10 on Growth, conditional rules on Pro only', async () => {
-    const body = { name: 'a', url: 'https://x.example.test', events: ['test.case.created'] };
+    const body = { name: 'a', url: 'https://x.example.invalid', events: ['test.case.created'] };
     const starter = svc.tenant({ plan: 'starter' });
     for (let i = 0; i < 3; i++) expect((await starter.call('POST', '/api/v1/webhooks', body)).status).toBe(201);
     const fourth = await starter.call('POST', '/api/v1/webhooks', body);
@@ -144,8 +144,8 @@ describe('webhook registration', () => {
   it('edits, lists, pages and deletes webhooks of the caller’s organization only', async () => {
     const t = svc.tenant();
     const other = svc.tenant();
-    const a = await t.webhook('https://a.example.test');
-    const b = await t.webhook('https://b.example.test');
+    const a = await t.webhook('https://a.example.invalid');
+    const b = await t.webhook('https://b.example.invalid');
     const patched = await t.call('PATCH', `/api/v1/webhooks/${a.id}`, { name: 'Renamed', events: ['test.case.deleted'], filters: { projects: ['p1'] }, enabled: false });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: a.id, name: 'Renamed', events: ['test.case.deleted'], filters: { projects: ['p1'], priorities: [] }, enabled: false });
@@ -169,7 +169,7 @@ describe('webhook registration', () => {
 
   it('rotates the secret: the new one is shown once and the old one stays valid for 24 hours', async () => {
     const t = svc.tenant();
-    const hook = await t.webhook('https://a.example.test');
+    const hook = await t.webhook('https://a.example.invalid');
     const r = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`);
     expect(r.status).toBe(200);
     valid(r.body, 'WebhookSecretRotated');

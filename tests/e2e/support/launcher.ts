@@ -296,6 +296,8 @@ export async function startServiceProcess(launched: LaunchedForFile, service: st
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // The fixture apps listen on loopback.
+      EGRESS_ALLOW_LOOPBACK: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

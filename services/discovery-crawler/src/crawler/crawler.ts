@@ -1,6 +1,8 @@
 import type { BrowserContext } from 'playwright-core';
 import type { Kysely } from 'kysely';
+import { Agent } from 'undici';
 import type { BrowserPool } from '@assay/browser';
+import { egressConnector } from '@assay/egress';
 import { enqueueEvents, type NewEvent } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
@@ -69,7 +71,12 @@ export class Crawler {
   private ticking = false;
   private stopping = false;
 
-  constructor(private readonly o: CrawlerOptions) {}
+  /** robots.txt comes through the same egress policy as the browser's connections. */
+  private readonly robotsAgent: Agent;
+
+  constructor(private readonly o: CrawlerOptions) {
+    this.robotsAgent = new Agent({ connect: egressConnector(o.browsers.egress, { timeout: 5000 }) });
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.tick(), this.o.pollMs ?? 500);
@@ -155,7 +162,7 @@ export class Crawler {
       // robots.txt is read once per session and kept, so a resumed crawl follows the same rules.
       let robotsTxt = session.robots_txt;
       if (robotsTxt === null) {
-        robotsTxt = await fetchRobotsTxt(origin);
+        robotsTxt = await fetchRobotsTxt(origin, this.robotsAgent);
         await updateSession(db, session.id, { robots_txt: robotsTxt });
       }
       const robots = parseRobots(origin, robotsTxt);
@@ -170,7 +177,7 @@ export class Crawler {
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
 
-      ctl.context = await (await this.o.browsers.get()).newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false });
+      ctl.context = (await this.o.browsers.newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false })).context;
       ctl.context.setDefaultTimeout(this.o.navigationTimeoutMs);
       // Stopped while the context was made: the stop could not close it.
       if (ctl.stopped) return;
@@ -370,6 +377,7 @@ export class Crawler {
     for (const ctl of this.active.values()) this.halt(ctl, 'shutdown');
     for (const id of this.active.keys()) await releaseSession(this.o.db, id, this.o.workerId).catch(() => undefined);
     await this.o.browsers.close();
+    await this.robotsAgent.close().catch(() => undefined);
   }
 }
 

@@ -1,4 +1,5 @@
 import robotsParserModule from 'robots-parser';
+import { fetch, type Dispatcher } from 'undici';
 
 // robots-parser is CommonJS; under NodeNext its function may sit on `.default`.
 const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ?? robotsParserModule) as unknown as typeof robotsParserModule.default;
@@ -12,10 +13,14 @@ export interface RobotsRules {
   delayMs: number;
 }
 
-/** Fetches `<origin>/robots.txt`; '' when there is none or it cannot be read (then everything is allowed). */
-export async function fetchRobotsTxt(origin: string, timeoutMs = 5000): Promise<string> {
+/**
+ * Fetches `<origin>/robots.txt` through `dispatcher` (the crawler's egress-guarded
+ * agent: redirects are followed only to addresses the policy allows); '' when
+ * there is none or it cannot be read (then everything is allowed).
+ */
+export async function fetchRobotsTxt(origin: string, dispatcher: Dispatcher, timeoutMs = 5000): Promise<string> {
   try {
-    const res = await fetch(`${origin}/robots.txt`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow', headers: { 'user-agent': USER_AGENT } });
+    const res = await fetch(`${origin}/robots.txt`, { dispatcher, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow', headers: { 'user-agent': USER_AGENT } });
     if (!res.ok || !(res.headers.get('content-type') ?? 'text/plain').startsWith('text/')) return '';
     return (await res.text()).slice(0, 500_000);
   } catch {

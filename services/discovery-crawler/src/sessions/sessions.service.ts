@@ -6,7 +6,6 @@ import type { DiscoveryContext } from '../context.js';
 import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
-import { refuseTarget } from '../crawler/target-guard.js';
 import { normaliseUrl } from '../crawler/urls.js';
 import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, transition } from './sessions.repository.js';
 
@@ -37,8 +36,8 @@ export async function startSession(ctx: DiscoveryContext, orgId: string, req: St
   if (req.enable_ai_analysis === true) throw notImplemented('enable_ai_analysis is not built yet: flows and patterns come from page structure and network behaviour; start without it');
   const target = normaliseUrl(req.target_url);
   if (!target || !/^https?:\/\//i.test(req.target_url.trim())) throw validationError([{ field: 'target_url', message: 'must be an absolute http or https URL' }]);
-  const refusal = await refuseTarget(target, ctx.allowTargets);
-  if (refusal) throw validationError([{ field: 'target_url', message: refusal }]);
+  const verdict = await ctx.egress.checkUrl(target);
+  if (!verdict.allowed) throw validationError([{ field: 'target_url', message: `blocked by the egress policy (${verdict.reason})` }]);
   if (!isUuid(req.project_id)) throw notFound('Project');
   await ctx.testCases.project(orgId, req.project_id);
   const L = DISCOVERY_LIMITS;

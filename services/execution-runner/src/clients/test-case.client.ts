@@ -21,10 +21,22 @@ export class TestCaseClient {
    * @throws AppError 404 for a plan the organization does not have, 503 when test-case is unreachable.
    */
   async snapshot(orgId: string, planId: string): Promise<PlanSnapshot> {
+    return this.get<PlanSnapshot>(orgId, `/internal/test-plans/${encodeURIComponent(planId)}/snapshot`, 'Test plan');
+  }
+
+  /**
+   * Whether the organization has this project.
+   * @throws AppError 404 when it does not, 503 when test-case is unreachable.
+   */
+  async assertProject(orgId: string, projectId: string): Promise<void> {
+    await this.get(orgId, `/internal/projects/${encodeURIComponent(projectId)}`, 'Project');
+  }
+
+  private async get<T>(orgId: string, path: string, what: string): Promise<T> {
     const token = await signPrincipal(this.internalTokenSecret, { ...servicePrincipal('execution-runner'), org_id: orgId });
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(`${this.baseUrl}/internal/test-plans/${encodeURIComponent(planId)}/snapshot`, {
+      res = await request(`${this.baseUrl}${path}`, {
         headers: { [PRINCIPAL_HEADER]: token },
         headersTimeout: 10_000,
         bodyTimeout: 30_000,
@@ -33,8 +45,8 @@ export class TestCaseClient {
     } catch {
       throw new AppError(503, 'service_unavailable', 'The test-case service is unavailable; try again shortly');
     }
-    const body = (await res.body.json().catch(() => ({}))) as PlanSnapshot;
-    if (res.statusCode === 404) throw notFound('Test plan');
+    const body = (await res.body.json().catch(() => ({}))) as T;
+    if (res.statusCode === 404) throw notFound(what);
     if (res.statusCode !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.statusCode}`);
     return body;
   }

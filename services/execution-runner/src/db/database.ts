@@ -45,6 +45,8 @@ export interface ExecutionTable {
   variables: Json<Record<string, string>>;
   timeout_seconds: number;
   trace: Generated<TraceMode>;
+  /** The plan's history period when the run was created: its artifacts expire after it. */
+  history_days: Generated<number>;
   total_tests: number;
   passed_tests: Generated<number>;
   failed_tests: Generated<number>;
@@ -90,6 +92,12 @@ export interface ArtifactTable {
   data: Buffer;
   size: number;
   created_at: DefaultTimestamp;
+  expires_at: Date;
+}
+
+export interface ArtifactUsageTable {
+  org_id: string;
+  bytes: Generated<string>;
 }
 
 export interface ExecutionEventTable {
@@ -104,6 +112,7 @@ export interface ExecutionDatabase extends OutboxTables {
   executions: ExecutionTable;
   test_results: TestResultTable;
   artifacts: ArtifactTable;
+  artifact_usage: ArtifactUsageTable;
   execution_events: ExecutionEventTable;
 }
 

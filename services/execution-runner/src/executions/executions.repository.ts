@@ -203,11 +203,3 @@ export async function countAhead(db: Db, createdAt: Date): Promise<number> {
   return Number(row.n);
 }
 
-export async function insertArtifact(db: Db, a: { org_id: string; execution_id: string; kind: 'screenshot' | 'trace'; content_type: string; data: Buffer }): Promise<string> {
-  const row = await db.insertInto('artifacts').values({ ...a, size: a.data.length }).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function findArtifact(db: Db, orgId: string, id: string) {
-  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-}

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { isUuid, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
+import { isUuid, notFound, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import { listExecutions, streamEventsAfter } from './executions.repository.js';
@@ -31,7 +31,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
   const router = Router();
 
   const queue = async (req: Request, res: Response) => {
-    const row = await createExecution(ctx, orgPrincipal(res).org_id, req.body as RunRequest);
+    const principal = orgPrincipal(res);
+    const row = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
     res.status(202).location(`/api/v1/executions/${row.id}/status`).json(queuedBody(row, await estimateWaitSeconds(ctx, row)));
   };
 
@@ -39,8 +40,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
 
   router.post('/api/v1/executions', validateBody('ExecutionCreateRequest'), async (req, res) => {
     if (req.body.wait_for_completion === false) return queue(req, res);
-    const orgId = orgPrincipal(res).org_id;
-    const created = await createExecution(ctx, orgId, req.body as RunRequest);
+    const principal = orgPrincipal(res);
+    const created = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
     // The runner fails the run at timeout_seconds; wait a little past that for its answer.
     const row = await waitForEnd(ctx, created.id, (created.timeout_seconds + 30) * 1000);
     const body = { ...toExecutionBody(row), results: await resultsOf(ctx, row) };
@@ -59,7 +60,7 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     }
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
-    if (!isUuid(projectId)) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
+    if (!isUuid(projectId)) throw notFound('Project');
     const { rows, total } = await listExecutions(ctx.db, orgId, {
       projectId,
       status: status as ExecutionStatus | undefined,
@@ -68,6 +69,8 @@ export function executionRoutes(ctx: ExecutionContext): Router {
       limit,
       offset,
     });
+    // No runs at all: say whether the project exists (another organization's answers as an unknown one).
+    if (total === 0) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: rows.map(toExecutionBody), pagination: { limit, offset, total } });
   });
 

@@ -1,3 +1,5 @@
+import type { Plan } from '@assay/principal';
+import { HISTORY_DAYS } from '../artifacts/artifacts.repository.js';
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
@@ -31,7 +33,7 @@ export interface RunRequest {
  * @throws AppError 404 for an unknown plan, 400 for a plan of another project,
  * an unknown environment or a plan without active cases.
  */
-export async function createExecution(ctx: ExecutionContext, orgId: string, req: RunRequest): Promise<ExecutionRow> {
+export async function createExecution(ctx: ExecutionContext, orgId: string, plan: Plan, req: RunRequest): Promise<ExecutionRow> {
   if (!isUuid(req.test_plan_id)) throw notFound('Test plan');
   const snapshot = await ctx.testCases.snapshot(orgId, req.test_plan_id);
   if (snapshot.project.id !== req.project_id) {
@@ -62,6 +64,7 @@ export async function createExecution(ctx: ExecutionContext, orgId: string, req:
         variables: JSON.stringify(req.variables ?? {}),
         timeout_seconds: req.timeout_seconds ?? 300,
         trace: req.trace ?? 'off',
+        history_days: HISTORY_DAYS[plan] ?? HISTORY_DAYS.starter,
         total_tests: snapshot.test_cases.length,
         error: null,
         lease_owner: null,
@@ -155,6 +158,7 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     ...(r.error ? { error: r.error } : {}),
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
     ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
+    ...(Array.isArray(r.diagnostics?.blocked_requests) ? { diagnostics: { blocked_requests: r.diagnostics.blocked_requests } } : {}),
     steps: r.steps.map(({ screenshot_artifact_id, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),

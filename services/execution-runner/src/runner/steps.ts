@@ -1,10 +1,11 @@
 import type { Locator, Page } from 'playwright-core';
+import type { EgressPolicy, EgressProxy } from '@assay/egress';
 
 /** A step failure with a readable message and a category for failure analysis. */
 export class StepError extends Error {
   constructor(
     message: string,
-    readonly type: 'element_not_found' | 'element_not_interactable' | 'assertion_failed' | 'navigation_failed' | 'unknown_variable' | 'cancelled' | 'error',
+    readonly type: 'element_not_found' | 'element_not_interactable' | 'assertion_failed' | 'navigation_failed' | 'egress_blocked' | 'unknown_variable' | 'cancelled' | 'error',
   ) {
     super(message);
     this.name = 'StepError';
@@ -43,6 +44,8 @@ export interface StepContext {
    * is the same one, so it is read once (every case that logs in shares them).
    */
   fingerprints?: Map<string, ElementFingerprint>;
+  /** The egress policy, and the proxy of this page's context (what it refused). */
+  egress?: { policy: EgressPolicy; proxy: EgressProxy };
 }
 
 export interface StepOutput {
@@ -164,6 +167,26 @@ async function poll(read: () => Promise<string>, matches: (v: string) => boolean
   }
 }
 
+/** Refuses a navigation the egress policy denies before the browser tries it, with the reason. */
+async function assertEgressAllowed(ctx: StepContext, url: string): Promise<void> {
+  if (!ctx.egress) return;
+  const verdict = await ctx.egress.policy.checkUrl(url);
+  if (!verdict.allowed) throw new StepError(`Navigation to ${url} blocked by the egress policy (${verdict.reason})`, 'egress_blocked');
+}
+
+/**
+ * The step error for a failed navigation: a connection the egress proxy
+ * refused (a redirect elsewhere, a name that now resolves to a private
+ * address) is named as such, with the proxy's reason.
+ */
+export function navigationError(ctx: StepContext, url: string, err: unknown): StepError {
+  if (err instanceof StepError) return err;
+  const message = (err as Error).message?.split('\n')[0] ?? String(err);
+  const refused = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/.test(message) ? ctx.egress?.proxy.peekBlocked().at(-1) : undefined;
+  if (refused) return new StepError(`Navigation to ${url} blocked by the egress policy (${refused.host}:${refused.port}: ${refused.reason})`, 'egress_blocked');
+  return new StepError(`Navigation to ${url} failed: ${message}`, 'navigation_failed');
+}
+
 /**
  * Runs one step of the spec's action table.
  * @throws StepError with a message a person can act on.
@@ -181,12 +204,12 @@ export async function runStep(ctx: StepContext, step: RunnableStep): Promise<Ste
   switch (step.action) {
     case 'navigate': {
       const url = resolveUrl(ctx.baseUrl, need(value, 'value'));
+      await assertEgressAllowed(ctx, url);
       try {
         const response = await page.goto(url, { waitUntil: 'load', timeout: ctx.navigationTimeoutMs });
         if (response && response.status() >= 400) throw new StepError(`Navigation to ${url} answered HTTP ${response.status()}`, 'navigation_failed');
       } catch (err) {
-        if (err instanceof StepError) throw err;
-        throw new StepError(`Navigation to ${url} failed: ${(err as Error).message.split('\n')[0]}`, 'navigation_failed');
+        throw navigationError(ctx, url, err);
       }
       return {};
     }

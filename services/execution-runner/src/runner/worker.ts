@@ -16,7 +16,6 @@ import {
   expiredLeases,
   failAbandoned,
   findResults,
-  insertArtifact,
   lockIfHeld,
   renewLease,
   requeueAbandoned,
@@ -24,6 +23,8 @@ import {
   updateResult,
 } from '../executions/executions.repository.js';
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
+import { ArtifactRefusedError, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
+import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
 import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -43,6 +44,8 @@ export interface RunnerOptions {
   workerId: string;
   /** How often the status of a running execution is checked for a cancel (ms). */
   cancelPollMs?: number;
+  /** Size caps of screenshots and traces. */
+  artifacts: ArtifactLimits;
 }
 
 const MAX_HTML = 200_000;
@@ -188,6 +191,7 @@ export class Runner {
     const consoleErrors: string[] = [];
     const failedRequests: Array<{ method: string; url: string; status?: number; error?: string }> = [];
     const page: Page = fresh.page;
+    const blocked = new BlockedRequestLog(page, fresh.egress);
     const startedAt = new Date();
     try {
       page.on('console', (m) => {
@@ -216,7 +220,16 @@ export class Runner {
       const outcomes: StepOutcome[] = [];
       const fingerprints: Array<{ step_id: string; selector?: string; fingerprint: ElementFingerprint }> = [];
       let failure: { index: number; error: StepError } | undefined;
-      const saveScreenshot = (png: Buffer) => insertArtifact(db, { org_id: execution.org_id, execution_id: execution.id, kind: 'screenshot', content_type: 'image/png', data: png });
+      // Artifacts a cap refused: the run goes on, and its result says what is missing and why.
+      const notStored: string[] = [];
+      const store = (kind: 'screenshot' | 'trace', content_type: string, data: Buffer) =>
+        storeArtifact(db, this.o.artifacts, { org_id: execution.org_id, execution_id: execution.id, kind, content_type, data, keep_days: execution.history_days });
+      const saveScreenshot = (png: Buffer) => store('screenshot', 'image/png', png);
+      const refused = (err: unknown) => {
+        if (!(err instanceof ArtifactRefusedError)) throw err;
+        notStored.push(err.message);
+        return undefined;
+      };
 
       for (const [index, step] of steps.entries()) {
         if (failure) {
@@ -233,8 +246,12 @@ export class Runner {
               variables: execution.variables,
               stepTimeoutMs: this.o.stepTimeoutMs,
               navigationTimeoutMs: this.o.navigationTimeoutMs,
-              saveScreenshot,
+              saveScreenshot: (png) =>
+                saveScreenshot(png).catch((err: unknown) => {
+                  throw err instanceof ArtifactRefusedError ? new StepError(`Screenshot not stored: ${err.message}`, 'error') : err;
+                }),
               fingerprints: ctl.fingerprints,
+              egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
             },
             step,
           ));
@@ -255,6 +272,7 @@ export class Runner {
           failure = { index, error };
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
         }
+        blocked.endStep(step.step_id);
         await appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! });
       }
 
@@ -268,7 +286,7 @@ export class Runner {
           ? undefined
           : await page
               .screenshot({ type: 'png', timeout: 5000 })
-              .then(saveScreenshot)
+              .then((png) => saveScreenshot(png).catch(refused))
               .catch(() => undefined);
         if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
         const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
@@ -282,7 +300,11 @@ export class Runner {
           fingerprints,
         };
       }
-      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status).catch((err) => {
+      // Refusals reported after the last step ended (a late subresource) belong to it.
+      if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
+      if (blocked.entries.length) diagnostics = { ...diagnostics, blocked_requests: blocked.entries };
+      if (notStored.length) diagnostics = { ...diagnostics, artifacts_not_stored: notStored };
+      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status, (data) => store('trace', 'application/zip', data).catch(refused)).catch((err) => {
         this.o.logger.warn({ err, execution: execution.id }, 'could not save the trace');
         return undefined;
       });
@@ -350,7 +372,7 @@ export class Runner {
   }
 
   /** Stores the case's Playwright trace when the run's `trace` mode keeps it; the artifact id. */
-  private async saveTrace(context: BrowserContext, execution: ExecutionRow, status: 'passed' | 'failed'): Promise<string | undefined> {
+  private async saveTrace(context: BrowserContext, execution: ExecutionRow, status: 'passed' | 'failed', save: (zip: Buffer) => Promise<string | undefined>): Promise<string | undefined> {
     if (execution.trace === 'off') return undefined;
     if (execution.trace === 'retain-on-failure' && status === 'passed') {
       await context.tracing.stop();
@@ -361,7 +383,7 @@ export class Runner {
     try {
       await context.tracing.stop({ path: file });
       const data = await readFile(file);
-      return await insertArtifact(this.o.db, { org_id: execution.org_id, execution_id: execution.id, kind: 'trace', content_type: 'application/zip', data });
+      return await save(data);
     } finally {
       await rm(file, { force: true });
     }

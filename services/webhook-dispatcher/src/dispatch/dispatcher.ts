@@ -1,5 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 import type { Plan } from '@assay/principal';
 import type { WebhookDatabase } from '../db/database.js';
@@ -31,6 +32,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Answer deadline (default 5 s, the spec's). */
   responseTimeoutMs?: number;
+  /** What deliveries may connect to: checked on the address each connection is made to. */
+  egress: EgressPolicy;
   /** Called once a webhook this process disabled is committed (the administrators' e-mail); never awaited by a batch. */
   onWebhookDisabled?: (w: DisabledWebhook) => Promise<unknown>;
 }
@@ -122,7 +125,7 @@ export class Dispatcher {
 
   constructor(private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? SYSTEM_CLOCK;
-    this.sender = new Sender(o.responseTimeoutMs);
+    this.sender = new Sender(o.egress, o.responseTimeoutMs);
     this.slots = new Slots(Math.max(1, o.concurrency ?? 64));
     this.lowWater = 2 * Math.max(1, o.concurrency ?? 64);
     this.batchMs = (o.batchSeconds ?? 30) * 1000;

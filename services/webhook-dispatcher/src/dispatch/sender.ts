@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { egressConnector, type EgressPolicy } from '@assay/egress';
 import { RESPONSE_BODY_BYTES, RESPONSE_TIMEOUT_MS } from '../shared/plans.js';
 import type { SignedHeaders } from './signing.js';
 
@@ -116,14 +117,23 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 }
 
-/** POSTs with keep-alive connections; redirects are not followed (a 3xx is a failure). */
+/**
+ * POSTs with keep-alive connections; redirects are not followed (a 3xx is a
+ * failure). Every connection opens only to an address the egress policy
+ * allows, checked on the address connected to (a name that resolved to a
+ * public address at registration and to a private one now is refused).
+ */
 export class Sender {
-  private readonly agent = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 10_000, connect: { timeout: RESPONSE_TIMEOUT_MS } });
+  private readonly agent: Agent;
   private readonly inflight = new Set<Attempt>();
   private readonly sweep: NodeJS.Timeout;
 
   /** One sweep timer for every request: far cheaper than a timer or an AbortSignal per request. */
-  constructor(private readonly timeoutMs = RESPONSE_TIMEOUT_MS) {
+  constructor(
+    egress: EgressPolicy,
+    private readonly timeoutMs = RESPONSE_TIMEOUT_MS,
+  ) {
+    this.agent = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 10_000, connect: egressConnector(egress, { timeout: RESPONSE_TIMEOUT_MS }) });
     this.sweep = setInterval(() => {
       const now = performance.now();
       for (const a of this.inflight) if (a.deadline <= now) a.expire();

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import { contractValidator, type FieldError } from '@assay/contracts';
-import { withTransaction } from '@assay/db';
+import { retryOnConflict, withTransaction } from '@assay/db';
 import { conflict, forbidden, isUuid, iso, notFound, validationError } from '@assay/http';
 import type { Plan } from '@assay/principal';
 import type { WebhookContext } from '../context.js';
@@ -44,13 +44,7 @@ function isLoopback(hostname: string): boolean {
 }
 
 /** HTTPS, or plain HTTP to a loopback host where the deployment allows it. */
-function urlErrors(raw: string, allowLocalHttp: boolean): FieldError[] {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return [{ field: 'url', message: 'must be an absolute URL' }];
-  }
+function schemeErrors(url: URL, allowLocalHttp: boolean): FieldError[] {
   if (url.protocol === 'https:') return [];
   if (url.protocol === 'http:' && allowLocalHttp && isLoopback(url.hostname)) return [];
   if (url.protocol === 'http:') {
@@ -60,18 +54,39 @@ function urlErrors(raw: string, allowLocalHttp: boolean): FieldError[] {
 }
 
 /**
+ * The scheme rule, then the egress policy on the host: an IP literal in any
+ * spelling, a metadata name, or a name resolving to a refused address is a
+ * 400. A name that does not resolve now is accepted: it is checked again on
+ * every connection, and deliveries to it fail (and retry) until it does.
+ */
+async function urlErrors(raw: string, ctx: WebhookContext): Promise<FieldError[]> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [{ field: 'url', message: 'must be an absolute URL' }];
+  }
+  const scheme = schemeErrors(url, ctx.allowLocalHttp);
+  if (scheme.length) return scheme;
+  const verdict = await ctx.egress.checkHost(url.hostname);
+  if (verdict.allowed || verdict.category === 'unresolvable') return [];
+  return [{ field: 'url', message: `blocked by the egress policy (${verdict.reason})` }];
+}
+
+/**
  * Validates a create or update body: the contract schema, the URL rule and
  * the rules' operators and values.
  * @throws AppError 400 listing every problem.
  */
-function assertValidBody(schema: 'WebhookCreateRequest' | 'WebhookUpdateRequest', body: unknown, allowLocalHttp: boolean): asserts body is Record<string, any> {
+async function assertValidBody(schema: 'WebhookCreateRequest' | 'WebhookUpdateRequest', body: unknown, ctx: WebhookContext): Promise<Record<string, any>> {
   if (body === undefined || body === null || typeof body !== 'object') throw validationError([{ field: 'body', message: 'a JSON object is required' }]);
   const errors = contractValidator().validate(schema, body);
   const b = body as Record<string, unknown>;
-  if (typeof b.url === 'string' && !errors.some((e) => e.field === 'url')) errors.push(...urlErrors(b.url, allowLocalHttp));
+  if (typeof b.url === 'string' && !errors.some((e) => e.field === 'url')) errors.push(...(await urlErrors(b.url, ctx)));
   if (b.conditional_rules && !errors.some((e) => e.field.startsWith('conditional_rules'))) errors.push(...validateRules(b.conditional_rules as ConditionalRules));
   if (typeof b.name === 'string' && b.name.trim() === '') errors.push({ field: 'name', message: 'must not be blank' });
   if (errors.length) throw validationError(errors);
+  return b;
 }
 
 function assertRulesAllowed(rules: unknown, plan: Plan): void {
@@ -102,8 +117,8 @@ async function queueTestEvent(db: Db, webhook: WebhookRow, event: string, plan: 
  * Registers a webhook under the plan's limits and queues its test event.
  * @throws AppError 400 for bad input, 403 naming the limit that was reached.
  */
-export async function createWebhook(ctx: WebhookContext, orgId: string, plan: Plan, body: unknown) {
-  assertValidBody('WebhookCreateRequest', body, ctx.allowLocalHttp);
+export async function createWebhook(ctx: WebhookContext, orgId: string, plan: Plan, input: unknown) {
+  const body = await assertValidBody('WebhookCreateRequest', input, ctx);
   assertRulesAllowed(body.conditional_rules, plan);
   const secret: string = body.secret ?? generateSecret();
   const now = ctx.clock.now();
@@ -136,8 +151,8 @@ export async function getWebhook(db: Db, orgId: string, id: string): Promise<Web
 }
 
 /** Applies any subset of fields; `enabled: true` clears the reason of an automatic disable. */
-export async function updateWebhook(ctx: WebhookContext, orgId: string, plan: Plan, id: string, body: unknown) {
-  assertValidBody('WebhookUpdateRequest', body, ctx.allowLocalHttp);
+export async function updateWebhook(ctx: WebhookContext, orgId: string, plan: Plan, id: string, input: unknown) {
+  const body = await assertValidBody('WebhookUpdateRequest', input, ctx);
   if (body.conditional_rules) assertRulesAllowed(body.conditional_rules, plan);
   const row = await withTransaction(ctx.db, async (trx) => {
     const current = isUuid(id) ? await findWebhook(trx, orgId, id, true) : undefined;
@@ -162,8 +177,13 @@ export async function updateWebhook(ctx: WebhookContext, orgId: string, plan: Pl
   return toWebhookBody(row, ctx.clock.now());
 }
 
+/**
+ * Deletes a webhook with its deliveries. A delivery batch holding some of its
+ * rows can deadlock with the cascade; Postgres then aborts one side, and a
+ * delete it aborted runs again.
+ */
 export async function deleteWebhook(db: Db, orgId: string, id: string) {
-  if (!isUuid(id) || !(await deleteWebhookRow(db, orgId, id))) throw notFound('Webhook');
+  if (!isUuid(id) || !(await retryOnConflict(() => deleteWebhookRow(db, orgId, id)))) throw notFound('Webhook');
   return { id, deleted: true };
 }
 

@@ -1,0 +1,82 @@
+import { sql, type Kysely } from 'kysely';
+import type { Plan } from '@assay/principal';
+import type { ExecutionDatabase } from '../db/database.js';
+
+type Db = Kysely<ExecutionDatabase>;
+
+/** Days a run's screenshots and traces are kept, by plan: the spec's delivery-history periods. */
+export const HISTORY_DAYS: Record<Plan, number> = { starter: 7, growth: 30, pro: 90 };
+
+export interface ArtifactLimits {
+  /** Largest single artifact (ARTIFACT_MAX_BYTES). */
+  maxBytes: number;
+  /** Bytes one organization may keep stored at once (ARTIFACT_ORG_QUOTA_BYTES). */
+  orgQuotaBytes: number;
+}
+
+/** Why an artifact was not stored: said to the user in the step or the result. */
+export class ArtifactRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArtifactRefusedError';
+  }
+}
+
+/** 512 KB, 1.5 MB, 50 MB. */
+export const megabytes = (n: number) => (n < 1_048_576 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1_048_576).toFixed(n < 10_485_760 ? 1 : 0)} MB`);
+
+export interface NewArtifact {
+  org_id: string;
+  execution_id: string;
+  kind: 'screenshot' | 'trace';
+  content_type: string;
+  data: Buffer;
+  /** Days to keep it (the execution's history_days). */
+  keep_days: number;
+}
+
+/**
+ * Stores an artifact within the limits: the organization's byte count rises
+ * in the same transaction, only while it stays within the quota (one
+ * statement, so concurrent runs cannot both pass it).
+ * @throws ArtifactRefusedError naming the cap that refused it.
+ */
+export async function storeArtifact(db: Db, limits: ArtifactLimits, a: NewArtifact): Promise<string> {
+  const size = a.data.length;
+  if (size > limits.maxBytes) throw new ArtifactRefusedError(`the ${a.kind} (${megabytes(size)}) is larger than the ${megabytes(limits.maxBytes)} allowed per artifact`);
+  return db.transaction().execute(async (trx) => {
+    const counted = await sql<{ bytes: string }>`
+      insert into artifact_usage (org_id, bytes) values (${a.org_id}, ${size})
+      on conflict (org_id) do update set bytes = artifact_usage.bytes + excluded.bytes
+        where artifact_usage.bytes + excluded.bytes <= ${limits.orgQuotaBytes}
+      returning bytes`.execute(trx);
+    if (counted.rows.length === 0 || size > limits.orgQuotaBytes) {
+      throw new ArtifactRefusedError(`the organization's artifact storage (${megabytes(limits.orgQuotaBytes)}) is full: older screenshots and traces expire after the plan's history period`);
+    }
+    const row = await trx
+      .insertInto('artifacts')
+      .values({ org_id: a.org_id, execution_id: a.execution_id, kind: a.kind, content_type: a.content_type, data: a.data, size, expires_at: sql<Date>`now() + make_interval(days => ${a.keep_days})` })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
+export async function findArtifact(db: Db, orgId: string, id: string) {
+  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind']).where('org_id', '=', orgId).where('id', '=', id).where('expires_at', '>', sql<Date>`now()`).executeTakeFirst();
+}
+
+/** Deletes up to `batch` expired artifacts and gives their bytes back to their organizations; the number deleted. */
+export async function purgeExpiredArtifacts(db: Db, batch = 1000): Promise<number> {
+  const r = await sql<{ n: number }>`
+    with gone as (
+      delete from artifacts where id in (select id from artifacts where expires_at <= now() limit ${batch})
+      returning org_id, size
+    ), per_org as (
+      select org_id, sum(size) as bytes, count(*) as n from gone group by org_id
+    ), freed as (
+      update artifact_usage u set bytes = greatest(0, u.bytes - p.bytes) from per_org p where u.org_id = p.org_id returning 1
+    )
+    select coalesce(sum(n), 0)::int as n from per_org`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}

@@ -1,0 +1,218 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ROUTES } from '@assay/contracts';
+import { listen, type TestServer } from '@assay/testing';
+import { startShop, type Shop } from '../fixtures/shop/server.js';
+import { bearer, call, type Reply } from './support/http.js';
+import { launchForFile } from './support/launcher.js';
+import { createKey, login, provisionOrganization } from './support/organizations.js';
+
+/**
+ * The tenancy matrix: organization A owns one of everything; organization B
+ * calls every route of the API with A's ids (path, query and body) and must
+ * get exactly what it gets for an id that does not exist (a 404 for ids in
+ * the path), while nothing of A's changes. Every route of the contract that
+ * takes an id must appear here, so a new route cannot skip the matrix.
+ */
+jest.setTimeout(300_000);
+
+const launched = launchForFile({ env: { RATE_LIMITS_ENABLED: 'false' } });
+let shop: Shop;
+let receiver: TestServer;
+
+const A: Record<string, string> = {};
+let keyA: string;
+let keyB: string;
+let apiKeyB: string;
+
+const as = (credential: string) => (method: string, path: string, body?: unknown) => call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
+let a: ReturnType<typeof as>;
+let b: ReturnType<typeof as>;
+
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const created = (r: Reply, what: string) => {
+  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+};
+
+beforeAll(async () => {
+  shop = await startShop();
+  receiver = await listen((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end('ok'));
+  });
+  keyA = launched.assay.serviceKey;
+  a = as(keyA);
+  const orgB = await provisionOrganization(launched.assay, 'Tenant B', 'pro');
+  keyB = (await createKey(launched.assay, await login(launched.assay, orgB.email, orgB.password), 'service')).key;
+  apiKeyB = (await createKey(launched.assay, keyB, 'api')).key;
+  b = as(keyB);
+
+  A.project_id = created(await a('POST', '/api/v1/projects', { name: 'A shop', base_url: shop.url }), 'project').id;
+  A.test_case_id = created(
+    await a('POST', '/api/v1/test-cases', { project_id: A.project_id, name: 'A case', steps: [{ action: 'navigate', value: '/' }, { action: 'click', selector: '#nope' }] }),
+    'test case',
+  ).id;
+  A.other_case_id = created(await a('POST', '/api/v1/test-cases', { project_id: A.project_id, name: 'A spare', steps: [{ action: 'navigate', value: '/' }] }), 'test case').id;
+  A.test_plan_id = created(await a('POST', '/api/v1/test-plans', { project_id: A.project_id, name: 'A plan', test_case_ids: [A.test_case_id] }), 'plan').id;
+  const run = created(await a('POST', '/api/v1/executions', { test_plan_id: A.test_plan_id, project_id: A.project_id }), 'execution');
+  A.execution_id = run.id;
+  A.artifact_id = String(run.results.test_results[0].screenshot).split('/api/v1/artifacts/')[1]!;
+  const session = created(await a('POST', '/api/v1/discovery/start', { project_id: A.project_id, target_url: shop.url, max_pages: 3, request_delay_ms: 0 }), 'discovery');
+  A.session_id = session.session_id;
+  await until('the crawl', async () => ((await a('GET', `/api/v1/discovery/${A.session_id}/progress`)).body.status === 'completed' ? true : undefined));
+  A.webhook_id = created(await a('POST', '/api/v1/webhooks', { name: 'A hook', url: `${receiver.url}/hook`, events: ['test.case.created'] }), 'webhook').id;
+  A.delivery_id = await until('the test delivery', async () => (await a('GET', `/api/v1/webhooks/${A.webhook_id}/deliveries`)).body.data[0]?.id);
+  A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
+  A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
+  expect(Object.values(A).every(Boolean)).toBe(true);
+});
+afterAll(async () => {
+  await shop?.close();
+  await receiver?.close();
+});
+
+/** Everything A can see of its own resources, without fields that change by being read. */
+async function snapshotOfA(): Promise<unknown> {
+  const get = async (p: string) => {
+    const r = await a('GET', p);
+    return [r.status, r.body];
+  };
+  const artifact = await fetch(`${launched.assay.gatewayUrl}/api/v1/artifacts/${A.artifact_id}`, { headers: bearer(keyA) });
+  const keys = (r: Reply) => (r.body.keys ?? r.body.data ?? []).map(({ last_used: _l, usage_count: _u, ...k }: Record<string, unknown>) => k);
+  return {
+    project: await get(`/api/v1/projects/${A.project_id}`),
+    cases: await get(`/api/v1/test-cases?project_id=${A.project_id}&limit=500`),
+    case: await get(`/api/v1/test-cases/${A.test_case_id}`),
+    plan: await get(`/api/v1/test-plans/${A.test_plan_id}`),
+    plans: await get(`/api/v1/test-plans?project_id=${A.project_id}`),
+    execution: await get(`/api/v1/executions/${A.execution_id}`),
+    executions: await get(`/api/v1/executions?project_id=${A.project_id}`),
+    results: await get(`/api/v1/executions/${A.execution_id}/results`),
+    artifact: [artifact.status, createHash('sha256').update(Buffer.from(await artifact.arrayBuffer())).digest('hex')],
+    session: await get(`/api/v1/discovery/${A.session_id}/results`),
+    webhook: await get(`/api/v1/webhooks/${A.webhook_id}`),
+    deliveries: await get(`/api/v1/webhooks/${A.webhook_id}/deliveries`),
+    serviceKeys: keys(await a('GET', '/api/service-keys')),
+    apiKeys: keys(await a('GET', '/api/api-keys')),
+  };
+}
+
+/** The reply with the ids the call used written as their names, and without its request id. */
+const normalised = (r: Reply, ids: Record<string, string>) => {
+  const { request_id: _r, ...body } = (r.body ?? {}) as Record<string, unknown>;
+  let text = JSON.stringify({ status: r.status, body });
+  for (const [name, id] of Object.entries(ids)) text = text.split(id).join(`<${name}>`);
+  return JSON.parse(text) as { status: number; body: Record<string, unknown> };
+};
+
+/** One matrix row: a route, and how to call it with a set of ids. */
+interface Row {
+  route: string;
+  call(ids: Record<string, string>): Promise<Reply>;
+}
+
+const NONE = (): Record<string, string> => Object.fromEntries(Object.keys(A).map((k) => [k, randomUUID()]));
+
+function rows(): Row[] {
+  const r = (route: string, fn: (ids: Record<string, string>) => Promise<Reply>): Row => ({ route, call: fn });
+  const list: Row[] = [
+    r('GET /api/v1/projects/{project_id}', (i) => b('GET', `/api/v1/projects/${i.project_id}`)),
+    r('PUT /api/v1/projects/{project_id}', (i) => b('PUT', `/api/v1/projects/${i.project_id}`, { name: 'Hijacked' })),
+    r('DELETE /api/v1/projects/{project_id}', (i) => b('DELETE', `/api/v1/projects/${i.project_id}?force=true`)),
+    r('GET /api/v1/test-cases', (i) => b('GET', `/api/v1/test-cases?project_id=${i.project_id}&test_plan_id=${i.test_plan_id}`)),
+    r('POST /api/v1/test-cases', (i) => b('POST', '/api/v1/test-cases', { project_id: i.project_id, name: 'Planted', steps: [{ action: 'navigate', value: '/' }] })),
+    r('GET /api/v1/test-cases/{test_case_id}', (i) => b('GET', `/api/v1/test-cases/${i.test_case_id}`)),
+    r('PUT /api/v1/test-cases/{test_case_id}', (i) => b('PUT', `/api/v1/test-cases/${i.test_case_id}`, { name: 'Hijacked' })),
+    r('DELETE /api/v1/test-cases/{test_case_id}', (i) => b('DELETE', `/api/v1/test-cases/${i.test_case_id}?force_delete=true`)),
+    r('POST /api/v1/test-cases/{test_case_id}/restore', (i) => b('POST', `/api/v1/test-cases/${i.test_case_id}/restore`)),
+    r('POST /api/v1/test-cases/bulk-delete', (i) => b('POST', '/api/v1/test-cases/bulk-delete', { test_case_ids: [i.test_case_id, i.other_case_id], soft_delete: false })),
+    r('POST /api/v1/test-cases/import', async (i) => {
+      const form = new FormData();
+      form.set('project_id', i.project_id!);
+      form.set('file', new Blob(['[{"name":"Planted","steps":[{"action":"navigate","value":"/"}]}]'], { type: 'application/json' }), 'cases.json');
+      const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/test-cases/import`, { method: 'POST', headers: bearer(keyB), body: form });
+      return { status: res.status, body: await res.json(), headers: res.headers } as Reply;
+    }),
+    r('POST /api/v1/test-plans', (i) => b('POST', '/api/v1/test-plans', { project_id: i.project_id, name: 'Planted', test_case_ids: [i.test_case_id] })),
+    r('GET /api/v1/test-plans', (i) => b('GET', `/api/v1/test-plans?project_id=${i.project_id}`)),
+    r('GET /api/v1/test-plans/{test_plan_id}', (i) => b('GET', `/api/v1/test-plans/${i.test_plan_id}`)),
+    r('PUT /api/v1/test-plans/{test_plan_id}', (i) => b('PUT', `/api/v1/test-plans/${i.test_plan_id}`, { name: 'Hijacked' })),
+    r('DELETE /api/v1/test-plans/{test_plan_id}', (i) => b('DELETE', `/api/v1/test-plans/${i.test_plan_id}`)),
+    r('POST /api/v1/test-plans/{test_plan_id}/test-cases', (i) => b('POST', `/api/v1/test-plans/${i.test_plan_id}/test-cases`, { test_case_id: i.other_case_id })),
+    r('DELETE /api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', (i) => b('DELETE', `/api/v1/test-plans/${i.test_plan_id}/test-cases/${i.test_case_id}`)),
+    r('POST /api/v1/executions', (i) => b('POST', '/api/v1/executions', { test_plan_id: i.test_plan_id, project_id: i.project_id })),
+    r('POST /api/v1/executions/async', (i) => b('POST', '/api/v1/executions/async', { test_plan_id: i.test_plan_id, project_id: i.project_id })),
+    r('GET /api/v1/executions', (i) => b('GET', `/api/v1/executions?project_id=${i.project_id}`)),
+    r('GET /api/v1/executions/{execution_id}', (i) => b('GET', `/api/v1/executions/${i.execution_id}`)),
+    r('GET /api/v1/executions/{execution_id}/status', (i) => b('GET', `/api/v1/executions/${i.execution_id}/status`)),
+    r('GET /api/v1/executions/{execution_id}/results', (i) => b('GET', `/api/v1/executions/${i.execution_id}/results`)),
+    r('GET /api/v1/executions/{execution_id}/stream', (i) => b('GET', `/api/v1/executions/${i.execution_id}/stream`)),
+    r('DELETE /api/v1/executions/{execution_id}', (i) => b('DELETE', `/api/v1/executions/${i.execution_id}`)),
+    r('GET /api/v1/artifacts/{artifact_id}', (i) => b('GET', `/api/v1/artifacts/${i.artifact_id}`)),
+    r('POST /api/v1/discovery/start', (i) => b('POST', '/api/v1/discovery/start', { project_id: i.project_id, target_url: shop.url })),
+    r('GET /api/v1/discovery/{session_id}/progress', (i) => b('GET', `/api/v1/discovery/${i.session_id}/progress`)),
+    r('GET /api/v1/discovery/{session_id}/results', (i) => b('GET', `/api/v1/discovery/${i.session_id}/results`)),
+    r('POST /api/v1/discovery/{session_id}/pause', (i) => b('POST', `/api/v1/discovery/${i.session_id}/pause`)),
+    r('POST /api/v1/discovery/{session_id}/resume', (i) => b('POST', `/api/v1/discovery/${i.session_id}/resume`)),
+    r('DELETE /api/v1/discovery/{session_id}', (i) => b('DELETE', `/api/v1/discovery/${i.session_id}`)),
+    r('GET /api/v1/discovery/{session_id}/stream', (i) => b('GET', `/api/v1/discovery/${i.session_id}/stream`)),
+    r('POST /api/v1/discovery/{session_id}/generate-test-cases', (i) => b('POST', `/api/v1/discovery/${i.session_id}/generate-test-cases`, {})),
+    r('GET /api/v1/webhooks/{webhook_id}', (i) => b('GET', `/api/v1/webhooks/${i.webhook_id}`)),
+    r('PATCH /api/v1/webhooks/{webhook_id}', (i) => b('PATCH', `/api/v1/webhooks/${i.webhook_id}`, { name: 'Hijacked' })),
+    r('DELETE /api/v1/webhooks/{webhook_id}', (i) => b('DELETE', `/api/v1/webhooks/${i.webhook_id}`)),
+    r('POST /api/v1/webhooks/{webhook_id}/test', (i) => b('POST', `/api/v1/webhooks/${i.webhook_id}/test`, {})),
+    r('POST /api/v1/webhooks/{webhook_id}/rotate-secret', (i) => b('POST', `/api/v1/webhooks/${i.webhook_id}/rotate-secret`, {})),
+    r('GET /api/v1/webhooks/{webhook_id}/deliveries', (i) => b('GET', `/api/v1/webhooks/${i.webhook_id}/deliveries`)),
+    r('POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/resend', (i) => b('POST', `/api/v1/webhooks/${i.webhook_id}/deliveries/${i.delivery_id}/resend`)),
+    r('DELETE /api/service-keys/{key_id}', (i) => b('DELETE', `/api/service-keys/${i.service_key_id}`)),
+    r('DELETE /api/api-keys/{key_id}', (i) => b('DELETE', `/api/api-keys/${i.api_key_id}`)),
+    // The unversioned and P2 forms the gateway serves as aliases.
+    r('GET /api/test-cases/{test_case_id}', (i) => b('GET', `/api/test-cases/${i.test_case_id}`)),
+    r('GET /api/executions/{execution_id}', (i) => b('GET', `/api/executions/${i.execution_id}`)),
+    r('GET /v1/projects/{project_id}', (i) => call(launched.assay.gatewayUrl, 'GET', `/v1/projects/${i.project_id}`, { headers: { 'x-api-key': apiKeyB } })),
+  ];
+  return list;
+}
+
+/** Routes of the contract that take an organization's ids (in the path, or a project/plan/case in the query or body). */
+function routesTakingIds(): string[] {
+  const takesIds = (path: string, body?: string, query: string[] = []) =>
+    path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest)$/.test(body ?? '');
+  return ROUTES.filter((r) => r.auth !== false && takesIds(r.path, r.body, (r.params ?? []).filter((p) => p.in === 'query').map((p) => p.name)))
+    .map((r) => `${r.method} ${r.path}`)
+    .concat(['POST /api/v1/test-cases/import']);
+}
+
+describe('the tenancy matrix', () => {
+  it('covers every route of the contract that takes an id', () => {
+    const covered = new Set(rows().map((r) => r.route));
+    expect(routesTakingIds().filter((r) => !covered.has(r))).toEqual([]);
+  });
+
+  it('answers B exactly as for ids that do not exist (404 for ids in the path), and changes nothing of A’s', async () => {
+    const before = await snapshotOfA();
+    const mismatches: unknown[] = [];
+    for (const row of rows()) {
+      const none = NONE();
+      const foreign = normalised(await row.call(A), A);
+      const missing = normalised(await row.call(none), none);
+      // A bulk delete answers per id; every one of them must be not_found.
+      const refused = row.route.endsWith('bulk-delete') ? (foreign.body.results as Array<{ status: string }>).every((x) => x.status === 'not_found') && foreign.body.deleted === 0 : foreign.status === 404;
+      if (JSON.stringify(foreign) !== JSON.stringify(missing) || !refused) mismatches.push({ route: row.route, foreign, missing });
+    }
+    expect(mismatches).toEqual([]);
+    expect(await snapshotOfA()).toEqual(before);
+    // B made nothing with A's ids either.
+    const bProjects = await b('GET', '/api/v1/projects');
+    expect(bProjects.body.data).toEqual([]);
+  });
+});
