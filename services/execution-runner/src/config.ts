@@ -11,6 +11,8 @@ export interface ExecutionConfig extends CommonConfig {
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
+  /** Largest file `POST /api/v1/artifacts` takes. */
+  artifactMaxBytes: number;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -24,5 +26,6 @@ export function loadConfig(env: Env): ExecutionConfig {
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
+    artifactMaxBytes: r.int('ARTIFACT_MAX_BYTES', { default: 10 * 1024 * 1024, min: 1024, max: 100 * 1024 * 1024 }),
   }));
 }

@@ -14,4 +14,6 @@ export interface ExecutionContext {
   publicBaseUrl: string;
   /** Test cases one runner process runs at once (for estimates). */
   concurrency: number;
+  /** Largest file `POST /api/v1/artifacts` takes (ARTIFACT_MAX_BYTES; default 10 MB). */
+  artifactMaxBytes?: number;
 }

@@ -44,6 +44,7 @@ startMain(async () => {
         notifier,
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,
+        artifactMaxBytes: config.artifactMaxBytes,
         internalTokenSecret: config.internalTokenSecret,
         ready,
       });

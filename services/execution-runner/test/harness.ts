@@ -46,11 +46,13 @@ export interface Tenant {
   principal: Principal;
   tc(method: string, path: string, body?: unknown): Promise<Reply>;
   ex(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** POST /api/v1/artifacts with `form` as the multipart body (a raw body needs its content type). */
+  uploadForm(form: FormData | Buffer, contentType?: string): Promise<Reply>;
   /** A project on the shop with one plan holding the given cases (name → steps). */
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
-export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number } = {}): Promise<RunnerHarness> {
+export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; artifactMaxBytes?: number } = {}): Promise<RunnerHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
   const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
@@ -101,6 +103,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       notifier,
       publicBaseUrl: PUBLIC_BASE_URL,
       concurrency: opts.concurrency ?? 2,
+      ...(opts.artifactMaxBytes ? { artifactMaxBytes: opts.artifactMaxBytes } : {}),
       internalTokenSecret: TEST_INTERNAL_SECRET,
     }),
   );
@@ -132,6 +135,11 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
         principal,
         tc,
         ex: (m, p, b, h) => request(execServer.url, principal, m, p, b, h),
+        async uploadForm(form, contentType) {
+          const headers = { [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, principal), ...(contentType ? { 'content-type': contentType } : {}) };
+          const res = await fetch(`${execServer.url}/api/v1/artifacts`, { method: 'POST', headers, body: form });
+          return { status: res.status, body: await res.json(), headers: res.headers };
+        },
         async plan(cases, project = {}) {
           const proj = await tc('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url, ...project });
           if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));

@@ -209,5 +209,24 @@ export async function insertArtifact(db: Db, a: { org_id: string; execution_id: 
 }
 
 export async function findArtifact(db: Db, orgId: string, id: string) {
-  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind', 'filename']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertUpload(db: Db, a: { org_id: string; filename: string; content_type: string; data: Buffer }) {
+  return db
+    .insertInto('artifacts')
+    .values({ ...a, kind: 'upload', execution_id: null, size: a.data.length })
+    .returning(['id', 'kind', 'filename', 'content_type', 'size', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** An uploaded file of the organization (never another organization's, never a screenshot or trace). */
+export async function findUpload(db: Db, orgId: string, id: string): Promise<{ filename: string; content_type: string; data: Buffer } | undefined> {
+  return db
+    .selectFrom('artifacts')
+    .select([(eb) => eb.fn.coalesce('filename', sql.lit('upload.bin')).as('filename'), 'content_type', 'data'])
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('kind', '=', 'upload')
+    .executeTakeFirst();
 }

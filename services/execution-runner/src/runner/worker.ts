@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
 import { TOPICS } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
+import { isUuid } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
 import {
@@ -16,6 +17,7 @@ import {
   expiredLeases,
   failAbandoned,
   findResults,
+  findUpload,
   insertArtifact,
   lockIfHeld,
   renewLease,
@@ -235,6 +237,7 @@ export class Runner {
               navigationTimeoutMs: this.o.navigationTimeoutMs,
               saveScreenshot,
               fingerprints: ctl.fingerprints,
+              readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
             },
             step,
           ));
