@@ -73,7 +73,7 @@ describe('executions through the gateway', () => {
     form.append('file', new Blob(['hello from assay\n'], { type: 'text/plain' }), 'notes.txt');
     const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/artifacts`, { method: 'POST', headers: bearer(launched.assay.serviceKey), body: form });
     expect(res.status).toBe(201);
-    const artifact = await res.json();
+    const artifact = (await res.json()) as { id: string; url: string };
     expect(artifact).toMatchObject({ kind: 'upload', filename: 'notes.txt', content_type: 'text/plain', size: 17, url: `${launched.assay.gatewayUrl}/api/v1/artifacts/${artifact.id}` });
     const { projectId, planId } = await plan({
       'Upload and history': [
