@@ -7,9 +7,11 @@ import { startRunnerHarness, type RunnerHarness, type Tenant } from './harness.j
 jest.setTimeout(180_000);
 
 const MAX_BYTES = 64 * 1024;
+const STEP_MS = 8000;
 let h: RunnerHarness;
 beforeAll(async () => {
-  h = await startRunnerHarness({ artifactMaxBytes: MAX_BYTES });
+  // A generous step timeout: the passing cases wait for conditions, and a busy machine must not fail them.
+  h = await startRunnerHarness({ artifactMaxBytes: MAX_BYTES, stepTimeoutMs: STEP_MS });
 });
 afterAll(() => h?.close());
 
@@ -237,7 +239,7 @@ describe('the added actions against the fixture shop', () => {
 
   it.each([
     ['fail: count', 'Expected 3 elements matching "#todo-list li", found 2', 6],
-    ['fail: hidden', 'Expected #clear-completed to be hidden, but it is visible (waited 3000 ms)', 5],
+    ['fail: hidden', `Expected #clear-completed to be hidden, but it is visible (waited ${STEP_MS} ms)`, 5],
     ['fail: attribute', 'Expected attribute "class" of #filters a[href="#/active"] to contain "selected", but found ""', 4],
     ['fail: attribute missing', 'Expected attribute "disabled" of #new-todo to be present, but it has no such attribute', 2],
     ['fail: url', /^Expected the URL to contain "#\/completed" but it is "http:\/\/127\.0\.0\.1:\d+\/todos"$/, 2],
@@ -250,8 +252,8 @@ describe('the added actions against the fixture shop', () => {
     ['fail: reload answers 503', new RegExp(`^Reloading http://127\\.0\\.0\\.1:\\d+/flaky\\?key=${flakyKey}-r answered HTTP 503$`), 2],
     ['fail: back to a page answering 503', new RegExp(`^Going back to http://127\\.0\\.0\\.1:\\d+/flaky\\?key=${flakyKey}-b answered HTTP 503$`), 3],
     ['fail: upload of another organization’s file', /^Artifact [0-9a-f-]{36} not found: upload the file with POST \/api\/v1\/artifacts and use the id it answers$/, 2],
-    ['fail: drag onto nothing', 'Element not found: #nowhere (waited 3000 ms)', 2],
-    ['fail: dblclick on nothing', 'Element not found: #todo-list li label (waited 3000 ms)', 2],
+    ['fail: drag onto nothing', `Element not found: #nowhere (waited ${STEP_MS} ms)`, 2],
+    ['fail: dblclick on nothing', `Element not found: #todo-list li label (waited ${STEP_MS} ms)`, 2],
     ['fail: press a key no keyboard has', /^The press value "Entr" is not a key: use a key name/, 2],
   ])('fails %s with a clear message at the right step', (name, message, step) => {
     const r = results.get(name as string);
