@@ -68,9 +68,36 @@ describe('executions through the gateway', () => {
     expect(status.body).toMatchObject({ status: 'completed', passed_tests: 1, total_tests: 1 });
   });
 
+  it('takes a file uploaded through the gateway to the page in an upload step, next to the added assertions and history steps', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['hello from assay\n'], { type: 'text/plain' }), 'notes.txt');
+    const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/artifacts`, { method: 'POST', headers: bearer(launched.assay.serviceKey), body: form });
+    expect(res.status).toBe(201);
+    const artifact = (await res.json()) as { id: string; url: string };
+    expect(artifact).toMatchObject({ kind: 'upload', filename: 'notes.txt', content_type: 'text/plain', size: 17, url: `${launched.assay.gatewayUrl}/api/v1/artifacts/${artifact.id}` });
+    const { projectId, planId } = await plan({
+      'Upload and history': [
+        { action: 'navigate', value: '/upload' },
+        { action: 'upload', selector: '#file', value: artifact.id },
+        { action: 'assert_text', selector: '#file-text', value: '/^hello from assay$/' },
+        { action: 'navigate', value: '/todos' },
+        { action: 'type', selector: '#new-todo', value: 'ship it\n' },
+        { action: 'assert_count', selector: '#todo-list li', value: '1' },
+        { action: 'assert_value', selector: '#new-todo', value: '' },
+        { action: 'go_back' },
+        { action: 'assert_url', value: '/upload' },
+      ],
+    });
+    const run = await gw('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+    expect(run.body.results.test_results.map((r: any) => [r.status, r.error ?? null])).toEqual([['passed', null]]);
+    const download = await fetch(artifact.url, { headers: bearer(launched.assay.serviceKey) });
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename=notes.txt');
+    expect(await download.text()).toBe('hello from assay\n');
+  });
+
   it('lists the execution routes in the OpenAPI document and the reference page', async () => {
     const doc = await call(launched.assay.gatewayUrl, 'GET', '/api/v1/openapi.json');
-    for (const path of ['/api/v1/executions', '/api/v1/executions/async', '/api/v1/executions/{execution_id}/status', '/api/v1/executions/{execution_id}/results', '/api/v1/executions/{execution_id}/stream', '/api/v1/artifacts/{artifact_id}']) {
+    for (const path of ['/api/v1/executions', '/api/v1/executions/async', '/api/v1/executions/{execution_id}/status', '/api/v1/executions/{execution_id}/results', '/api/v1/executions/{execution_id}/stream', '/api/v1/artifacts/{artifact_id}', '/api/v1/artifacts']) {
       expect(doc.body.paths[path]).toBeDefined();
     }
     expect(doc.body.components.schemas.ExecutionCreateRequest.properties.wait_for_completion.default).toBe(true);

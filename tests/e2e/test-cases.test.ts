@@ -1,3 +1,4 @@
+import { SPEC_STEP_ACTIONS, STEP_ACTIONS } from '@assay/contracts';
 import { bearer, call } from './support/http.js';
 import { launchForFile } from './support/launcher.js';
 
@@ -70,6 +71,9 @@ describe('test cases through the gateway', () => {
     for (const path of ['/api/v1/test-cases', '/api/v1/test-cases/{test_case_id}', '/api/v1/test-cases/bulk-delete', '/api/v1/test-cases/import', '/api/v1/test-plans/{test_plan_id}/test-cases', '/v1/projects']) {
       expect(doc.body.paths[path]).toBeDefined();
     }
-    expect(doc.body.components.schemas.StepInput.properties.action.enum).toHaveLength(13);
+    // The spec's 13 actions first, then the added ones, each described.
+    expect(doc.body.components.schemas.StepInput.properties.action.enum).toEqual(Object.keys(STEP_ACTIONS));
+    expect(doc.body.components.schemas.StepInput.properties.action.enum.slice(0, 13)).toEqual(SPEC_STEP_ACTIONS);
+    expect(doc.body.components.schemas.StepInput.description).toContain('- `assert_count` (selector, value): Exactly that many elements match');
   });
 });

@@ -35,6 +35,20 @@ const stepResult = {
 };
 
 export const executionSchemas: Record<string, JsonSchema> = {
+  ArtifactUploaded: {
+    type: 'object',
+    required: ['id', 'kind', 'filename', 'content_type', 'size', 'created_at', 'url'],
+    description: 'A file uploaded for `upload` steps: put its `id` in the step’s `value`.',
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      kind: { type: 'string', enum: ['upload'] },
+      filename: { type: 'string' },
+      content_type: { type: 'string' },
+      size: { type: 'integer', description: 'Bytes.' },
+      created_at: timestamp,
+      url: { type: 'string', description: 'Absolute URL that serves the file to the organization.' },
+    },
+  },
   ExecutionCreateRequest: {
     type: 'object',
     additionalProperties: false,

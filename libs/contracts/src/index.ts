@@ -6,3 +6,22 @@ export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from '
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS } from './discovery.schemas.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
+export {
+  STEP_ACTIONS,
+  SPEC_STEP_ACTIONS,
+  MAX_EXPECTED_COUNT,
+  PatternError,
+  checkKeyChord,
+  checkPatternValue,
+  compilePattern,
+  hasPlaceholder,
+  parseAttributeCheck,
+  parseExpectedCount,
+  patternSource,
+  stepActionSpec,
+  type AttributeCheck,
+  type CompiledPattern,
+  type StepAction,
+  type StepActionSpec,
+  type StepParam,
+} from './steps.js';

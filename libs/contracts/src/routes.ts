@@ -330,9 +330,18 @@ function executionRoutes(): RouteContract[] {
     }),
     ex({ method: 'DELETE', path: '/api/v1/executions/{execution_id}', summary: 'Cancel a queued or running execution', params: [id], response: { status: 200, schema: 'ExecutionCancelled' }, errors: [404, 409] }),
     ex({
+      method: 'POST',
+      path: '/api/v1/artifacts',
+      summary: 'Upload a file for `upload` steps',
+      description:
+        'multipart/form-data with one `file` field (at most `ARTIFACT_MAX_BYTES`, 10 MB by default). The file belongs to the organization: an `upload` step that names it (its `id` as the `value`) sets it on a file input. Another organization’s steps cannot read it.',
+      response: { status: 201, schema: 'ArtifactUploaded' },
+      errors: [400, 413, 415],
+    }),
+    ex({
       method: 'GET',
       path: '/api/v1/artifacts/{artifact_id}',
-      summary: 'A screenshot (PNG) of an execution',
+      summary: 'A screenshot (PNG) or trace of an execution, or an uploaded file',
       params: [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'string' } }],
       response: { status: 200, contentType: 'image/png' },
       errors: [404],

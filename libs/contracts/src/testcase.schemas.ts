@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema.js';
+import { STEP_ACTIONS, type StepActionSpec } from './steps.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
 const id = { type: 'string', minLength: 1, maxLength: 64 };
@@ -7,13 +8,26 @@ const description = { type: ['string', 'null'], maxLength: 5000 };
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 };
 const tags = { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 50 } };
 const priority = { type: 'string', enum: ['critical', 'high', 'medium', 'low'], description: 'Default `medium`; webhook filters use it.' };
-const actions = ['navigate', 'click', 'fill', 'type', 'select', 'check', 'uncheck', 'hover', 'screenshot', 'wait', 'assert_visible', 'assert_text', 'assert_value'];
+const actions = Object.keys(STEP_ACTIONS);
+
+/** One line per action for the OpenAPI description: its parameters and meaning. */
+function describeActions(): string {
+  return Object.entries(STEP_ACTIONS as Record<string, StepActionSpec>)
+    .map(([action, spec]) => {
+      const params = [
+        spec.selector === 'required' ? 'selector' : spec.selector === 'optional' ? 'selector (optional)' : '',
+        spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : '',
+        action === 'wait' ? 'timeout' : '',
+      ].filter(Boolean);
+      return `- \`${action}\` (${params.length ? params.join(', ') : 'no parameters'}): ${spec.meaning}`;
+    })
+    .join('\n');
+}
 
 const stepInput = {
   type: 'object',
   required: ['action'],
-  description:
-    'Required parameters by action: navigate value (a path joined to the project base URL, or an absolute URL); click, check, uncheck, hover, assert_visible selector; fill, type, select, assert_text, assert_value selector and value; wait selector and timeout (milliseconds, 1..300000); screenshot optional selector.',
+  description: `Parameters by action (a parameter an action does not take is refused; \`{{name}}\` placeholders are replaced from the run's \`variables\`; \`timeout\` is in milliseconds, 1..300000):\n${describeActions()}`,
   properties: {
     step_id: { type: 'string', maxLength: 64, description: 'Only on updates: keeps the id of an existing step.' },
     action: { type: 'string', enum: actions },

@@ -15,6 +15,8 @@ export function buildApp(deps: ExecutionAppDeps): Express {
     name: 'execution-runner',
     logger: deps.logger,
     bodyLimit: '256kb',
+    // POST /api/v1/artifacts reads its own multipart body.
+    extraContentTypes: ['multipart/form-data'],
     ...(ready ? { ready } : {}),
     mount(app) {
       app.use(verifyPrincipalHeader(internalTokenSecret));

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@assay/logger';
+import type { ArtifactLimits } from './artifacts/artifacts.repository.js';
 import type { TestCaseClient } from './clients/test-case.client.js';
 import type { ExecutionDatabase } from './db/database.js';
 import type { ExecutionNotifier } from './executions/notifier.js';
@@ -14,4 +15,6 @@ export interface ExecutionContext {
   publicBaseUrl: string;
   /** Test cases one runner process runs at once (for estimates). */
   concurrency: number;
+  /** Caps of stored artifacts: uploads are held to them as screenshots and traces are. */
+  artifacts: ArtifactLimits;
 }

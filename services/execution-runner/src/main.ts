@@ -49,6 +49,7 @@ startMain(async () => {
         notifier,
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,
+        artifacts: config.artifacts,
         internalTokenSecret: config.internalTokenSecret,
         ready,
       });

@@ -60,7 +60,7 @@ describe('artifact caps and expiry', () => {
     expect(exec.history_days).toBe(90); // the harness's principals are on Pro
     const id = await storeArtifact(h.database.db, { maxBytes: 8 * 1024, orgQuotaBytes: 64 * 1024 }, { org_id: t.orgId, execution_id: r.body.id, kind: 'screenshot', content_type: 'image/png', data: Buffer.alloc(4096), keep_days: exec.history_days });
     const stored = await h.database.db.selectFrom('artifacts').select(['expires_at', 'created_at']).where('id', '=', id).executeTakeFirstOrThrow();
-    expect(Math.round((stored.expires_at.getTime() - stored.created_at.getTime()) / 86_400_000)).toBe(90);
+    expect(Math.round((stored.expires_at!.getTime() - stored.created_at.getTime()) / 86_400_000)).toBe(90);
     expect((await t.ex('GET', `/api/v1/artifacts/${id}`)).status).toBe(200);
     await h.database.db.updateTable('artifacts').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
     const gone = await t.ex('GET', `/api/v1/artifacts/${id}`);

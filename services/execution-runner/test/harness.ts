@@ -48,11 +48,14 @@ export interface Tenant {
   principal: Principal;
   tc(method: string, path: string, body?: unknown): Promise<Reply>;
   ex(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** POST /api/v1/artifacts with `form` as the multipart body (a raw body needs its content type). */
+  uploadForm(form: FormData | Buffer, contentType?: string): Promise<Reply>;
   /** A project on the shop (or `project.base_url`) with one plan holding the given cases (name → steps). */
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
-export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: ArtifactLimits } = {}): Promise<RunnerHarness> {
+export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits> } = {}): Promise<RunnerHarness> {
+  const artifacts: ArtifactLimits = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024, ...opts.artifacts };
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
   const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
@@ -87,7 +90,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       publicBaseUrl: PUBLIC_BASE_URL,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       cancelPollMs: 200,
-      artifacts: opts.artifacts ?? { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024 },
+      artifacts,
     });
     await runner.start();
     runners.push(runner);
@@ -104,6 +107,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       notifier,
       publicBaseUrl: PUBLIC_BASE_URL,
       concurrency: opts.concurrency ?? 2,
+      artifacts,
       internalTokenSecret: TEST_INTERNAL_SECRET,
     }),
   );
@@ -135,6 +139,11 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
         principal,
         tc,
         ex: (m, p, b, h) => request(execServer.url, principal, m, p, b, h),
+        async uploadForm(form, contentType) {
+          const headers = { [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, principal), ...(contentType ? { 'content-type': contentType } : {}) };
+          const res = await fetch(`${execServer.url}/api/v1/artifacts`, { method: 'POST', headers, body: form });
+          return { status: res.status, body: await res.json(), headers: res.headers };
+        },
         async plan(cases, project = {}) {
           const proj = await tc('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url, ...project });
           if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));

@@ -48,3 +48,55 @@ describe('element fingerprints in one execution', () => {
     expect(failure).toMatchObject({ message: 'Element not found: #buy (waited 500 ms)', type: 'element_not_found' });
   });
 });
+
+describe('the added actions, step by step', () => {
+  const run = (step: Record<string, unknown>, opts: { stepTimeoutMs?: number; variables?: Record<string, string> } = {}) =>
+    runStep({ ...context(new Map()), ...opts }, { step_id: 's', ...step } as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+  it('waits for an element to go before assert_hidden passes, and counts the visible ones when it fails', async () => {
+    await page.setContent('<p class="toast">Saved</p><p class="toast">Sent</p><p class="toast" hidden>Old</p><script>setTimeout(() => document.querySelectorAll(".toast").forEach((t) => t.remove()), 300)</script>');
+    expect(await run({ action: 'assert_hidden', selector: '.toast' }, { stepTimeoutMs: 10_000 })).toBeUndefined();
+    await page.setContent('<p class="toast">Saved</p><p class="toast">Sent</p>');
+    expect(await run({ action: 'assert_hidden', selector: '.toast' })).toMatchObject({ message: 'Expected .toast to be hidden, but 2 matching elements are visible (waited 500 ms)', type: 'assertion_failed' });
+  });
+
+  it('says "Invalid selector" at once for assert_count and assert_hidden', async () => {
+    await page.setContent('<ul><li>a</li></ul>');
+    expect(await run({ action: 'assert_count', selector: 'li[', value: '1' })).toMatchObject({ message: 'Invalid selector: li[', type: 'error' });
+    expect(await run({ action: 'assert_hidden', selector: 'li[' })).toMatchObject({ message: 'Invalid selector: li[', type: 'error' });
+    expect(await run({ action: 'assert_count', selector: 'li', value: '1' })).toBeUndefined();
+    expect(await run({ action: 'assert_count', selector: 'li', value: '2' })).toMatchObject({ message: 'Expected 2 elements matching "li", found 1' });
+    expect(await run({ action: 'assert_count', selector: 'ol li', value: '1' })).toMatchObject({ message: 'Expected 1 element matching "ol li", found 0' });
+  });
+
+  it('checks values that came from {{variables}} when the step runs', async () => {
+    await page.setContent('<input id="q"><a id="all" class="selected" href="#/">All</a>');
+    const variables = { re: '/[a-/', n: 'three', key: 'Entr', attr: 'my class=x' };
+    expect(await run({ action: 'assert_url', value: '{{re}}' }, { variables })).toMatchObject({ message: 'The assert_url value /[a-/ is not a valid regular expression: missing ]: [a-', type: 'error' });
+    expect(await run({ action: 'assert_text', selector: '#all', value: '{{re}}' }, { variables })).toMatchObject({ type: 'error' });
+    expect(await run({ action: 'assert_count', selector: 'a', value: '{{n}}' }, { variables })).toMatchObject({ message: 'The assert_count value must be a whole number of elements, not "three"', type: 'error' });
+    expect(await run({ action: 'press', value: '{{key}}' }, { variables })).toMatchObject({ message: expect.stringMatching(/^The press value "Entr" is not a key/), type: 'error' });
+    expect(await run({ action: 'assert_attribute', selector: '#all', value: '{{attr}}' }, { variables })).toMatchObject({ message: expect.stringMatching(/^The assert_attribute value must be name=expected/), type: 'error' });
+  });
+
+  it('matches attributes exactly, by one word, by pattern or by presence', async () => {
+    await page.setContent('<a id="all" class="nav selected" href="#/" data-x="">All</a>');
+    for (const value of ['class~=selected', 'class=nav selected', 'href=/^#\\/$/', 'data-x', 'data-x=', 'HREF=#/']) {
+      expect([value, await run({ action: 'assert_attribute', selector: '#all', value })]).toEqual([value, undefined]);
+    }
+    expect(await run({ action: 'assert_attribute', selector: '#all', value: 'class=selected' })).toMatchObject({ message: 'Expected attribute "class" of #all to be "selected", but found "nav selected"' });
+    expect(await run({ action: 'assert_attribute', selector: '#all', value: 'href=/active/' })).toMatchObject({ message: 'Expected attribute "href" of #all to match /active/, but found "#/"' });
+    expect(await run({ action: 'assert_attribute', selector: '#none', value: 'href' })).toMatchObject({ message: 'Element not found: #none (waited 500 ms)', type: 'element_not_found' });
+  });
+
+  it('fails an upload when no reader knows the artifact', async () => {
+    await page.setContent('<input id="file" type="file">');
+    expect(await run({ action: 'upload', selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' })).toMatchObject({
+      message: 'Artifact 3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90 not found: upload the file with POST /api/v1/artifacts and use the id it answers',
+      type: 'error',
+    });
+  });
+});

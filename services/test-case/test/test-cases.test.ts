@@ -59,6 +59,61 @@ describe('test cases', () => {
     expect((await t.call('GET', `/api/v1/test-cases?project_id=${project.id}&status=all`)).body.pagination.total).toBe(0);
   });
 
+  it('stores the added actions with their parameters, empty expected values and {{placeholders}} in formatted values', async () => {
+    const t = svc.tenant();
+    const project = await t.project();
+    const steps = [
+      { action: 'navigate', value: '/todos' },
+      { action: 'assert_value', selector: '#new-todo', value: '' },
+      { action: 'fill', selector: '#new-todo', value: '' },
+      { action: 'assert_text', selector: '#todo-count', value: '/^\\d+ items? left$/' },
+      { action: 'dblclick', selector: '#todo-list li label' },
+      { action: 'press', selector: '#todo-list li .edit', value: 'Escape' },
+      { action: 'press', value: 'Control+A' },
+      { action: 'assert_hidden', selector: '#clear-completed' },
+      { action: 'assert_count', selector: '#todo-list li', value: '{{expected_count}}' },
+      { action: 'assert_attribute', selector: '#filters a[href="#/"]', value: 'class~=selected' },
+      { action: 'assert_url', value: '#/active' },
+      { action: 'go_back' },
+      { action: 'go_forward' },
+      { action: 'reload' },
+      { action: 'upload', selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' },
+      { action: 'drag', selector: '#card-1', value: '#done' },
+    ];
+    const r = await t.call('POST', '/api/v1/test-cases', { project_id: project.id, name: 'Todo', steps });
+    expect(r.status).toBe(201);
+    expect(r.body.steps).toEqual(steps.map((s) => ({ step_id: expect.any(String), ...s })));
+  });
+
+  it('refuses the added actions’ bad parameters with a 400 naming the step and field, and stores nothing', async () => {
+    const t = svc.tenant();
+    const project = await t.project();
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      [{ action: 'dblclick' }, 'steps[0].selector', /is required for action "dblclick"/],
+      [{ action: 'press', selector: '#x' }, 'steps[0].value', /is required for action "press"/],
+      [{ action: 'press', value: 'Entr' }, 'steps[0].value', /^"Entr" is not a key/],
+      [{ action: 'press', value: 'Enter+A' }, 'steps[0].value', /^"Enter" is not a modifier/],
+      [{ action: 'assert_hidden', selector: '#x', value: 'y' }, 'steps[0].value', /is not used by action "assert_hidden"/],
+      [{ action: 'assert_count', selector: 'li', value: '-1' }, 'steps[0].value', /whole number of elements/],
+      [{ action: 'assert_count', selector: 'li', value: '' }, 'steps[0].value', /must not be empty/],
+      [{ action: 'assert_attribute', selector: 'a', value: 'class ~= x y' }, 'steps[0].value', /name=expected/],
+      [{ action: 'assert_url', value: '/(?<=a)b/' }, 'steps[0].value', /not a valid regular expression.*lookaround/],
+      [{ action: 'assert_url', selector: '#x', value: 'a' }, 'steps[0].selector', /is not used by action "assert_url"/],
+      [{ action: 'assert_text', selector: 'h1', value: '/[/' }, 'steps[0].value', /not a valid regular expression/],
+      [{ action: 'go_back', value: '/' }, 'steps[0].value', /is not used by action "go_back"/],
+      [{ action: 'reload', selector: 'body' }, 'steps[0].selector', /is not used by action "reload"/],
+      [{ action: 'upload', selector: '#file', value: 'photo.png' }, 'steps[0].value', /id of an artifact uploaded with POST \/api\/v1\/artifacts/],
+      [{ action: 'drag', selector: '#a', value: '  ' }, 'steps[0].value', /must not be empty for action "drag"/],
+      [{ action: 'type', selector: '#a', value: '' }, 'steps[0].value', /must not be empty for action "type"/],
+    ];
+    for (const [step, field, message] of cases) {
+      const r = await t.call('POST', '/api/v1/test-cases', { project_id: project.id, name: 'x', steps: [step] });
+      expect([step, r.status, r.body.error]).toEqual([step, 400, 'validation_error']);
+      expect(r.body.details).toEqual([{ field, message: expect.stringMatching(message) }]);
+    }
+    expect((await t.call('GET', `/api/v1/test-cases?project_id=${project.id}&status=all`)).body.pagination.total).toBe(0);
+  });
+
   it('lists with pagination, search, status and plan filters in a stable order', async () => {
     const t = svc.tenant();
     const project = await t.project();

@@ -1,7 +1,7 @@
 import { conflict, isUuid, notFound, validationError } from '@assay/http';
 import type { GeneratedCase } from '../clients/test-case.client.js';
 import type { DiscoveryContext } from '../context.js';
-import type { FlowRow, FlowStep, PageAnalysis } from '../db/database.js';
+import type { FlowRow, FlowStep, FormInfo, PageAnalysis } from '../db/database.js';
 import { crawledPages, listFlows } from '../sessions/sessions.repository.js';
 import { getSession } from '../sessions/sessions.service.js';
 
@@ -20,9 +20,10 @@ const PRIORITY: Record<string, GeneratedCase['priority']> = { authentication: 'c
 /**
  * Turns a flow into platform steps with the crawler's own assertions: each
  * page it reaches shows what the crawler saw there (its heading, its form),
- * each filled field holds its value. Steps that would need real credentials
- * or pay, or that post a form to the server, stop at "the button is there",
- * so the case passes against the app as crawled.
+ * a click that leads to another page lands on its path (`assert_url`), each
+ * filled field holds its value, a search puts its term in the URL. Steps that
+ * would need real credentials or pay, or that post a form to the server, stop
+ * at "the button is there", so the case passes against the app as crawled.
  */
 export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path: (url: string) => string): GeneratedCase {
   const steps: Step[] = [];
@@ -30,6 +31,11 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
     const page = url ? pages.get(url) : undefined;
     const heading = page?.headings[0];
     if (heading) steps.push({ action: 'assert_text', selector: heading.selector, value: heading.text, description: `Page shows "${heading.text}"` });
+  };
+  // A substring of the URL: the target's path (a GET form adds its query after it). "/" is in every URL, so it says nothing.
+  const landOn = (url: string) => {
+    const pathname = new URL(url, 'http://x.invalid').pathname;
+    if (pathname !== '/') steps.push({ action: 'assert_url', value: pathname, description: `URL is ${pathname}` });
   };
   const flowSteps = flow.steps as FlowStep[];
   let at: string | undefined;
@@ -52,12 +58,19 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
       steps.push({ action: 'click', selector: s.selector });
       if (s.url) {
         at = s.url;
+        landOn(at);
         arrive(at);
       } else if (flow.type === 'search' || flow.type === 'crud') {
+        if (flow.type === 'search' && form?.method === 'get' && form.action) searchTermInUrl(form, flowSteps, steps);
         const list = (at ? pages.get(at) : undefined)?.lists[0];
         if (list) steps.push({ action: 'assert_visible', selector: list.selector, description: 'Results are listed' });
       }
     }
+  }
+  // A search form without a button is submitted the way a person does: Enter in its field.
+  if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'submit' || s.action === 'click')) {
+    const field = [...flowSteps].reverse().find((s) => s.action === 'fill_form' && s.selector);
+    if (field?.selector) steps.push({ action: 'press', selector: field.selector, value: 'Enter', description: 'Search with Enter' });
   }
   if (flow.type === 'search') {
     const target = flow.pages[flow.pages.length - 1];
@@ -72,6 +85,15 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
     tags: ['discovered', flow.type],
     steps: steps.slice(0, 200),
   };
+}
+
+/** After a GET search form's submit: the URL carries the term typed in its field (`q=a`). */
+function searchTermInUrl(form: FormInfo, flowSteps: FlowStep[], steps: Step[]): void {
+  const filled = flowSteps.find((s) => s.action === 'fill_form' && form.fields.some((f) => f.selector === s.selector));
+  const field = filled && form.fields.find((f) => f.selector === filled.selector);
+  if (!field?.name || filled?.value === undefined) return;
+  const pair = new URLSearchParams({ [field.name]: filled.value }).toString();
+  steps.push({ action: 'assert_url', value: pair, description: `The search is in the URL (${pair})` });
 }
 
 /**

@@ -14,9 +14,13 @@ export interface ArtifactLimits {
   orgQuotaBytes: number;
 }
 
-/** Why an artifact was not stored: said to the user in the step or the result. */
+/** Why an artifact was not stored: said to the user in the step, the result or the upload's answer. */
 export class ArtifactRefusedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** Which cap refused it: one artifact's size, or the organization's storage. */
+    readonly cap: 'size' | 'quota',
+  ) {
     super(message);
     this.name = 'ArtifactRefusedError';
   }
@@ -27,12 +31,14 @@ export const megabytes = (n: number) => (n < 1_048_576 ? `${Math.ceil(n / 1024)}
 
 export interface NewArtifact {
   org_id: string;
-  execution_id: string;
-  kind: 'screenshot' | 'trace';
+  /** Null for an uploaded file, which belongs to no run. */
+  execution_id: string | null;
+  kind: 'screenshot' | 'trace' | 'upload';
   content_type: string;
   data: Buffer;
-  /** Days to keep it (the execution's history_days). */
-  keep_days: number;
+  filename?: string;
+  /** Days to keep it (the execution's history_days); null: until deleted. */
+  keep_days: number | null;
 }
 
 /**
@@ -43,7 +49,7 @@ export interface NewArtifact {
  */
 export async function storeArtifact(db: Db, limits: ArtifactLimits, a: NewArtifact): Promise<string> {
   const size = a.data.length;
-  if (size > limits.maxBytes) throw new ArtifactRefusedError(`the ${a.kind} (${megabytes(size)}) is larger than the ${megabytes(limits.maxBytes)} allowed per artifact`);
+  if (size > limits.maxBytes) throw new ArtifactRefusedError(`the ${a.kind === 'upload' ? 'file' : a.kind} (${megabytes(size)}) is larger than the ${megabytes(limits.maxBytes)} allowed per artifact`, 'size');
   return db.transaction().execute(async (trx) => {
     const counted = await sql<{ bytes: string }>`
       insert into artifact_usage (org_id, bytes) values (${a.org_id}, ${size})
@@ -51,26 +57,48 @@ export async function storeArtifact(db: Db, limits: ArtifactLimits, a: NewArtifa
         where artifact_usage.bytes + excluded.bytes <= ${limits.orgQuotaBytes}
       returning bytes`.execute(trx);
     if (counted.rows.length === 0 || size > limits.orgQuotaBytes) {
-      throw new ArtifactRefusedError(`the organization's artifact storage (${megabytes(limits.orgQuotaBytes)}) is full: older screenshots and traces expire after the plan's history period`);
+      throw new ArtifactRefusedError(`the organization's artifact storage (${megabytes(limits.orgQuotaBytes)}) is full: older screenshots and traces expire after the plan's history period`, 'quota');
     }
     const row = await trx
       .insertInto('artifacts')
-      .values({ org_id: a.org_id, execution_id: a.execution_id, kind: a.kind, content_type: a.content_type, data: a.data, size, expires_at: sql<Date>`now() + make_interval(days => ${a.keep_days})` })
+      .values({
+        org_id: a.org_id,
+        execution_id: a.execution_id,
+        kind: a.kind,
+        content_type: a.content_type,
+        data: a.data,
+        size,
+        filename: a.filename ?? null,
+        expires_at: a.keep_days === null ? null : sql<Date>`now() + make_interval(days => ${a.keep_days})`,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
   });
 }
 
+/** An artifact of the organization that has not expired. */
 export async function findArtifact(db: Db, orgId: string, id: string) {
-  return db.selectFrom('artifacts').select(['content_type', 'data', 'kind']).where('org_id', '=', orgId).where('id', '=', id).where('expires_at', '>', sql<Date>`now()`).executeTakeFirst();
+  return db
+    .selectFrom('artifacts')
+    .select(['id', 'content_type', 'data', 'kind', 'filename', 'size', 'created_at'])
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .executeTakeFirst();
+}
+
+/** An uploaded file of the organization (never another organization's, never a screenshot or trace). */
+export async function findUpload(db: Db, orgId: string, id: string): Promise<{ filename: string; content_type: string; data: Buffer } | undefined> {
+  const row = await findArtifact(db, orgId, id);
+  return row?.kind === 'upload' ? { filename: row.filename ?? 'upload.bin', content_type: row.content_type, data: row.data } : undefined;
 }
 
 /** Deletes up to `batch` expired artifacts and gives their bytes back to their organizations; the number deleted. */
 export async function purgeExpiredArtifacts(db: Db, batch = 1000): Promise<number> {
   const r = await sql<{ n: number }>`
     with gone as (
-      delete from artifacts where id in (select id from artifacts where expires_at <= now() limit ${batch})
+      delete from artifacts where id in (select id from artifacts where expires_at is not null and expires_at <= now() limit ${batch})
       returning org_id, size
     ), per_org as (
       select org_id, sum(size) as bytes, count(*) as n from gone group by org_id

@@ -86,13 +86,17 @@ export interface TestResultTable {
 export interface ArtifactTable {
   id: Generated<string>;
   org_id: string;
-  execution_id: string;
-  kind: 'screenshot' | 'trace';
+  /** null for files uploaded for `upload` steps. */
+  execution_id: string | null;
+  kind: 'screenshot' | 'trace' | 'upload';
   content_type: string;
+  /** The uploaded file's name (uploads only). */
+  filename: string | null;
   data: Buffer;
   size: number;
   created_at: DefaultTimestamp;
-  expires_at: Date;
+  /** Null for uploaded files: kept until deleted. */
+  expires_at: Date | null;
 }
 
 export interface ArtifactUsageTable {

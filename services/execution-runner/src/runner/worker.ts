@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
 import { TOPICS } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
+import { isUuid } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
 import {
@@ -23,7 +24,7 @@ import {
   updateResult,
 } from '../executions/executions.repository.js';
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
-import { ArtifactRefusedError, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
+import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
@@ -252,6 +253,7 @@ export class Runner {
                 }),
               fingerprints: ctl.fingerprints,
               egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
+              readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
             },
             step,
           ));

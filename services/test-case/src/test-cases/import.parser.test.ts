@@ -1,4 +1,7 @@
 import { ImportFileError, MAX_IMPORT_CASES, parseImportFile, parseStepCell, type ImportRow } from './import.parser.js';
+import { STEP_ACTIONS } from './steps.js';
+
+const ACTIONS = Object.keys(STEP_ACTIONS).join(', ');
 
 const HEADER = 'Name,Description,Step 1,Step 2,Step 3';
 
@@ -172,15 +175,15 @@ describe('parseImportFile: CSV rows', () => {
       null,
       null,
       'row 3: step 2: "fill" needs a value after the selector',
-      `row 4: step 2: unknown action "clik"; use one of navigate, click, fill, type, select, check, uncheck, hover, screenshot, wait, assert_visible, assert_text, assert_value`,
+      `row 4: step 2: unknown action "clik"; use one of ${ACTIONS}`,
     ]);
   });
 
   it('turns validateSteps problems into sentences about the Step column', () => {
-    const { rows } = parseCsv(`${HEADER}\nA,,,click:   ,wait:#spinner:400000\nB,,navigate:,fill:#q:`);
+    const { rows } = parseCsv(`${HEADER}\nA,,,click:   ,wait:#spinner:400000\nB,,navigate:,type:#q:`);
     expect(errors(rows)).toEqual([
       'row 1: step 2: selector must not be empty for action "click"; step 3: timeout must be an integer number of milliseconds from 1 to 300000',
-      'row 2: step 1: value must not be empty for action "navigate"; step 2: value must not be empty for action "fill"',
+      'row 2: step 1: value must not be empty for action "navigate"; step 2: value must not be empty for action "type"',
     ]);
   });
 
@@ -300,6 +303,52 @@ describe('parseStepCell', () => {
     expect(parseStepCell('select:#size:')).toEqual({ step: { action: 'select', selector: '#size', value: '' } });
   });
 
+  it('reads the added actions: selector-only, selector and value, URL, history and press with or without a selector', () => {
+    expect(parseStepCell('dblclick:#todo-list li label')).toEqual({ step: { action: 'dblclick', selector: '#todo-list li label' } });
+    expect(parseStepCell('assert_hidden:#clear-completed')).toEqual({ step: { action: 'assert_hidden', selector: '#clear-completed' } });
+    expect(parseStepCell('assert_count:#todo-list li:3')).toEqual({ step: { action: 'assert_count', selector: '#todo-list li', value: '3' } });
+    expect(parseStepCell('assert_attribute:#filters a[href="#/active"]:class~=selected')).toEqual({
+      step: { action: 'assert_attribute', selector: '#filters a[href="#/active"]', value: 'class~=selected' },
+    });
+    expect(parseStepCell('assert_url:#/active')).toEqual({ step: { action: 'assert_url', value: '#/active' } });
+    expect(parseStepCell('assert_url:/todos#\\/(active)?$/')).toEqual({ step: { action: 'assert_url', value: '/todos#\\/(active)?$/' } });
+    expect(parseStepCell('assert_url:http://shop.test/a')).toEqual({ step: { action: 'assert_url', value: 'http://shop.test/a' } });
+    for (const action of ['go_back', 'go_forward', 'reload']) {
+      expect(parseStepCell(action)).toEqual({ step: { action } });
+      expect(parseStepCell(`${action}: `)).toEqual({ step: { action } });
+    }
+    expect(parseStepCell('press:Enter')).toEqual({ step: { action: 'press', value: 'Enter' } });
+    expect(parseStepCell('press: Control+A ')).toEqual({ step: { action: 'press', value: 'Control+A' } });
+    expect(parseStepCell('press:#new-todo:Enter')).toEqual({ step: { action: 'press', selector: '#new-todo', value: 'Enter' } });
+    expect(parseStepCell('press:li.editing input\\:focus:Escape')).toEqual({ step: { action: 'press', selector: 'li.editing input:focus', value: 'Escape' } });
+    expect(parseStepCell('press:\\:')).toEqual({ step: { action: 'press', value: ':' } });
+    expect(parseStepCell('upload:#file:3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90')).toEqual({ step: { action: 'upload', selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' } });
+    expect(parseStepCell('drag:#card-1:li:nth-child(2)')).toEqual({ step: { action: 'drag', selector: '#card-1', value: 'li:nth-child(2)' } });
+    // An empty expectation: the input is empty.
+    expect(parseStepCell('assert_value:#new-todo:')).toEqual({ step: { action: 'assert_value', selector: '#new-todo', value: '' } });
+  });
+
+  it.each([
+    ['go_back:/home', '"go_back" takes no parameters: write just go_back'],
+    ['reload:#x', '"reload" takes no parameters: write just reload'],
+    ['press', '"press" needs a key: press:<key> or press:<selector>:<key>'],
+    ['assert_url', '"assert_url" needs a value after a colon: assert_url:<value>'],
+    ['assert_count:#list li', '"assert_count" needs a value after the selector'],
+  ])('refuses %j', (cell, error) => {
+    expect(parseStepCell(cell)).toEqual({ error });
+  });
+
+  it('checks the added actions’ values like the API does, naming the Step column', () => {
+    const { rows } = parseCsv(
+      `${HEADER}\nA,,assert_count:li:three,press:#x:Entr,assert_attribute:a:my class=x\nB,,upload:#file:photo.png,assert_url:/[/,drag:#a:\nC,,navigate:/todos,assert_value:#new-todo:,assert_text:#count:`,
+    );
+    expect(errors(rows)).toEqual([
+      'row 1: step 1: value must be a whole number of elements from 0 to 100000; step 2: value "Entr" is not a key: use a key name (Enter, Escape, Tab, Backspace, ArrowDown, F2, ...) or a single character, with modifiers as in Control+A; step 3: value must be name=expected, name=/regex/, name~=word or a bare attribute name (e.g. class~=selected)',
+      'row 2: step 1: value must be the id of an artifact uploaded with POST /api/v1/artifacts; step 2: value is not a valid regular expression: missing ]: [; step 3: value must not be empty for action "drag"',
+      null,
+    ]);
+  });
+
   it('reads \\\\ as a backslash in a selector and keeps any other backslash', () => {
     expect(parseStepCell('fill:a\\\\:b')).toEqual({ step: { action: 'fill', selector: 'a\\', value: 'b' } });
     expect(parseStepCell('fill:#a\\.b:x')).toEqual({ step: { action: 'fill', selector: '#a\\.b', value: 'x' } });
@@ -331,8 +380,8 @@ describe('parseStepCell', () => {
     ['assert_text:h1\\:first', '"assert_text" needs a value after the selector'],
     [':#a', 'has no action before the first colon'],
     ['  ', 'is empty'],
-    ['double_click:#a', 'unknown action "double_click"; use one of navigate, click, fill, type, select, check, uncheck, hover, screenshot, wait, assert_visible, assert_text, assert_value'],
-    ['constructor:#a', 'unknown action "constructor"; use one of navigate, click, fill, type, select, check, uncheck, hover, screenshot, wait, assert_visible, assert_text, assert_value'],
+    ['double_click:#a', `unknown action "double_click"; use one of ${ACTIONS}`],
+    ['constructor:#a', `unknown action "constructor"; use one of ${ACTIONS}`],
   ])('refuses %j', (cell, error) => {
     expect(parseStepCell(cell)).toEqual({ error });
   });
@@ -402,7 +451,7 @@ describe('parseImportFile: JSON', () => {
         row: 10,
         name: 'Bad steps',
         error:
-          'row 10: steps[0].action must be one of navigate, click, fill, type, select, check, uncheck, hover, screenshot, wait, assert_visible, assert_text, assert_value; ' +
+          `row 10: steps[0].action must be one of ${ACTIONS}; ` +
           'steps[1].extra is not a known step field; steps[2] must be an object; and 1 more',
       },
       { ok: false, row: 11, name: 'Nul', error: 'row 11: steps[0].value contains a NUL character or an unpaired surrogate, which cannot be stored' },

@@ -1,4 +1,5 @@
 import Papa, { type ParseError } from 'papaparse';
+import type { StepActionSpec } from '@assay/contracts';
 import { STEP_ACTIONS, validateSteps, type StepAction } from './steps.js';
 
 /** Most test cases one import file may hold (spec, Limits: "10,000 test cases per file"). */
@@ -67,7 +68,7 @@ export function parseStepCell(cell: string): { step: Record<string, unknown> } |
   if (!Object.hasOwn(STEP_ACTIONS, action)) {
     return { error: `unknown action "${action}"; use one of ${Object.keys(STEP_ACTIONS).join(', ')}` };
   }
-  const rule = STEP_ACTIONS[action as StepAction];
+  const rule: StepActionSpec = STEP_ACTIONS[action as StepAction];
   const rest = colon === -1 ? undefined : cell.slice(colon + 1);
 
   if (action === 'wait') {
@@ -79,6 +80,18 @@ export function parseStepCell(cell: string): { step: Record<string, unknown> } |
       return { error: `"wait" timeout must be a positive whole number of milliseconds, not "${timeout}"` };
     }
     return { step: { action, selector: unescapeSelector(rest.slice(0, last)), timeout: Number(timeout) } };
+  }
+  if (rule.selector === 'no' && rule.value === 'no') {
+    // go_back, go_forward, reload: nothing after the action (a trailing colon is forgiven).
+    if (rest !== undefined && rest.trim() !== '') return { error: `"${action}" takes no parameters: write just ${action}` };
+    return { step: { action } };
+  }
+  if (rule.selector === 'optional' && rule.value === 'required') {
+    // press:<key> on the page, press:<selector>:<key> on an element.
+    if (rest === undefined) return { error: `"${action}" needs a key: ${action}:<key> or ${action}:<selector>:<key>` };
+    const end = findColon(rest, 'first');
+    if (end === -1) return { step: { action, value: unescapeSelector(rest) } };
+    return { step: { action, selector: unescapeSelector(rest.slice(0, end)), value: rest.slice(end + 1).trim() } };
   }
   if (rule.selector === 'no') {
     if (rest === undefined) return { error: `"${action}" needs a value after a colon: ${action}:<value>` };

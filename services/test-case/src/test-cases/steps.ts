@@ -1,24 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { FieldError } from '@assay/contracts';
+import { STEP_ACTIONS, hasPlaceholder, stepActionSpec, type FieldError, type StepAction } from '@assay/contracts';
 
-/** The 13 step actions of the spec and the parameters each requires. */
-export const STEP_ACTIONS = {
-  navigate: { selector: 'no', value: 'required' },
-  click: { selector: 'required', value: 'no' },
-  fill: { selector: 'required', value: 'required' },
-  type: { selector: 'required', value: 'required' },
-  select: { selector: 'required', value: 'required' },
-  check: { selector: 'required', value: 'no' },
-  uncheck: { selector: 'required', value: 'no' },
-  hover: { selector: 'required', value: 'no' },
-  screenshot: { selector: 'optional', value: 'no' },
-  wait: { selector: 'required', value: 'no' },
-  assert_visible: { selector: 'required', value: 'no' },
-  assert_text: { selector: 'required', value: 'required' },
-  assert_value: { selector: 'required', value: 'required' },
-} as const satisfies Record<string, { selector: 'required' | 'optional' | 'no'; value: 'required' | 'no' }>;
-
-export type StepAction = keyof typeof STEP_ACTIONS;
+// The action table (parameters, value formats) is the contracts' one list.
+export { STEP_ACTIONS, type StepAction };
 
 export interface Step {
   step_id: string;
@@ -58,7 +42,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     if (typeof action !== 'string' || !Object.hasOwn(STEP_ACTIONS, action)) {
       return void errors.push({ field: `${at}.action`, message: `must be one of ${Object.keys(STEP_ACTIONS).join(', ')}` });
     }
-    const rule = STEP_ACTIONS[action as StepAction];
+    const rule = stepActionSpec(action)!;
     for (const key of Object.keys(step)) {
       if (!['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
         errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
@@ -71,12 +55,17 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
         return;
       }
       if (typeof v !== 'string') return void errors.push({ field: `${at}.${name}`, message: 'must be a string' });
-      if (need === 'required' && v.trim() === '') errors.push({ field: `${at}.${name}`, message: `must not be empty for action "${action}"` });
-      if (v.length > max) errors.push({ field: `${at}.${name}`, message: `must be at most ${max} characters` });
-      if (need === 'no' && name !== 'description') errors.push({ field: `${at}.${name}`, message: `is not used by action "${action}"` });
+      if (need === 'no' && name !== 'description') return void errors.push({ field: `${at}.${name}`, message: `is not used by action "${action}"` });
+      if (v.length > max) return void errors.push({ field: `${at}.${name}`, message: `must be at most ${max} characters` });
+      // Empty is refused unless it means something (an empty field): an empty selector or key means nothing.
+      if (need === 'required' && v.trim() === '' && !(name === 'value' && rule.emptyValue)) {
+        return void errors.push({ field: `${at}.${name}`, message: `must not be empty for action "${action}"` });
+      }
+      // A value with a {{placeholder}} is checked once the run has substituted it.
+      const problem = name === 'value' && !hasPlaceholder(v) ? rule.checkValue?.(v) : undefined;
+      if (problem) errors.push({ field: `${at}.${name}`, message: problem });
     };
     text('selector', STEP_LIMITS.selectorLength, rule.selector);
-    // A required value must not be empty: an empty expected text would match anything.
     text('value', STEP_LIMITS.valueLength, rule.value);
     text('description', STEP_LIMITS.descriptionLength, 'optional');
     if (action === 'wait') {

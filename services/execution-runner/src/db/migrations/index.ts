@@ -3,6 +3,7 @@ import { outboxMigration } from '@assay/bus';
 import * as createExecutionTables from './20261122140000_create_execution_tables.js';
 import * as addTraces from './20261122160000_add_traces.js';
 import * as artifactRetention from './20261123100000_artifact_retention.js';
+import * as uploadedArtifacts from './20261201120000_uploaded_artifacts.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '20261122140000_create_execution_tables': createExecutionTables,
   '20261122160000_add_traces': addTraces,
   '20261123100000_artifact_retention': artifactRetention,
+  '20261201120000_uploaded_artifacts': uploadedArtifacts,
 };

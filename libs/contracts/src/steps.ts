@@ -1,0 +1,283 @@
+import { RE2 } from 're2-wasm';
+
+/** Whether an action takes a parameter: `no` refuses it, `required` needs it. */
+export type StepParam = 'required' | 'optional' | 'no';
+
+export interface StepActionSpec {
+  selector: StepParam;
+  value: 'required' | 'no';
+  /** An empty `value` means something (an empty field, clearing one); otherwise it must not be empty. */
+  emptyValue?: boolean;
+  /** The value's format: the problem with `value`, or undefined. Not applied to values holding a `{{placeholder}}`. */
+  checkValue?: (value: string) => string | undefined;
+  /** What the step does, one sentence for the docs. */
+  meaning: string;
+  /** One example step. */
+  example: { selector?: string; value?: string; timeout?: number };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Most elements `assert_count` can expect. */
+export const MAX_EXPECTED_COUNT = 100_000;
+
+/**
+ * Every step action with its parameters: the spec's 13 first, then the ones
+ * a real suite needs (keyboard, double-click, negative, count, attribute and
+ * URL assertions, history, upload, drag). Validation, the CSV grammar, the
+ * OpenAPI description and the README's step reference follow this table.
+ */
+export const STEP_ACTIONS = {
+  navigate: { selector: 'no', value: 'required', meaning: 'Go to a path joined to the base URL, or to an absolute URL.', example: { value: '/login' } },
+  click: { selector: 'required', value: 'no', meaning: 'Click the element.', example: { selector: '#submit' } },
+  fill: {
+    selector: 'required',
+    value: 'required',
+    emptyValue: true,
+    meaning: 'Set the input’s value at once (an empty value clears it).',
+    example: { selector: '#email', value: 'user@shop.test' },
+  },
+  type: { selector: 'required', value: 'required', meaning: 'Clear the input and type the text key by key (`\\n` presses Enter).', example: { selector: '#q', value: 'shoes' } },
+  select: { selector: 'required', value: 'required', meaning: 'Choose the option whose value, or else label, is the value.', example: { selector: '#country', value: 'Germany' } },
+  check: { selector: 'required', value: 'no', meaning: 'Check a checkbox or radio button.', example: { selector: '#terms' } },
+  uncheck: { selector: 'required', value: 'no', meaning: 'Uncheck a checkbox.', example: { selector: '#newsletter' } },
+  hover: { selector: 'required', value: 'no', meaning: 'Move the mouse over the element.', example: { selector: '#menu' } },
+  screenshot: { selector: 'optional', value: 'no', meaning: 'Store a PNG of the element, or of the whole page.', example: {} },
+  wait: { selector: 'required', value: 'no', meaning: 'Wait up to `timeout` milliseconds for the element to be visible.', example: { selector: '#late', timeout: 3000 } },
+  assert_visible: { selector: 'required', value: 'no', meaning: 'The element is visible (waits up to the step timeout).', example: { selector: '#welcome' } },
+  assert_text: {
+    selector: 'required',
+    value: 'required',
+    emptyValue: true,
+    checkValue: checkPatternValue,
+    meaning:
+      'The element’s text (whitespace collapsed) contains the value; `/…/` is a regular expression instead (`/^…$/` for the whole text); an empty value means the text is empty.',
+    example: { selector: '#total', value: 'Total: $20' },
+  },
+  assert_value: {
+    selector: 'required',
+    value: 'required',
+    emptyValue: true,
+    meaning: 'The input’s value is exactly the value (empty: the input is empty).',
+    example: { selector: '#new-todo', value: '' },
+  },
+  dblclick: { selector: 'required', value: 'no', meaning: 'Double-click the element.', example: { selector: '#todo-list li label' } },
+  press: {
+    selector: 'optional',
+    value: 'required',
+    checkValue: checkKeyChord,
+    meaning: 'Press a key or chord (`Enter`, `Escape`, `Tab`, `Control+A`, `a`) on the element, or on the page without a selector.',
+    example: { selector: '#new-todo', value: 'Enter' },
+  },
+  assert_hidden: {
+    selector: 'required',
+    value: 'no',
+    meaning: 'No element matching the selector is visible (absent or hidden); waits up to the step timeout for it to go.',
+    example: { selector: '#clear-completed' },
+  },
+  assert_count: {
+    selector: 'required',
+    value: 'required',
+    checkValue: checkCount,
+    meaning: 'Exactly that many elements match the selector, visible or not (add `:visible` to count only visible ones); waits up to the step timeout.',
+    example: { selector: '#todo-list li', value: '3' },
+  },
+  assert_attribute: {
+    selector: 'required',
+    value: 'required',
+    checkValue: (v) => {
+      const parsed = parseAttributeCheck(v);
+      return 'error' in parsed ? parsed.error : undefined;
+    },
+    meaning:
+      'Attribute check: `name=expected` (exact), `name=/regex/`, `name~=token` (one of its space-separated words, e.g. `class~=selected`), or `name` alone (present).',
+    example: { selector: '#filters a[href="#/active"]', value: 'class~=selected' },
+  },
+  assert_url: {
+    selector: 'no',
+    value: 'required',
+    checkValue: checkPatternValue,
+    meaning: 'The page URL contains the value, or matches it when written `/…/` (a regular expression); waits up to the step timeout.',
+    example: { value: '#/active' },
+  },
+  go_back: { selector: 'no', value: 'no', meaning: 'Go back one page in the tab’s history.', example: {} },
+  go_forward: { selector: 'no', value: 'no', meaning: 'Go forward one page in the tab’s history.', example: {} },
+  reload: { selector: 'no', value: 'no', meaning: 'Reload the page.', example: {} },
+  upload: {
+    selector: 'required',
+    value: 'required',
+    checkValue: (v) => (UUID.test(v) ? undefined : 'must be the id of an artifact uploaded with POST /api/v1/artifacts'),
+    meaning: 'Set a file input to an artifact uploaded earlier with `POST /api/v1/artifacts` (its id as the value).',
+    example: { selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' },
+  },
+  drag: {
+    selector: 'required',
+    value: 'required',
+    meaning: 'Drag the element and drop it on the element the value selects.',
+    example: { selector: '#card-1', value: '#done-column' },
+  },
+} as const satisfies Record<string, StepActionSpec>;
+
+export type StepAction = keyof typeof STEP_ACTIONS;
+
+/** The spec's 13 actions, in its order. */
+export const SPEC_STEP_ACTIONS: readonly StepAction[] = Object.keys(STEP_ACTIONS).slice(0, 13) as StepAction[];
+
+/** The action's table entry, or undefined for an unknown action. */
+export function stepActionSpec(action: string): StepActionSpec | undefined {
+  return Object.hasOwn(STEP_ACTIONS, action) ? (STEP_ACTIONS as Record<string, StepActionSpec>)[action] : undefined;
+}
+
+const PLACEHOLDER = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}/;
+
+/** True when the text holds a `{{name}}` placeholder: its format can only be checked after substitution, at run time. */
+export function hasPlaceholder(text: string): boolean {
+  return PLACEHOLDER.test(text);
+}
+
+// ---------------------------------------------------------------- patterns
+
+/** The regular expression inside a value written `/…/` (at least one character between the slashes), or undefined for a plain value. */
+export function patternSource(value: string): string | undefined {
+  return value.length >= 3 && value.startsWith('/') && value.endsWith('/') ? value.slice(1, -1) : undefined;
+}
+
+/** A compiled regular expression; `dispose` frees it. */
+export interface CompiledPattern {
+  readonly source: string;
+  test(text: string): boolean;
+  dispose(): void;
+}
+
+/** Thrown by compilePattern for a pattern RE2 cannot compile. */
+export class PatternError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PatternError';
+  }
+}
+
+/**
+ * Compiles a regular expression written by a user with RE2 (through
+ * WebAssembly): matching takes time linear in the text, so no pattern can
+ * stall the process that runs it. JavaScript syntax without lookaround and
+ * backreferences. Call `dispose` when done: the compiled form lives in
+ * WebAssembly memory, which the garbage collector does not see.
+ * @throws PatternError with a readable reason.
+ */
+export function compilePattern(source: string): CompiledPattern {
+  let re: RE2;
+  try {
+    re = new RE2(source, 'u');
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/^Invalid regular expression: \/.*\/u: /s, '');
+    const hint = /perl operator|escape sequence/.test(reason) ? ' (lookaround and backreferences are not supported)' : '';
+    throw new PatternError(`is not a valid regular expression: ${reason}${hint}`);
+  }
+  // re2-wasm keeps the compiled expression in an Emscripten object reachable only through this field.
+  const wrapper = (re as unknown as { wrapper?: { delete?: () => void } }).wrapper;
+  let disposed = false;
+  return {
+    source,
+    test: (text) => {
+      re.lastIndex = 0;
+      return re.test(text);
+    },
+    dispose: () => {
+      if (disposed) return;
+      disposed = true;
+      wrapper?.delete?.();
+    },
+  };
+}
+
+/** The problem with a value that may be a `/regex/`, or undefined. */
+export function checkPatternValue(value: string): string | undefined {
+  const source = patternSource(value);
+  if (source === undefined) return undefined;
+  try {
+    compilePattern(source).dispose();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+// ---------------------------------------------------------------- assert_count
+
+function checkCount(value: string): string | undefined {
+  const v = value.trim();
+  return /^[0-9]{1,6}$/.test(v) && Number(v) <= MAX_EXPECTED_COUNT ? undefined : `must be a whole number of elements from 0 to ${MAX_EXPECTED_COUNT}`;
+}
+
+/** The expected count of an `assert_count` value, or undefined when it is not one. */
+export function parseExpectedCount(value: string): number | undefined {
+  return checkCount(value) === undefined ? Number(value.trim()) : undefined;
+}
+
+// ---------------------------------------------------------------- assert_attribute
+
+export type AttributeCheck =
+  | { name: string; op: 'present' }
+  | { name: string; op: 'equals'; expected: string }
+  | { name: string; op: 'pattern'; source: string }
+  | { name: string; op: 'token'; token: string };
+
+const ATTRIBUTE_NAME = /^[^\s"'<>/=~]+$/;
+
+/**
+ * Parses an `assert_attribute` value: `name=expected`, `name=/regex/`,
+ * `name~=token` or `name`. The name is matched case-insensitively by the
+ * browser (HTML attribute names are).
+ */
+export function parseAttributeCheck(value: string): AttributeCheck | { error: string } {
+  const form = 'must be name=expected, name=/regex/, name~=word or a bare attribute name (e.g. class~=selected)';
+  const eq = value.indexOf('=');
+  const rawName = eq === -1 ? value : value.slice(0, value[eq - 1] === '~' ? eq - 1 : eq);
+  const name = rawName.trim();
+  if (!ATTRIBUTE_NAME.test(name)) return { error: form };
+  if (eq === -1) return { name, op: 'present' };
+  const expected = value.slice(eq + 1);
+  if (value[eq - 1] === '~') {
+    const token = expected.trim();
+    if (token === '' || /\s/.test(token)) return { error: `${form}; after ~= comes one word` };
+    return { name, op: 'token', token };
+  }
+  const source = patternSource(expected);
+  if (source !== undefined) {
+    const problem = checkPatternValue(expected);
+    return problem ? { error: problem } : { name, op: 'pattern', source };
+  }
+  return { name, op: 'equals', expected };
+}
+
+// ---------------------------------------------------------------- press
+
+/** Key names Playwright's keyboard knows besides single characters (its US layout's codes and the modifiers). */
+const KEY_NAMES = new Set(
+  (
+    'Escape F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 Backquote Minus Equal Backslash Backspace Tab BracketLeft BracketRight CapsLock ' +
+    'Semicolon Quote Enter ShiftLeft ShiftRight ControlLeft ControlRight MetaLeft MetaRight AltLeft AltRight AltGraph Comma Period Slash Space ' +
+    'ContextMenu PrintScreen ScrollLock Pause PageUp PageDown Insert Delete Home End ArrowLeft ArrowUp ArrowRight ArrowDown ' +
+    'AudioVolumeMute AudioVolumeDown AudioVolumeUp MediaTrackNext MediaTrackPrevious MediaPlayPause NumLock NumpadDivide NumpadMultiply ' +
+    'NumpadSubtract NumpadAdd NumpadDecimal NumpadEnter Shift Control Alt Meta ControlOrMeta'
+  )
+    .split(' ')
+    .concat(Array.from({ length: 10 }, (_, i) => [`Digit${i}`, `Numpad${i}`]).flat())
+    .concat(Array.from({ length: 26 }, (_, i) => `Key${String.fromCharCode(65 + i)}`)),
+);
+const MODIFIERS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'ControlOrMeta']);
+
+/** The problem with a `press` value (`Enter`, `Control+A`, `a`), or undefined. */
+export function checkKeyChord(value: string): string | undefined {
+  // "+" alone, or as the last key of a chord ("Shift++"), is the plus key.
+  const parts = value === '+' ? ['+'] : value.endsWith('++') ? [...value.slice(0, -2).split('+'), '+'] : value.split('+');
+  const key = parts[parts.length - 1]!;
+  const isKey = (k: string) => KEY_NAMES.has(k) || [...k].length === 1;
+  if (key === '' || !isKey(key)) {
+    return `"${key}" is not a key: use a key name (Enter, Escape, Tab, Backspace, ArrowDown, F2, ...) or a single character, with modifiers as in Control+A`;
+  }
+  const bad = parts.slice(0, -1).find((m) => !MODIFIERS.has(m));
+  if (bad !== undefined) return `"${bad}" is not a modifier: chords are modifiers (Shift, Control, Alt, Meta, ControlOrMeta) joined with + to one key, as in Control+A`;
+  return undefined;
+}
