@@ -65,7 +65,7 @@ export function internalRoutes(ctx: ExecutionContext): Router {
         error_step: r.error_step,
         test_case_version: testCaseVersion(r.steps_snapshot),
         steps: r.steps_snapshot,
-        step_results: r.steps.map(({ screenshot_artifact_id, ...s }) => s),
+        step_results: r.steps.map(({ screenshot_artifact_id: _screenshot, ...s }) => s),
         screenshot: r.screenshot_artifact_id ? artifactUrl(ctx.publicBaseUrl, r.screenshot_artifact_id) : null,
         trace: r.trace_artifact_id ? artifactUrl(ctx.publicBaseUrl, r.trace_artifact_id) : null,
         started_at: iso(r.started_at),
