@@ -15,7 +15,7 @@ export interface ElementFingerprint {
   classes: string[];
   /** Visible text, whitespace collapsed, at most 200 characters (a button input's value). */
   text: string;
-  /** name, type, role, aria-label, data-testid (and data-test, data-qa, data-cy), placeholder, href, alt, title, for, src, value of buttons. */
+  /** name, type, role, aria-label, data-testid (and data-test, data-qa, data-cy), placeholder, href, alt, title, for, src, value (button inputs, checkboxes, radios, options). */
   attributes: Record<string, string>;
   /** A short CSS path from the nearest ancestor with an id (kept for readers of the first format). */
   dom_path: string;
@@ -218,7 +218,9 @@ const HELPERS = String.raw`
       const v = el.getAttribute(name);
       if (v !== null) attributes[name] = cut(v, 200);
     }
-    if (isButtonInput(el) && el.getAttribute('value') !== null) attributes.value = cut(el.getAttribute('value'), 200);
+    // A button input's value is its text; a checkbox's or radio's tells it from the others of its group.
+    const ownValue = isButtonInput(el) || (tagOf(el) === 'input' && ['checkbox', 'radio'].includes((el.getAttribute('type') || '').toLowerCase())) || tagOf(el) === 'option';
+    if (ownValue && el.getAttribute('value') !== null) attributes.value = cut(el.getAttribute('value'), 200);
     const testid = TESTIDS.map((a) => el.getAttribute(a)).find((v) => v);
     const r = el.getBoundingClientRect();
     const t = tagOf(el);
