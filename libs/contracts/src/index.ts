@@ -6,3 +6,4 @@ export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from '
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS } from './discovery.schemas.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
+export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';

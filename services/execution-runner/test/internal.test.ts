@@ -54,6 +54,9 @@ describe('internal routes for failure analysis', () => {
     const passed = await internal(t.orgId, `/internal/executions/${run.body.id}/tests/${caseIds[1]}/diagnostics`);
     expect(passed.body.results[0].diagnostics.fingerprints[0]).toMatchObject({ selector: '#title', fingerprint: { tag: 'h1', id: 'title', role: 'heading' } });
 
+    const all = await internal(t.orgId, `/internal/executions/${run.body.id}/fingerprints`);
+    expect(all.body.tests.map((x: { test_id: string; fingerprints: unknown[] }) => [x.test_id, x.fingerprints.length])).toEqual([[caseIds[0], 1], [caseIds[1], 1]]);
+
     // The public event keeps its size: the count of candidates, not the candidates.
     const event = (await h.events('test.execution.failed')).find((e) => e.data.execution.id === run.body.id);
     expect(event.data.diagnostics.candidates).toBeUndefined();

@@ -373,7 +373,8 @@ function samePlace(t: Fingerprint, c: Fingerprint, words: WordWeights): boolean 
 /**
  * Whether healing onto `c` would be healing onto the wrong element: a field
  * where a control was (or the reverse), or an element whose words have
- * nothing to do with the target's while no identifier of it matches
+ * nothing to do with the target's while no identifier of it matches (a
+ * control in the target's very place may be reworded; static text may not)
  * ("Add to cart" for "Add to wishlist": the shared words are the kind of
  * action, the differing ones are what it acts on).
  */
@@ -384,12 +385,13 @@ export function contradicts(t: Fingerprint, c: Fingerprint, words: WordWeights =
   if (ft === 'control' && fc === 'input') return `the element was a ${t.role ?? t.tag} and the candidate is a form field`;
   const tText = norm(t.accessible_name) || norm(t.text);
   const cText = norm(c.accessible_name) || norm(c.text);
-  if (ft !== 'other' && tText && cText && !sameIdentity(t, c)) {
+  if (tText && cText && !sameIdentity(t, c)) {
     const similarity = Math.max(words.similarity(t.text, c.text), words.similarity(t.accessible_name, c.accessible_name ?? c.text));
     if (similarity < 0.35) {
-      // A link to somewhere else with other words is another link, wherever it sits.
+      // A link to somewhere else with other words is another link, wherever it sits; static
+      // content is its words ("Loading…" where "Ready" was is another state, not the same element).
       const otherTarget = !!t.attributes?.href && !!c.attributes?.href;
-      if (otherTarget || !samePlace(t, c, words)) return `its words "${cText.slice(0, 60)}" have nothing in common with "${tText.slice(0, 60)}"`;
+      if (otherTarget || ft === 'other' || !samePlace(t, c, words)) return `its words "${cText.slice(0, 60)}" have nothing in common with "${tText.slice(0, 60)}"`;
     }
   }
   return undefined;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ExecutionDatabase } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
@@ -20,6 +20,16 @@ export async function findDiagnostics(db: Db, executionId: string, testCaseId: s
     .select(['position', 'status', 'diagnostics'])
     .where('execution_id', '=', executionId)
     .where('test_case_id', '=', testCaseId)
+    .orderBy('position')
+    .execute();
+}
+
+/** The element fingerprints of every test of an execution (only that part of the diagnostics). */
+export async function findFingerprints(db: Db, executionId: string) {
+  return db
+    .selectFrom('test_results')
+    .select(['test_case_id', 'status', sql<unknown>`diagnostics->'fingerprints'`.as('fingerprints')])
+    .where('execution_id', '=', executionId)
     .orderBy('position')
     .execute();
 }

@@ -6,7 +6,7 @@ import type { ExecutionContext } from '../context.js';
 import type { SnapshotStep } from '../db/database.js';
 import { findExecution } from '../executions/executions.repository.js';
 import { artifactUrl } from '../runner/events.js';
-import { findDiagnostics, findResultSummaries } from './internal.repository.js';
+import { findDiagnostics, findFingerprints, findResultSummaries } from './internal.repository.js';
 
 /**
  * The version of a test case as it ran: a hash of its steps (ids, actions,
@@ -72,6 +72,13 @@ export function internalRoutes(ctx: ExecutionContext): Router {
         completed_at: iso(r.completed_at),
       })),
     });
+  });
+
+  // Fingerprints of the elements every passed step acted on: the "last known" elements failure analysis compares with.
+  router.get('/internal/executions/:id/fingerprints', async (req, res) => {
+    const e = await execution(orgOf(res), req.params.id);
+    const rows = await findFingerprints(ctx.db, e.id);
+    res.json({ execution_id: e.id, tests: rows.map((r) => ({ test_id: r.test_case_id, status: r.status, fingerprints: Array.isArray(r.fingerprints) ? r.fingerprints : [] })) });
   });
 
   router.get('/internal/executions/:id/tests/:testId/diagnostics', async (req, res) => {
