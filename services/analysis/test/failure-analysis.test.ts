@@ -228,3 +228,55 @@ describe('failure analysis of other causes', () => {
     expect(done.analysis[0]).toMatchObject({ failure_category: 'element_missing', evidence: { element: { source: 'selector', fingerprint: { id: 'never' } } } });
   });
 });
+
+describe('more causes, and rejections', () => {
+  it('blames a failed API call for the wrong text (script_error), a disabled button (element_not_interactable) and the run time (timeout)', async () => {
+    h.app.reset();
+    const t = h.tenant();
+    const p = await t.plan({
+      Orders: [{ action: 'navigate', value: '/orders' }, { action: 'assert_text', selector: '#orders-count', value: '3 orders' }],
+      Save: [{ action: 'navigate', value: '/settings' }, { action: 'fill', selector: '#name', value: 'Ada' }, { action: 'click', selector: '#save' }],
+    });
+    expect(await t.run(p)).toMatchObject({ passed_tests: 2 });
+    h.app.setVersion(2);
+    const run = await t.run(p);
+    const a = await t.analysis(run.id);
+    const orders = item(a, 'Orders');
+    expect(orders).toMatchObject({ failure_category: 'script_error', evidence: { found: 'Could not load your orders', failed_calls: [expect.objectContaining({ method: 'GET', status: 500, url: expect.stringMatching(/\/api\/orders$/) })] } });
+    expect(orders.description).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/orders answered 500 while step 2 ran/);
+    expect(orders.fix_suggestions[0]).toMatch(/^Fix the failing call GET .*\/api\/orders: check the server log around/);
+    const save = item(a, 'Save');
+    expect(save).toMatchObject({ failure_category: 'element_not_interactable', evidence: { reason: 'disabled' } });
+    expect(save.description).toContain('disabled');
+
+    const slow = await t.plan({ Slow: [{ action: 'navigate', value: '/slow' }, { action: 'assert_visible', selector: '#slow-title' }] });
+    const timedOut = await t.ex('POST', '/api/v1/executions', { test_plan_id: slow.planId, project_id: slow.projectId, timeout_seconds: 2 });
+    expect(timedOut.body.status).toBe('failed');
+    const ta = await t.analysis(timedOut.body.id);
+    expect(ta.analysis[0]).toMatchObject({ failure_category: 'timeout', triage_type: 'system_issue' });
+  });
+
+  it('never offers a rejected element again for that step', async () => {
+    h.app.reset();
+    const t = h.tenant();
+    const p = await t.plan({ 'Sign in': SIGN_IN });
+    await t.run(p);
+    h.app.setVersion(2);
+    const failed = await t.run(p);
+    const before = (await t.analysis(failed.id)).analysis[0];
+    expect(before).toMatchObject({ failure_category: 'selector_changed', suggestion_state: 'offered' });
+    const path = `/api/v1/executions/${failed.id}/failure-analysis/${p.caseIds[0]}`;
+    expect((await t.an('POST', `${path}/reject`, { reason: 'x'.repeat(501) })).status).toBe(400);
+    const rejected = await t.an('POST', `${path}/reject`, { reason: 'that is the SSO button' });
+    expect(rejected).toMatchObject({ status: 200, body: { rejected: true, selector: '[data-testid="sign-in"]' } });
+    expect((await t.an('POST', `${path}/reject`)).status).toBe(200);
+    expect((await t.an('POST', `${path}/apply`)).body).toMatchObject({ error: 'conflict', message: 'The suggestion was rejected' });
+    expect((await t.analysis(failed.id)).analysis[0]).toMatchObject({ suggestion_state: 'rejected', evidence: { suggested_alternative: null, rejected_alternative: '[data-testid="sign-in"]' } });
+
+    const again = await t.run(p);
+    const after = (await t.analysis(again.id)).analysis[0];
+    expect(after.evidence.suggested_alternative).toBeNull();
+    expect(after.evidence.candidates?.[0]?.testid).not.toBe('sign-in');
+    expect(after.failure_category).not.toBe('selector_changed');
+  });
+});

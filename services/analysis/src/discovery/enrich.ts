@@ -68,7 +68,7 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
     const lastPage = pages.get(last);
     const forms = firstPage?.forms ?? [];
     const filled = flow.steps.filter((s) => s.action === 'fill_form' && s.selector).map((s) => s.selector!);
-    const labels = filled.map((sel) => forms.flatMap((f) => f.fields).find((f) => f.selector === sel)).map((f) => (f ? quote(f.label || f.name || f.type, 30) : undefined)).filter((x): x is string => !!x);
+    const labels = filled.map((sel) => forms.flatMap((f) => f.fields).find((f) => f.selector === sel)).map((f) => (f ? `"${quote(f.label || f.name || f.type, 30)}"` : undefined)).filter((x): x is string => !!x);
     const route = flow.pages.map(pathOf).join(' → ');
     const at = pathOf(first);
     const arrive = arrival(lastPage, last);
@@ -78,7 +78,7 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
     let tests: FlowEnrichment['suggested_tests'];
     switch (flow.type) {
       case 'authentication':
-        name = `Sign in on ${pageName(firstPage, first)}`;
+        name = `Sign in at ${at}`;
         description = `Fills ${labels.length ? list(labels) : 'the credentials'} on ${at} and submits the form${flow.pages.length > 1 ? `, landing on ${pathOf(last)}` : ''}.`;
         tests = [
           { name: `${name}: valid credentials are accepted`, assertions: arrive && last !== first ? [arrive] : [] },
@@ -86,7 +86,7 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
         ];
         break;
       case 'search':
-        name = `Search on ${pageName(firstPage, first)}`;
+        name = `Search ${pageName(firstPage, first)} on ${at}`;
         description = `Types a query into ${labels[0] ?? 'the search field'} on ${at} and reads the results${flow.pages.length > 1 ? ` on ${pathOf(last)}` : ''}.`;
         tests = [
           { name: `${name}: a known term lists results`, assertions: list0 ? [{ action: 'assert_visible', selector: list0.selector, description: 'Results are listed' }] : [] },
@@ -94,12 +94,12 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
         ];
         break;
       case 'checkout':
-        name = `Checkout from ${pageName(firstPage, first)}`;
+        name = `Checkout from ${at}`;
         description = `Goes through ${flow.pages.length} checkout page${flow.pages.length === 1 ? '' : 's'} (${route}), filling ${labels.length ? list(labels) : 'the forms'}.`;
         tests = [{ name: `${name} reaches ${pathOf(last)}`, assertions: flow.pages.map((u) => arrival(pages.get(u), u)).filter((a): a is SuggestedAssertion => !!a) }];
         break;
       case 'form_submission':
-        name = `Submit ${forms[0] ? `the form on ${pageName(firstPage, first)}` : `a form on ${at}`}`;
+        name = `Submit "${pageName(firstPage, first)}" on ${at}`;
         description = `Fills ${labels.length ? list(labels) : 'its fields'} on ${at} and submits it.`;
         tests = [
           { name: `${name} with valid values`, assertions: arrive && last !== first ? [arrive] : [] },
@@ -108,8 +108,8 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
         break;
       case 'crud': {
         const writes = session.api_endpoints.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.endpoint}`);
-        name = `Manage records on ${pageName(firstPage, first)}`;
-        description = `Creates, lists${writes.some((w) => w.startsWith('DELETE')) ? ' and deletes' : ''} records on ${at}${writes.length ? ` through ${list(writes.slice(0, 4))}` : ''}.`;
+        name = `Manage "${pageName(firstPage, first)}" on ${at}`;
+        description = `${writes.some((w) => w.startsWith('DELETE')) ? 'Creates, lists and deletes' : 'Creates and lists'} records on ${at}${writes.length ? ` through ${list(writes.slice(0, 4))}` : ''}.`;
         tests = [
           { name: `${name}: a new record appears in the list`, assertions: list0 ? [{ action: 'assert_visible', selector: list0.selector, description: 'The list shows the records' }] : [] },
           { name: `${name}: a deleted record disappears`, assertions: [] },
@@ -117,8 +117,8 @@ export function enrichDeterministically(session: DiscoverySessionInput): Enrichm
         break;
       }
       default:
-        name = `Navigate ${route}`;
-        description = `Follows links from ${at} to ${pathOf(last)}${lastPage?.title ? ` ("${quote(lastPage.title, 40)}")` : ''}.`;
+        name = `Navigate from ${at} to ${pathOf(last)}`;
+        description = `Follows links ${route}${lastPage?.title ? `, ending on "${quote(lastPage.title, 40)}"` : ''}.`;
         tests = [{ name: `${pageName(lastPage, last)} is reachable from ${at}`, assertions: arrive ? [arrive] : [] }];
     }
     return { flow_id: flow.flow_id, name, description, suggested_tests: tests, prose_source: 'deterministic' };
