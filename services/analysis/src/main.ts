@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { BrowserPool } from '@assay/browser';
 import type { Subscription } from '@assay/bus';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
@@ -13,7 +12,7 @@ import type { AnalysisDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { subscribeToEvents } from './intake/consumer.js';
 import { LlmClient } from './llm/llm.client.js';
-import { Verifier } from './verify/verifier.js';
+import { LazyVerifier } from './verify/lazy-verifier.js';
 import { AnalysisWorker } from './worker/worker.js';
 
 startMain(async () => {
@@ -27,13 +26,13 @@ startMain(async () => {
       const runner = new RunnerClient(new InternalClient('execution-runner', config.executionRunnerUrl, config.internalTokenSecret));
       const testCases = new TestCaseClient(new InternalClient('test-case', config.testCaseUrl, config.internalTokenSecret));
       if (config.workerEnabled) {
-        const browsers = new BrowserPool(config.chromiumPath, logger);
+        const verifier = new LazyVerifier({ chromiumPath: config.chromiumPath, stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs, logger });
         worker = new AnalysisWorker({
           db: database.db,
           logger,
           runner,
-          browsers,
-          verifier: new Verifier(browsers, { stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs }),
+          verifier,
+          closeBrowser: () => verifier.close(),
           rerunEnabled: config.rerunEnabled,
           maxRerunsPerExecution: config.maxRerunsPerExecution,
           ...(config.discoveryCrawlerUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', config.discoveryCrawlerUrl, config.internalTokenSecret)) } : {}),

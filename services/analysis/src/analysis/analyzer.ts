@@ -31,7 +31,7 @@ export interface AnalyzerDeps {
   logger: Logger;
   runner: RunnerClient;
   /** Absent: no browser here; suggestions stay unverified. */
-  verifier?: Verifier;
+  verifier?: Pick<Verifier, 'checkSnapshot' | 'rerun'>;
   rerunEnabled: boolean;
   maxRerunsPerExecution: number;
 }

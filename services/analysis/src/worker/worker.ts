@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { BrowserPool } from '@assay/browser';
 import type { Logger } from '@assay/logger';
 import { analyseExecution, PermanentAnalysisError, type AnalyzerDeps } from '../analysis/analyzer.js';
 import { claimAnalysis, renewAnalysisLease, retryOrFail } from '../analysis/analysis.repository.js';
@@ -12,7 +11,8 @@ import type { LlmClient } from '../llm/llm.client.js';
 export interface WorkerOptions extends AnalyzerDeps {
   db: Kysely<AnalysisDatabase>;
   logger: Logger;
-  browsers?: BrowserPool;
+  /** Closes what the verifier opened (its browser) when the worker stops. */
+  closeBrowser?: () => Promise<void>;
   discovery?: DiscoveryClient;
   llm?: LlmClient;
   concurrency: number;
@@ -78,8 +78,8 @@ export class AnalysisWorker {
             .catch(() => undefined);
         }, (leaseSeconds * 1000) / 3);
         try {
-          await analyseExecution(this.o, analysis, workerId, () => held && !this.stopped);
-          this.o.logger.info({ execution: analysis.id }, 'failure analysis done');
+          const done = await analyseExecution(this.o, analysis, workerId, () => held && !this.stopped);
+          this.o.logger.info({ execution: analysis.id }, done ? 'failure analysis done' : 'the execution is not over yet; waiting for its end');
         } catch (err) {
           const permanent = err instanceof PermanentAnalysisError;
           this.o.logger.warn({ err, execution: analysis.id, attempt: analysis.attempts }, permanent ? 'failure analysis impossible' : 'failure analysis failed; will retry');
@@ -129,6 +129,6 @@ export class AnalysisWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await Promise.race([Promise.all(this.inFlight), new Promise((r) => setTimeout(r, 5000).unref())]);
-    await this.o.browsers?.close();
+    await this.o.closeBrowser?.();
   }
 }
