@@ -182,7 +182,13 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGINT');
         if (!(await waitExit(proc, STOP_TIMEOUT_MS))) {
-          for (const pid of childPids()) process.kill(pid, 'SIGKILL');
+          for (const pid of childPids()) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // Already gone (ESRCH): nothing to kill.
+            }
+          }
           proc.kill('SIGKILL');
           await waitExit(proc, 5000);
         }
