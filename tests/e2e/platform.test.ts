@@ -188,10 +188,10 @@ describe('a launched Assay', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error).toBe('invalid_api_key');
 
-    // Services that are not part of this deployment answer 501 once the caller is authenticated.
+    // The analysis service answers for an unknown execution once the caller is authenticated.
     const analysis = await gw('GET', '/api/v1/executions/x/failure-analysis', { headers: apiKey });
-    expect(analysis.status).toBe(501);
-    expect(analysis.body).toMatchObject({ error: 'not_implemented', message: expect.stringMatching(/analysis service/) });
+    expect(analysis.status).toBe(404);
+    expect(analysis.body).toMatchObject({ error: 'not_found', message: 'Execution not found' });
 
     // The calls above were authenticated, so the key's usage was recorded in auth.
     const list = await gw('GET', '/api/api-keys', { headers: bearer(session) });

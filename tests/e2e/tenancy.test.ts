@@ -71,6 +71,8 @@ beforeAll(async () => {
   await until('the crawl', async () => ((await a('GET', `/api/v1/discovery/${A.session_id}/progress`)).body.status === 'completed' ? true : undefined));
   A.webhook_id = created(await a('POST', '/api/v1/webhooks', { name: 'A hook', url: `${receiver.url}/hook`, events: ['test.case.created'] }), 'webhook').id;
   A.delivery_id = await until('the test delivery', async () => (await a('GET', `/api/v1/webhooks/${A.webhook_id}/deliveries`)).body.data[0]?.id);
+  await until('the failure analysis', async () => ((await a('GET', `/api/v1/executions/${A.execution_id}/failure-analysis`)).status === 200 ? true : undefined));
+  A.issue_id = await until('the issue', async () => (await a('GET', `/api/v1/issues?project_id=${A.project_id}`)).body.data?.[0]?.id);
   A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
   A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
   expect(Object.values(A).every(Boolean)).toBe(true);
@@ -99,6 +101,9 @@ async function snapshotOfA(): Promise<unknown> {
     results: await get(`/api/v1/executions/${A.execution_id}/results`),
     artifact: [artifact.status, createHash('sha256').update(Buffer.from(await artifact.arrayBuffer())).digest('hex')],
     session: await get(`/api/v1/discovery/${A.session_id}/results`),
+    analysis: await get(`/api/v1/executions/${A.execution_id}/failure-analysis`),
+    issue: await get(`/api/v1/issues/${A.issue_id}`),
+    flakiness: await get(`/api/v1/test-cases/${A.test_case_id}/flakiness`),
     webhook: await get(`/api/v1/webhooks/${A.webhook_id}`),
     deliveries: await get(`/api/v1/webhooks/${A.webhook_id}/deliveries`),
     serviceKeys: keys(await a('GET', '/api/service-keys')),
@@ -157,6 +162,14 @@ function rows(): Row[] {
     r('GET /api/v1/executions/{execution_id}/results', (i) => b('GET', `/api/v1/executions/${i.execution_id}/results`)),
     r('GET /api/v1/executions/{execution_id}/stream', (i) => b('GET', `/api/v1/executions/${i.execution_id}/stream`)),
     r('DELETE /api/v1/executions/{execution_id}', (i) => b('DELETE', `/api/v1/executions/${i.execution_id}`)),
+    r('GET /api/v1/executions/{execution_id}/failure-analysis', (i) => b('GET', `/api/v1/executions/${i.execution_id}/failure-analysis`)),
+    r('GET /api/executions/{execution_id}/failure-analysis', (i) => b('GET', `/api/executions/${i.execution_id}/failure-analysis`)),
+    r('POST /api/v1/executions/{execution_id}/failure-analysis/{test_id}/apply', (i) => b('POST', `/api/v1/executions/${i.execution_id}/failure-analysis/${i.test_case_id}/apply`)),
+    r('POST /api/v1/executions/{execution_id}/failure-analysis/{test_id}/reject', (i) => b('POST', `/api/v1/executions/${i.execution_id}/failure-analysis/${i.test_case_id}/reject`, {})),
+    r('GET /api/v1/issues', (i) => b('GET', `/api/v1/issues?project_id=${i.project_id}&test_case_id=${i.test_case_id}`)),
+    r('GET /api/v1/issues/{issue_id}', (i) => b('GET', `/api/v1/issues/${i.issue_id}`)),
+    r('PATCH /api/v1/issues/{issue_id}', (i) => b('PATCH', `/api/v1/issues/${i.issue_id}`, { status: 'ignored' })),
+    r('GET /api/v1/test-cases/{test_case_id}/flakiness', (i) => b('GET', `/api/v1/test-cases/${i.test_case_id}/flakiness`)),
     r('GET /api/v1/artifacts/{artifact_id}', (i) => b('GET', `/api/v1/artifacts/${i.artifact_id}`)),
     r('POST /api/v1/discovery/start', (i) => b('POST', '/api/v1/discovery/start', { project_id: i.project_id, target_url: shop.url })),
     r('GET /api/v1/discovery/{session_id}/progress', (i) => b('GET', `/api/v1/discovery/${i.session_id}/progress`)),

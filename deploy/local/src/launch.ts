@@ -33,6 +33,7 @@ const config = (() => {
       testCasePort: r.int('TEST_CASE_PORT', { default: 8082, min: 1, max: 65535 }),
       executionRunnerPort: r.int('EXECUTION_RUNNER_PORT', { default: 8083, min: 1, max: 65535 }),
       discoveryCrawlerPort: r.int('DISCOVERY_CRAWLER_PORT', { default: 8084, min: 1, max: 65535 }),
+      analysisPort: r.int('ANALYSIS_PORT', { default: 8085, min: 1, max: 65535 }),
       webhookDispatcherPort: r.int('WEBHOOK_DISPATCHER_PORT', { default: 8086, min: 1, max: 65535 }),
       chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
       runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
@@ -210,6 +211,7 @@ async function main(): Promise<void> {
     ['test-case', config.testCasePort],
     ['execution-runner', config.executionRunnerPort],
     ['discovery-crawler', config.discoveryCrawlerPort],
+    ['analysis', config.analysisPort],
     ['webhook-dispatcher', config.webhookDispatcherPort],
   ];
   const taken = [];
@@ -250,6 +252,13 @@ async function main(): Promise<void> {
     port: config.discoveryCrawlerPort,
     env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, ...egress },
   };
+  // Failure analysis reads executions from the runner, writes applied selectors through test-case,
+  // enriches discovery sessions; ANALYSIS_LLM_* set for the launcher reach it too (prose only).
+  const analysis: ServiceSpec = {
+    name: 'analysis',
+    port: config.analysisPort,
+    env: { EXECUTION_RUNNER_URL: local(executionRunner), TEST_CASE_URL: local(testCase), DISCOVERY_CRAWLER_URL: local(discoveryCrawler), CHROMIUM_PATH: config.chromiumPath, ...egress },
+  };
   // Webhooks to http://localhost receivers are allowed here: this is local development.
   // SMTP_URL and SMTP_FROM, when set for the launcher, reach it too (e-mail on a disabled webhook; auth names the recipients).
   const webhookDispatcher: ServiceSpec = {
@@ -266,12 +275,13 @@ async function main(): Promise<void> {
       TEST_CASE_URL: local(testCase),
       EXECUTION_RUNNER_URL: local(executionRunner),
       DISCOVERY_CRAWLER_URL: local(discoveryCrawler),
+      ANALYSIS_URL: local(analysis),
       WEBHOOK_DISPATCHER_URL: local(webhookDispatcher),
     },
   };
 
   // Services start side by side; the gateway once they are ready.
-  await Promise.all([auth, testCase, executionRunner, discoveryCrawler, webhookDispatcher].map((spec) => waitReady(spec, startService(spec, common))));
+  await Promise.all([auth, testCase, executionRunner, discoveryCrawler, analysis, webhookDispatcher].map((spec) => waitReady(spec, startService(spec, common))));
   await waitReady(gateway, startService(gateway, common));
   await bootstrap(auth.port, secrets.INTERNAL_TOKEN_SECRET!);
 }

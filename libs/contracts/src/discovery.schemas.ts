@@ -25,6 +25,8 @@ export const DISCOVERY_FLOW: JsonSchema = {
     steps: { type: 'array', items: { type: 'object', required: ['action'], properties: { action: { type: 'string' }, url: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' } } } },
     confidence: { type: 'number', minimum: 0, maximum: 1 },
     evidence: { type: 'array', items: { type: 'string' } },
+    name: { type: 'string', description: 'In results of a session started with enable_ai_analysis, once enriched: a name from page evidence.' },
+    description: { type: 'string', description: 'In results of a session started with enable_ai_analysis, once enriched.' },
   },
 };
 const progress = {
@@ -56,7 +58,12 @@ export const discoverySchemas: Record<string, JsonSchema> = {
       exclude_patterns: { type: 'array', maxItems: L.patterns, items: glob, description: 'Globs on the URL path: matching pages are never crawled.' },
       headless: { type: 'boolean', default: true },
       wait_for_navigation: { type: 'boolean', default: true, description: 'Wait for the page’s own XHR/fetch calls to settle before reading it.' },
-      enable_ai_analysis: { type: 'boolean', default: false, description: 'Accepted; no AI analysis is done (flows come from page structure and network behaviour).' },
+      enable_ai_analysis: {
+        type: 'boolean',
+        default: false,
+        description:
+          'When the crawl ends the analysis service enriches the results (`ai_analysis`): flows named and described from page evidence, suggested test names and assertions. With an OpenAI-compatible endpoint configured (ANALYSIS_LLM_URL) it writes the prose; flows, scores and steps never depend on it.',
+      },
       request_delay_ms: {
         type: 'integer',
         minimum: L.requestDelayMs.min,
@@ -132,6 +139,42 @@ export const discoverySchemas: Record<string, JsonSchema> = {
           type: 'object',
           required: ['method', 'endpoint', 'response_time_ms', 'status_code'],
           properties: { method: { type: 'string' }, endpoint: { type: 'string' }, response_time_ms: int, status_code: { type: 'integer' }, calls: int },
+        },
+      },
+      ai_analysis: {
+        type: 'object',
+        description: 'Only for sessions started with enable_ai_analysis: `pending` until the analysis service enriched the ended crawl.',
+        required: ['status'],
+        properties: {
+          status: { type: 'string', enum: ['pending', 'completed'] },
+          summary: { type: 'string' },
+          prose_source: { type: 'string', enum: ['deterministic', 'llm'] },
+          model: { type: 'string' },
+          completed_at: timestamp,
+          flows: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['flow_id', 'name', 'description', 'suggested_tests'],
+              properties: {
+                flow_id: { type: 'string' },
+                name: { type: 'string' },
+                description: { type: 'string' },
+                prose_source: { type: 'string' },
+                suggested_tests: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'assertions'],
+                    properties: {
+                      name: { type: 'string' },
+                      assertions: { type: 'array', items: { type: 'object', required: ['action', 'selector'], properties: { action: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' }, description: { type: 'string' } } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
         },
       },
     },

@@ -155,6 +155,8 @@ export const EVENTS: Record<string, EventContract> = {
           minProperties: 1,
           additionalProperties: { type: 'object', required: ['before', 'after'], properties: { before: {}, after: {} } },
         },
+        source: { type: 'string', description: 'Set when a service made the change: `failure-analysis` for an applied suggestion.' },
+        execution_id: { type: 'string', description: 'The execution whose failure analysis was applied.' },
       },
     },
   },

@@ -25,3 +25,4 @@ export {
   type StepActionSpec,
   type StepParam,
 } from './steps.js';
+export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';

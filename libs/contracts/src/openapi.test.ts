@@ -63,9 +63,9 @@ describe('buildOpenApi', () => {
     // Gateway routes use no named schema, so only the shared Error schema is listed.
     expect(Object.keys(gatewayOnly.components.schemas)).toEqual(['Error']);
 
-    const none = build(['analysis']);
-    expect(none.paths).toEqual({});
-    expect(Object.keys(none.components.schemas)).toEqual(['Error']);
+    const analysis = build(['analysis']);
+    expect(operations(analysis).map((o) => o.key).sort()).toEqual(ROUTES.filter((r) => r.service === 'analysis').map((r) => `${r.method} ${r.path}`).sort());
+    expect(Object.keys(analysis.components.schemas)).toEqual(expect.arrayContaining(['Error', 'FailureAnalysis', 'FailureAnalysisItem', 'Issue', 'IssueList']));
   });
 
   it('resolves every $ref of the document inside components.schemas', () => {

@@ -165,6 +165,8 @@ export const ROUTES: RouteContract[] = [
   ...discoveryRoutes(),
   // webhook-dispatcher
   ...webhookRoutes(),
+  // analysis
+  ...analysisRoutes(),
   // gateway
   {
     method: 'GET',
@@ -451,6 +453,78 @@ function webhookRoutes(): RouteContract[] {
       params: [id, idParam('delivery_id')],
       response: { status: 202, schema: 'WebhookDelivery' },
       errors: [404, 409],
+    }),
+  ];
+}
+
+function analysisRoutes(): RouteContract[] {
+  const an = (r: Omit<RouteContract, 'service'>): RouteContract => ({ service: 'analysis', ...r });
+  const execution = idParam('execution_id');
+  const test = idParam('test_id');
+  const analysisDescription =
+    'One item per failed test: `failure_category` (selector_changed, element_missing, element_not_interactable, assertion_mismatch, page_error, network_error, script_error, timeout, flaky), `confidence` from the evidence, a plain `description`, `evidence` and concrete `fix_suggestions`. Produced after the execution ends; until then 202 with `Retry-After` (a passed execution answers an empty `analysis`). `suggested_alternative` is only a selector verified twice: against the DOM at the failure and by re-running the test against the live target.';
+  return [
+    an({ method: 'GET', path: '/api/v1/executions/{execution_id}/failure-analysis', tag: 'Failure analysis', summary: 'The failure analysis of an execution', description: analysisDescription, params: [execution], response: { status: 200, schema: 'FailureAnalysis' }, errors: [404] }),
+    an({ method: 'GET', path: '/api/executions/{execution_id}/failure-analysis', tag: 'Failure analysis', summary: 'The failure analysis of an execution (unversioned form)', description: 'The same resource as `/api/v1/executions/{execution_id}/failure-analysis`.', params: [execution], response: { status: 200, schema: 'FailureAnalysis' }, errors: [404] }),
+    an({
+      method: 'POST',
+      path: '/api/v1/executions/{execution_id}/failure-analysis/{test_id}/apply',
+      tag: 'Failure analysis',
+      summary: 'Write the verified selector into the test case',
+      description: 'Replaces the failing selector in every step of the case that used it (`test.case.updated` carries the change). 409 when the suggestion was not verified, was rejected, or the case changed since the run. Applying twice answers the same.',
+      params: [execution, test],
+      response: { status: 200, schema: 'FailureAnalysisApplied' },
+      errors: [404, 409],
+    }),
+    an({
+      method: 'POST',
+      path: '/api/v1/executions/{execution_id}/failure-analysis/{test_id}/reject',
+      tag: 'Failure analysis',
+      summary: 'Reject a suggested element',
+      description: 'The element is remembered for this step and never suggested again. Optional body `{reason}`.',
+      params: [execution, test],
+      body: 'FailureAnalysisRejectRequest',
+      response: { status: 200, schema: 'FailureAnalysisRejected' },
+      errors: [400, 404, 409],
+    }),
+    an({
+      method: 'GET',
+      path: '/api/v1/issues',
+      tag: 'Issues',
+      summary: 'List issues (failures grouped by cause)',
+      description: 'One issue per project, test case, step, category and normalised error; newest occurrence first.',
+      params: [
+        { name: 'project_id', in: 'query', schema: { type: 'string' } },
+        { name: 'status', in: 'query', schema: { type: 'string', enum: ['open', 'acknowledged', 'resolved', 'ignored'] } },
+        { name: 'category', in: 'query', schema: { type: 'string' } },
+        { name: 'test_case_id', in: 'query', schema: { type: 'string' } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'IssueList' },
+      errors: [400],
+    }),
+    an({ method: 'GET', path: '/api/v1/issues/{issue_id}', tag: 'Issues', summary: 'An issue with its occurrences and latest analysis', params: [idParam('issue_id')], response: { status: 200, schema: 'IssueDetail' }, errors: [404] }),
+    an({
+      method: 'PATCH',
+      path: '/api/v1/issues/{issue_id}',
+      tag: 'Issues',
+      summary: 'Triage an issue',
+      description: '`{status: open | acknowledged | resolved | ignored}`. A new occurrence of a resolved issue reopens it.',
+      params: [idParam('issue_id')],
+      body: 'IssueUpdateRequest',
+      response: { status: 200, schema: 'Issue' },
+      errors: [400, 404],
+    }),
+    an({
+      method: 'GET',
+      path: '/api/v1/test-cases/{test_case_id}/flakiness',
+      tag: 'Issues',
+      summary: 'How flaky a test case is',
+      description: 'Flip rate over its last 30 analysed runs per plan, environment and test-case version; bands low ≤ 10 %, medium ≤ 50 %, high.',
+      params: [idParam('test_case_id')],
+      response: { status: 200, schema: 'TestCaseFlakiness' },
+      errors: [404],
     }),
   ];
 }

@@ -24,6 +24,7 @@ const AREA_BY_PREFIX: Array<[RegExp, ScopeArea]> = [
   [/^\/(api\/v1|api|v1)\/projects(\/|$)/, 'projects'],
   [/^\/(api\/v1|api)\/(test-cases|test-plans)(\/|$)/, 'test_cases'],
   [/^\/(api\/v1|api)\/(executions|artifacts)(\/|$)/, 'executions'],
+  [/^\/api\/v1\/issues(\/|$)/, 'executions'],
   [/^\/api\/v1\/discovery(\/|$)/, 'discovery'],
   [/^\/api\/v1\/webhooks(\/|$)/, 'webhooks'],
   [/^\/api\/(service-keys|api-keys)(\/|$)/, 'keys'],

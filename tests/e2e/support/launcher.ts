@@ -27,7 +27,7 @@ export function repoRoot(): string {
 /** An environment without the knobs a test sets itself, so the developer's shell cannot leak in. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
+  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'ANALYSIS_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
     delete env[name];
   }
   return { ...env, ...extra };
@@ -141,8 +141,8 @@ function waitExit(proc: ChildProcess, timeoutMs: number): Promise<boolean> {
 export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
   const home = opts.home ?? (await makeAssayHome());
   const ports = new Set<number>();
-  while (ports.size < 6) ports.add(await freePortForTests());
-  const [gatewayPort, authPort, testCasePort, runnerPort, crawlerPort, webhookPort] = [...ports] as [number, number, number, number, number, number];
+  while (ports.size < 7) ports.add(await freePortForTests());
+  const [gatewayPort, authPort, testCasePort, runnerPort, crawlerPort, webhookPort, analysisPort] = [...ports] as [number, number, number, number, number, number, number];
 
   const env = cleanEnv({
     ASSAY_HOME: home,
@@ -152,6 +152,7 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     EXECUTION_RUNNER_PORT: String(runnerPort),
     DISCOVERY_CRAWLER_PORT: String(crawlerPort),
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
+    ANALYSIS_PORT: String(analysisPort),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
@@ -181,7 +182,13 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGINT');
         if (!(await waitExit(proc, STOP_TIMEOUT_MS))) {
-          for (const pid of childPids()) process.kill(pid, 'SIGKILL');
+          for (const pid of childPids()) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // Already gone (ESRCH): nothing to kill.
+            }
+          }
           proc.kill('SIGKILL');
           await waitExit(proc, 5000);
         }

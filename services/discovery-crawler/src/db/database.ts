@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 
@@ -37,6 +37,8 @@ export interface SessionTable {
   cancelled_at: NullableTimestamp;
   completed_at: NullableTimestamp;
   patterns_found: Generated<number>;
+  /** The analysis service's enrichment (enable_ai_analysis), written once the crawl ended. */
+  enrichment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export type PageState = 'pending' | 'crawled';

@@ -1,7 +1,7 @@
 import { enqueueEvents } from '@assay/bus';
 import { DISCOVERY_LIMITS } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
-import { conflict, isUuid, iso, notFound, notImplemented, validationError } from '@assay/http';
+import { conflict, isUuid, iso, notFound, validationError } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
@@ -32,8 +32,6 @@ const PAGE_MS = 400;
  * @throws AppError 400 for a bad or refused target, 404 for a project the organization does not have.
  */
 export async function startSession(ctx: DiscoveryContext, orgId: string, req: StartRequest): Promise<SessionRow> {
-  // Said plainly rather than accepted and ignored: nothing of the session would differ.
-  if (req.enable_ai_analysis === true) throw notImplemented('enable_ai_analysis is not built yet: flows and patterns come from page structure and network behaviour; start without it');
   const target = normaliseUrl(req.target_url);
   if (!target || !/^https?:\/\//i.test(req.target_url.trim())) throw validationError([{ field: 'target_url', message: 'must be an absolute http or https URL' }]);
   const verdict = await ctx.egress.checkUrl(target);
@@ -118,6 +116,15 @@ export async function progressBody(ctx: DiscoveryContext, row: SessionRow) {
   };
 }
 
+const config = (row: SessionRow) => row.config as CrawlConfig;
+
+/** A flow's name and description from the analysis service's enrichment, when the session has one. */
+function enrichedFlow(row: SessionRow, flowId: string): { name?: string; description?: string } {
+  const flows = (row.enrichment as { flows?: Array<{ flow_id: string; name?: string; description?: string }> } | null)?.flows;
+  const f = flows?.find((x) => x.flow_id === flowId);
+  return f ? { ...(f.name ? { name: f.name } : {}), ...(f.description ? { description: f.description } : {}) } : {};
+}
+
 export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
   const [pages, flows, endpoints] = await Promise.all([crawledPages(ctx.db, row.id), listFlows(ctx.db, row.id), listEndpoints(ctx.db, row.id)]);
   const patterns = detectPatterns(pages.flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : [])));
@@ -142,9 +149,10 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       api_calls: p.api_calls,
       depth: p.depth,
     })),
-    flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence })),
+    flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence, ...enrichedFlow(row, f.flow_id) })),
     patterns,
     api_endpoints: endpoints,
+    ...(config(row).enable_ai_analysis ? { ai_analysis: row.enrichment ?? { status: 'pending' } } : {}),
   };
 }
 

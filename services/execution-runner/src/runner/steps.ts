@@ -1,6 +1,9 @@
 import type { Locator, Page, Response } from 'playwright-core';
 import { checkKeyChord, compilePattern, parseAttributeCheck, parseExpectedCount, patternSource, PatternError, type CompiledPattern } from '@assay/contracts';
 import type { EgressPolicy, EgressProxy } from '@assay/egress';
+import { FINGERPRINT, type ElementFingerprint } from './fingerprint.js';
+
+export type { ElementFingerprint };
 
 /** A step failure with a readable message and a category for failure analysis. */
 export class StepError extends Error {
@@ -20,15 +23,6 @@ export interface RunnableStep {
   selector?: string;
   value?: string;
   timeout?: number;
-}
-
-export interface ElementFingerprint {
-  tag: string;
-  id: string | null;
-  classes: string[];
-  text: string;
-  attributes: Record<string, string>;
-  dom_path: string;
 }
 
 export interface StepContext {
@@ -89,34 +83,6 @@ export function stepName(step: RunnableStep): string {
 }
 
 const normalise = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-// Runs in the page. Built with new Function from a string so no transpiler
-// helper leaks into it (a plain string would be evaluated as an expression).
-const FINGERPRINT = new Function('el', `
-  const attributes = {};
-  for (const name of ['name', 'type', 'role', 'aria-label', 'data-testid', 'placeholder', 'href', 'title', 'for']) {
-    const v = el.getAttribute(name);
-    if (v !== null) attributes[name] = v.slice(0, 200);
-  }
-  const parts = [];
-  for (let n = el; n && n.nodeType === 1 && parts.length < 12; n = n.parentElement) {
-    let part = n.tagName.toLowerCase();
-    if (n.id) { parts.unshift(part + '#' + n.id); break; }
-    const parent = n.parentElement;
-    if (parent) {
-      const same = Array.from(parent.children).filter((c) => c.tagName === n.tagName);
-      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
-    }
-    parts.unshift(part);
-  }
-  return {
-    tag: el.tagName.toLowerCase(),
-    id: el.id || null,
-    classes: Array.from(el.classList),
-    text: (el.innerText || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 200),
-    attributes,
-    dom_path: parts.join(' > '),
-  };`) as (el: unknown) => ElementFingerprint;
 
 const fingerprintKey = (page: Page, selector: string) => `${page.url()}\u0000${selector}`;
 

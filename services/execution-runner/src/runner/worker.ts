@@ -28,7 +28,8 @@ import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } 
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { Semaphore } from './semaphore.js';
-import { runStep, StepError, stepName, type ElementFingerprint, type RunnableStep } from './steps.js';
+import { captureFailureEvidence } from './fingerprint.js';
+import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
 
 export interface RunnerOptions {
   db: Kysely<ExecutionDatabase>;
@@ -58,6 +59,21 @@ interface RunControl {
   halt: Promise<never>;
   /** Element fingerprints taken in this execution, shared by its cases (see StepContext). */
   fingerprints: Map<string, ElementFingerprint>;
+}
+
+/** The failing step's selector with its variables filled in, when it has one that resolves. */
+function stepSelector(step: RunnableStep, variables: Record<string, string>): string | undefined {
+  try {
+    return step.selector === undefined ? undefined : substitute(step.selector, variables);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Diagnostics as events carry them: the candidates (hundreds of fingerprints) stay in the stored result. */
+function eventDiagnostics(diagnostics: Record<string, unknown>): Record<string, unknown> {
+  const { candidates, ...rest } = diagnostics;
+  return Array.isArray(candidates) ? { ...rest, candidates_captured: candidates.length } : rest;
 }
 
 /** `p`, unless the execution stops first. */
@@ -190,7 +206,10 @@ export class Runner {
     if (ctl.stopped) return void (await context.close().catch(() => undefined));
     ctl.contexts.add(context);
     const consoleErrors: string[] = [];
-    const failedRequests: Array<{ method: string; url: string; status?: number; error?: string }> = [];
+    // For failure analysis: which step (1-based) each error and failed request happened in.
+    let currentStep = 0;
+    const pageErrors: Array<{ message: string; step: number }> = [];
+    const failedRequests: Array<{ method: string; url: string; type: string; step: number; status?: number; error?: string }> = [];
     const page: Page = fresh.page;
     const blocked = new BlockedRequestLog(page, fresh.egress);
     const startedAt = new Date();
@@ -200,12 +219,13 @@ export class Runner {
       });
       page.on('pageerror', (e) => {
         if (consoleErrors.length < 50) consoleErrors.push(String(e).slice(0, 1000));
+        if (pageErrors.length < 50) pageErrors.push({ message: String(e).slice(0, 1000), step: currentStep });
       });
       page.on('requestfailed', (r) => {
-        if (failedRequests.length < 50) failedRequests.push({ method: r.method(), url: r.url(), error: r.failure()?.errorText ?? 'failed' });
+        if (failedRequests.length < 50) failedRequests.push({ method: r.method(), url: r.url(), type: r.resourceType(), step: currentStep, error: r.failure()?.errorText ?? 'failed' });
       });
       page.on('response', (r) => {
-        if (r.status() >= 400 && failedRequests.length < 50) failedRequests.push({ method: r.request().method(), url: r.url(), status: r.status() });
+        if (r.status() >= 400 && failedRequests.length < 50) failedRequests.push({ method: r.request().method(), url: r.url(), type: r.request().resourceType(), step: currentStep, status: r.status() });
       });
 
       if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
@@ -238,6 +258,7 @@ export class Runner {
           continue;
         }
         const t0 = Date.now();
+        currentStep = index + 1;
         try {
           if (ctl.stopped) throw new StepError('stopped', 'cancelled');
           const out = await unlessHalted(ctl, runStep(
@@ -292,15 +313,24 @@ export class Runner {
               .catch(() => undefined);
         if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
         const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
+        // Only now, on failure, the expensive reading: every visible candidate and what the selector matches.
+        const failedSelector = stepSelector(steps[failure.index]!, execution.variables);
+        const evidence = ctl.stopped ? undefined : await unlessHalted(ctl, captureFailureEvidence(page, failedSelector)).catch(() => undefined);
         diagnostics = {
           failed_step: { index: failure.index + 1, ...steps[failure.index], error_type: failure.error.type },
           page_url: pageUrl,
           html: html.slice(0, MAX_HTML),
           html_truncated: html.length > MAX_HTML,
           console_errors: consoleErrors,
+          page_errors: pageErrors,
           failed_requests: failedRequests,
           fingerprints,
+          ...(evidence?.target ? { selector_state: evidence.target } : {}),
+          candidates: evidence?.candidates ?? [],
         };
+      } else if (fingerprints.length) {
+        // Kept for passed cases too: failure analysis compares later failures with these.
+        diagnostics = { fingerprints };
       }
       // Refusals reported after the last step ended (a late subresource) belong to it.
       if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
@@ -361,7 +391,7 @@ export class Runner {
               pageUrl,
               browser: `chromium ${browserVersion}`,
               viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
-              ...(diagnostics ? { diagnostics } : {}),
+              ...(diagnostics ? { diagnostics: eventDiagnostics(diagnostics) } : {}),
             },
             publicBaseUrl,
           ),

@@ -16,10 +16,13 @@ interface Rule {
 
 const toV1 = (prefix: RegExp) => (path: string) => path.replace(prefix, '/api/v1/');
 
-// First match wins: the failure-analysis rules come before the executions rules (DESIGN.md, path map).
+// First match wins: the failure-analysis rules come before the executions rules (DESIGN.md, path map),
+// and a test case's flakiness (the analysis service's) before the test-case rules.
 const RULES: Rule[] = [
-  { pattern: /^\/api\/v1\/executions\/[^/]+\/failure-analysis\/?$/, service: 'analysis' },
-  { pattern: /^\/api\/executions\/[^/]+\/failure-analysis\/?$/, service: 'analysis', rewrite: toV1(/^\/api\//) },
+  { pattern: /^\/api\/v1\/executions\/[^/]+\/failure-analysis(\/[^/]+\/(apply|reject))?\/?$/, service: 'analysis' },
+  { pattern: /^\/api\/executions\/[^/]+\/failure-analysis(\/[^/]+\/(apply|reject))?\/?$/, service: 'analysis', rewrite: toV1(/^\/api\//) },
+  { pattern: /^\/api\/v1\/issues(\/|$)/, service: 'analysis' },
+  { pattern: /^\/api\/v1\/test-cases\/[^/]+\/flakiness\/?$/, service: 'analysis' },
   { pattern: /^\/api\/v1\/(test-cases|test-plans|projects)(\/|$)/, service: 'test-case' },
   { pattern: /^\/api\/v1\/(executions|artifacts)(\/|$)/, service: 'execution-runner' },
   { pattern: /^\/api\/v1\/discovery(\/|$)/, service: 'discovery-crawler' },

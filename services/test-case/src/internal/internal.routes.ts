@@ -10,6 +10,7 @@ import { assertValidTestCaseBody, createTestCases, toTestCaseBody, type TestCase
 import { toTestPlanBody } from '../test-plans/test-plans.routes.js';
 import { appendMember, findTestPlan, lockTestPlan } from '../test-plans/test-plans.repository.js';
 import { findTestCases } from '../test-cases/test-cases.repository.js';
+import { replaceSelector } from './selector.service.js';
 
 /** Routes for other services; the service principal names the organization it acts for. */
 export function internalRoutes(ctx: TestCaseContext): Router {
@@ -47,6 +48,12 @@ export function internalRoutes(ctx: TestCaseContext): Router {
       return created;
     });
     res.status(201).json({ test_cases: rows.map(toTestCaseBody) });
+  });
+
+  // A failure analysis applied: the verified selector replaces the failing one, unless the case changed since.
+  router.post('/internal/test-cases/:id/replace-selector', async (req, res) => {
+    const row = await replaceSelector(ctx.db, ctx.schema, orgOf(res.locals.principal as Principal), req.params.id, req.body);
+    res.json({ test_case: toTestCaseBody(row) });
   });
 
   // What execution-runner needs to run a plan: the plan, its project and its active cases in plan order.

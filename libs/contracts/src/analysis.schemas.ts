@@ -1,0 +1,182 @@
+import type { JsonSchema } from './json-schema.js';
+
+const timestamp = { type: 'string', format: 'date-time' };
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' };
+
+export const FAILURE_CATEGORIES = [
+  'selector_changed',
+  'element_missing',
+  'element_not_interactable',
+  'assertion_mismatch',
+  'page_error',
+  'network_error',
+  'script_error',
+  'timeout',
+  'flaky',
+] as const;
+export const TRIAGE_TYPES = ['product_bug', 'automation_bug', 'system_issue', 'no_defect', 'to_investigate'] as const;
+export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
+
+const flakiness = {
+  type: 'object',
+  description: 'The test’s last runs (at most 30) on the same plan, environment and test-case version.',
+  required: ['runs', 'passed', 'failed', 'flips', 'flip_rate', 'flaky', 'band'],
+  properties: {
+    runs: { type: 'integer' },
+    passed: { type: 'integer' },
+    failed: { type: 'integer' },
+    flips: { type: 'integer', description: 'Status changes between consecutive runs.' },
+    flip_rate: { type: 'number', minimum: 0, maximum: 1, description: 'flips / (runs − 1).' },
+    flaky: { type: 'boolean', description: 'Two flips or more: it failed and passed again without a change to the test.' },
+    band: { type: ['string', 'null'], enum: ['low', 'medium', 'high', null], description: 'low ≤ 10 %, medium ≤ 50 %, high above (only when flaky).' },
+  },
+};
+
+export const analysisSchemas: Record<string, JsonSchema> = {
+  FailureAnalysisItem: {
+    type: 'object',
+    required: ['test_id', 'test_name', 'failure_category', 'confidence', 'description', 'evidence', 'fix_suggestions'],
+    properties: {
+      test_id: { type: 'string' },
+      test_name: { type: 'string' },
+      failure_category: { type: 'string', enum: [...FAILURE_CATEGORIES] },
+      confidence: { type: 'number', minimum: 0, maximum: 1 },
+      description: { type: 'string' },
+      evidence: {
+        type: 'object',
+        description:
+          'The spec’s three fields (null when they do not apply) and what the category rests on: `error`, `failed_step`, `page_url`, category facts (`status`, `found`, `expected`, `reason`, `cause`…), `flakiness`, `element` (the element as last seen passing), `candidates` (top three with per-factor scores and a selector hint), `diff` (old vs new attributes), `verification` ({verified, selector, snapshot, rerun}).',
+        required: ['expected_selector', 'suggested_alternative', 'screenshot'],
+        properties: {
+          expected_selector: { type: ['string', 'null'], description: 'The failing step’s selector.' },
+          suggested_alternative: { type: ['string', 'null'], description: 'Only a selector verified twice (the DOM at the failure, a re-run against the live target).' },
+          screenshot: { type: ['string', 'null'], description: 'URL of the PNG taken at the failure.' },
+          flakiness,
+        },
+      },
+      fix_suggestions: { type: 'array', items: { type: 'string' } },
+      triage_type: { type: 'string', enum: [...TRIAGE_TYPES] },
+      issue_id: { type: ['string', 'null'] },
+      suggestion_state: { type: 'string', enum: ['none', 'unverified', 'offered', 'applied', 'rejected'] },
+      applied_at: nullableTimestamp,
+      rejected_at: nullableTimestamp,
+    },
+  },
+  FailureAnalysis: {
+    type: 'object',
+    description: '200 once produced. While the execution runs or the analysis is produced the answer is 202 with `Retry-After` and `status` `waiting`, `pending` or `running`.',
+    required: ['id', 'analysis'],
+    properties: {
+      id: { type: 'string', description: 'The execution id.' },
+      status: { type: 'string', enum: ['waiting', 'pending', 'running', 'completed', 'failed'] },
+      produced_at: nullableTimestamp,
+      message: { type: 'string' },
+      error: { type: 'string' },
+      analysis: { type: 'array', items: { $ref: 'FailureAnalysisItem' } },
+    },
+  },
+  FailureAnalysisApplied: {
+    type: 'object',
+    required: ['execution_id', 'test_id', 'applied', 'selector', 'replaced', 'step_ids'],
+    properties: {
+      execution_id: { type: 'string' },
+      test_id: { type: 'string' },
+      applied: { type: 'boolean', enum: [true] },
+      selector: { type: 'string' },
+      replaced: { type: 'string' },
+      step_ids: { type: 'array', items: { type: 'string' } },
+      applied_at: nullableTimestamp,
+      test_case: { type: 'object', description: 'The updated test case (first apply only).' },
+    },
+  },
+  FailureAnalysisRejectRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { reason: { type: 'string', maxLength: 500 } },
+  },
+  FailureAnalysisRejected: {
+    type: 'object',
+    required: ['execution_id', 'test_id', 'rejected', 'selector'],
+    properties: {
+      execution_id: { type: 'string' },
+      test_id: { type: 'string' },
+      rejected: { type: 'boolean', enum: [true] },
+      selector: { type: 'string' },
+      rejected_at: nullableTimestamp,
+    },
+  },
+  Issue: {
+    type: 'object',
+    required: ['id', 'project_id', 'test_case_id', 'test_name', 'category', 'triage_type', 'title', 'status', 'occurrence_count', 'first_seen', 'last_seen', 'last_execution_id'],
+    properties: {
+      id: { type: 'string' },
+      project_id: { type: 'string' },
+      test_case_id: { type: 'string' },
+      test_name: { type: 'string' },
+      step: { type: ['object', 'null'], properties: { step_id: { type: 'string' }, index: { type: ['integer', 'null'] }, description: { type: ['string', 'null'] } } },
+      category: { type: 'string', enum: [...FAILURE_CATEGORIES] },
+      triage_type: { type: 'string', enum: [...TRIAGE_TYPES] },
+      title: { type: 'string' },
+      normalized_error: { type: 'string' },
+      status: { type: 'string', enum: [...ISSUE_STATUSES] },
+      occurrence_count: { type: 'integer' },
+      reopened_count: { type: 'integer' },
+      first_seen: timestamp,
+      last_seen: timestamp,
+      last_execution_id: { type: 'string' },
+      flakiness: { oneOf: [flakiness, { type: 'null' }] },
+      resolved_at: nullableTimestamp,
+      created_at: timestamp,
+      updated_at: timestamp,
+    },
+  },
+  IssueList: {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: { data: { type: 'array', items: { $ref: 'Issue' } }, pagination: { $ref: 'Pagination' } },
+  },
+  IssueDetail: {
+    allOf: [
+      { $ref: 'Issue' },
+      {
+        type: 'object',
+        required: ['occurrences', 'latest_analysis'],
+        properties: {
+          occurrences: {
+            type: 'array',
+            description: 'Newest first, at most 100.',
+            items: { type: 'object', required: ['execution_id', 'occurred_at', 'category'], properties: { execution_id: { type: 'string' }, occurred_at: timestamp, category: { type: 'string' }, error: { type: ['string', 'null'] }, confidence: { type: 'number' } } },
+          },
+          latest_analysis: { oneOf: [{ $ref: 'FailureAnalysisItem' }, { type: 'null' }] },
+        },
+      },
+    ],
+  },
+  IssueUpdateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['status'],
+    properties: { status: { type: 'string', enum: [...ISSUE_STATUSES] } },
+  },
+  TestCaseFlakiness: {
+    type: 'object',
+    required: ['test_case_id', 'window', 'flaky', 'flip_rate', 'band', 'groups'],
+    properties: {
+      test_case_id: { type: 'string' },
+      window: { type: 'integer', description: 'Runs considered per group (30).' },
+      flaky: { type: 'boolean', description: 'The newest group (plan, environment, version) is flaky.' },
+      flip_rate: { type: 'number' },
+      band: { type: ['string', 'null'] },
+      groups: {
+        type: 'array',
+        description: 'One per plan, environment and test-case version, newest first.',
+        items: {
+          allOf: [
+            flakiness,
+            { type: 'object', properties: { test_plan_id: { type: 'string' }, environment: { type: ['string', 'null'] }, test_case_version: { type: 'string' }, last_run_at: timestamp, last_execution_id: { type: 'string' } } },
+          ],
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { withTransaction } from '@assay/db';
+import type { Logger } from '@assay/logger';
+import { TERMINAL, type Diagnostics, type RunContext, type RunnerClient, type RunTestResult, type StepFingerprint } from '../clients/runner.client.js';
+import type { AnalysisDatabase, AnalysisRow, NewAnalysisItemRow, Suggestion } from '../db/database.js';
+import { FLAKY_WINDOW, flakinessOf } from '../flakiness/flakiness.js';
+import { recordOccurrence } from '../issues/issues.repository.js';
+import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
+import { selectorCandidates } from '../verify/selectors.js';
+import type { SnapshotCheck, Verifier } from '../verify/verifier.js';
+import {
+  backToWaiting,
+  findKnownBySelector,
+  findKnownElement,
+  finishAnalysis,
+  lockIfHeld,
+  recordKnownElements,
+  recordRuns,
+  rejectedSignatures,
+  replaceItems,
+  runHistory,
+  type KnownElementRecord,
+} from './analysis.repository.js';
+import { normaliseError, TRIAGE } from './categories.js';
+import { attributeDiff, present, type Verification } from './describe.js';
+import { diagnose, fingerprintFromSelector, type KnownElement } from './diagnose.js';
+
+export interface AnalyzerDeps {
+  db: Kysely<AnalysisDatabase>;
+  logger: Logger;
+  runner: RunnerClient;
+  /** Absent: no browser here; suggestions stay unverified. */
+  verifier?: Pick<Verifier, 'checkSnapshot' | 'rerun'>;
+  rerunEnabled: boolean;
+  maxRerunsPerExecution: number;
+}
+
+/** An analysis that cannot be produced (the execution is gone): failed at once, no retry. */
+export class PermanentAnalysisError extends Error {}
+
+const pathOf = (url: string | null | undefined) => {
+  try {
+    return url ? new URL(url).pathname : '';
+  } catch {
+    return '';
+  }
+};
+
+/** The element a failed step meant: a passing run of the step, else another test of this run, else any test with the selector, else the selector. */
+async function knownElement(deps: AnalyzerDeps, run: RunContext, orgId: string, test: RunTestResult, stepId: string, selector: string | undefined, pageUrl: string | undefined, thisRun: StepFingerprint[]): Promise<KnownElement | undefined> {
+  const own = await findKnownElement(deps.db, orgId, test.test_id, stepId);
+  if (own && (!selector || own.selector === selector)) return { fingerprint: own.fingerprint as unknown as Fingerprint, source: 'history', execution_id: own.execution_id, seen_at: own.seen_at.toISOString(), page_url: own.page_url };
+  if (!selector) return undefined;
+  const sibling = thisRun.find((f) => f.selector === selector);
+  if (sibling) return { fingerprint: sibling.fingerprint, source: 'run', execution_id: run.id };
+  const other = await findKnownBySelector(deps.db, orgId, run.project_id, selector);
+  if (other && (!pageUrl || !other.page_url || pathOf(other.page_url) === pathOf(pageUrl))) {
+    return { fingerprint: other.fingerprint as unknown as Fingerprint, source: 'history', execution_id: other.execution_id, seen_at: other.seen_at.toISOString(), page_url: other.page_url };
+  }
+  const guessed = fingerprintFromSelector(selector);
+  return guessed ? { fingerprint: guessed, source: 'selector' } : undefined;
+}
+
+const summary = (fp: Fingerprint) => ({
+  tag: fp.tag,
+  ...(fp.id ? { id: fp.id } : {}),
+  ...(fp.testid ? { testid: fp.testid } : {}),
+  text: (fp.text ?? '').slice(0, 80),
+  ...(fp.accessible_name && fp.accessible_name !== fp.text ? { accessible_name: fp.accessible_name.slice(0, 80) } : {}),
+  ...(fp.role ? { role: fp.role } : {}),
+  ...(fp.xpath ? { xpath: fp.xpath } : {}),
+});
+
+/**
+ * Produces the failure analysis of one ended execution: records every test's
+ * run (flakiness history) and the elements its passed steps acted on, then
+ * diagnoses each failed test, verifies suggested selectors twice (the DOM at
+ * the failure, a re-run against the live target) and groups the failures
+ * into issues, all written in one transaction while the lease is held.
+ * Returns false when the execution turned out not to be over.
+ */
+export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, owner: string, stillHeld: () => boolean): Promise<boolean> {
+  const { db, runner, logger } = deps;
+  const orgId = row.org_id;
+  const run = await runner.execution(orgId, row.id);
+  if (!run) throw new PermanentAnalysisError('The execution no longer exists');
+  if (!TERMINAL.includes(run.status)) {
+    await backToWaiting(db, row.id, owner);
+    return false;
+  }
+  const completedAt = new Date(run.completed_at ?? Date.now());
+  const environment = run.environment ?? '';
+  const ran = run.test_results.filter((t): t is RunTestResult & { status: 'passed' | 'failed' } => t.status === 'passed' || t.status === 'failed');
+  // Idempotent: a retried analysis records the same rows.
+  await recordRuns(
+    db,
+    ran.map((t) => ({
+      execution_id: run.id,
+      test_case_id: t.test_id,
+      org_id: orgId,
+      project_id: run.project_id,
+      test_plan_id: run.test_plan_id,
+      environment,
+      test_case_version: t.test_case_version,
+      status: t.status,
+      completed_at: new Date(t.completed_at ?? completedAt),
+    })),
+  );
+  const fingerprints = await runner.fingerprints(orgId, run.id);
+  const known: KnownElementRecord[] = [];
+  for (const t of fingerprints) {
+    for (const f of t.fingerprints) {
+      if (!f.selector || !f.fingerprint) continue;
+      const { dom_path: _domPath, ...fp } = f.fingerprint;
+      known.push({ org_id: orgId, project_id: run.project_id, test_case_id: t.test_id, step_id: f.step_id, selector: f.selector, page_url: null, fingerprint: JSON.stringify(fp), execution_id: run.id, seen_at: completedAt });
+    }
+  }
+  const allFingerprints = fingerprints.flatMap((t) => t.fingerprints);
+
+  let rerunsLeft = deps.rerunEnabled ? deps.maxRerunsPerExecution : 0;
+  const items: Array<{ item: NewAnalysisItemRow; issue?: { normalized: string; stepIndex: number | null; stepDescription: string | null; title: string; flakiness: string | null } }> = [];
+  for (const test of run.test_results.filter((t) => t.status === 'failed')) {
+    if (!stillHeld()) return true;
+    const diagnostics: Diagnostics = await runner.diagnostics(orgId, run.id, test.test_id, test.position);
+    const index = diagnostics.failed_step?.index ?? test.error_step ?? 0;
+    const step = test.steps[index - 1];
+    const history = await runHistory(db, orgId, { test_case_id: test.test_id, test_plan_id: run.test_plan_id, environment, test_case_version: test.test_case_version }, FLAKY_WINDOW);
+    const flakiness = flakinessOf(history);
+    const selector = step?.selector;
+    const knownEl = step ? await knownElement(deps, run, orgId, test, step.step_id, selector, diagnostics.page_url, allFingerprints) : undefined;
+    const rejected = step ? await rejectedSignatures(db, orgId, test.test_id, step.step_id) : new Set<string>();
+    const d = diagnose({ test, diagnostics, ...(knownEl ? { known: knownEl } : {}), flakiness, rejected });
+    if (!d) continue;
+
+    let verification: Verification | undefined;
+    let suggestion: Suggestion | undefined;
+    if (d.category === 'selector_changed' && d.candidate && !d.facts.ambiguous && step?.selector) {
+      verification = await verify(deps, run, test, step.step_id, step.selector, step.action, d.candidate, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false));
+      if (verification.selector) {
+        suggestion = {
+          selector: verification.selector,
+          expected_selector: step.selector,
+          // Every step of the case that used the failed selector changes with it.
+          step_ids: test.steps.filter((s) => s.selector === step.selector).map((s) => s.step_id),
+          candidate_signature: elementSignature(d.candidate),
+          verified: verification.verified,
+          steps: test.steps,
+        };
+      }
+    }
+    const confidence = finalConfidence(d.confidence, d.category, verification);
+    const text = present({ ...d, confidence }, { ...(step?.selector ? { expectedSelector: step.selector } : {}), ...(diagnostics.page_url ? { pageUrl: diagnostics.page_url } : {}), ...(test.completed_at ? { occurredAt: test.completed_at } : {}), ...(knownEl ? { known: knownEl } : {}), ...(verification ? { verification } : {}), baseUrl: run.base_url });
+    const ranked = d.relocation?.ranked.slice(0, 3) ?? [];
+    const candidates = diagnostics.candidates ?? [];
+    const evidence: Record<string, unknown> = {
+      expected_selector: step?.selector ?? null,
+      suggested_alternative: verification?.verified ? (verification.selector ?? null) : null,
+      screenshot: test.screenshot,
+      error: test.error,
+      failed_step: step ? { index, step_id: step.step_id, action: step.action, ...(step.description ? { description: step.description } : {}), ...(step.value !== undefined ? { value: step.value } : {}) } : null,
+      page_url: diagnostics.page_url ?? null,
+      ...d.facts,
+      ...(d.underlying ? { underlying_category: d.underlying } : {}),
+      flakiness,
+      ...(knownEl ? { element: { source: knownEl.source, ...(knownEl.seen_at ? { seen_at: knownEl.seen_at } : {}), ...(knownEl.execution_id ? { execution_id: knownEl.execution_id } : {}), fingerprint: summary(knownEl.fingerprint) } } : {}),
+      ...(ranked.length
+        ? {
+            candidates: ranked.map((r, i) => ({
+              rank: i + 1,
+              score: Math.round(r.score * 1000) / 1000,
+              ...summary(candidates[r.index]!),
+              selector_hint: selectorCandidates(candidates[r.index]!)[0]?.selector ?? null,
+              factors: r.factors,
+            })),
+          }
+        : {}),
+      ...(d.candidate && knownEl ? { diff: attributeDiff(knownEl.fingerprint, d.candidate) } : {}),
+      ...(d.relocation?.reason ? { relocation: d.relocation.reason } : {}),
+      ...(verification ? { verification: { verified: verification.verified, selector: verification.selector ?? null, snapshot: verification.snapshot, rerun: verification.rerun } } : {}),
+      ...(verification && !verification.verified && verification.selector ? { unverified_alternative: verification.selector } : {}),
+    };
+    const normalized = normaliseError(test.error);
+    items.push({
+      item: {
+        execution_id: run.id,
+        org_id: orgId,
+        project_id: run.project_id,
+        test_case_id: test.test_id,
+        test_name: test.name,
+        position: test.position,
+        step_id: step?.step_id ?? null,
+        category: d.category,
+        triage_type: TRIAGE[d.category],
+        confidence,
+        description: text.description,
+        evidence: JSON.stringify(evidence),
+        fix_suggestions: JSON.stringify(text.fix_suggestions),
+        suggestion: suggestion ? JSON.stringify(suggestion) : null,
+        suggestion_state: suggestion ? (suggestion.verified ? 'offered' : 'unverified') : 'none',
+      },
+      issue: {
+        normalized,
+        stepIndex: step ? index : null,
+        stepDescription: step ? (step.description ?? `${step.action}${step.selector ? ` ${step.selector}` : step.value ? ` ${step.value}` : ''}`) : null,
+        title: `${test.name}: ${text.description}`.slice(0, 300),
+        flakiness: flakiness.runs > 1 ? JSON.stringify(flakiness) : null,
+      },
+    });
+  }
+
+  await withTransaction(db, async (trx) => {
+    if (!(await lockIfHeld(trx, row.id, owner))) {
+      logger.warn({ execution: row.id }, 'lost the analysis lease; another worker will write it');
+      return;
+    }
+    await recordKnownElements(trx, known);
+    const written = await replaceItems(trx, run.id, items.map((i) => i.item));
+    for (const [i, item] of written.entries()) {
+      const meta = items[i]!.issue!;
+      const signature = createHash('sha256').update(JSON.stringify([run.project_id, item.test_case_id, item.step_id, item.category, meta.normalized])).digest('hex');
+      const issue = await recordOccurrence(trx, {
+        org_id: orgId,
+        project_id: run.project_id,
+        signature,
+        test_case_id: item.test_case_id,
+        test_name: item.test_name,
+        step_id: item.step_id,
+        step_index: meta.stepIndex,
+        step_description: meta.stepDescription,
+        category: item.category,
+        triage_type: item.triage_type,
+        normalized_error: meta.normalized,
+        title: meta.title,
+        execution_id: run.id,
+        item_id: item.id,
+        occurred_at: completedAt,
+        error: (item.evidence as Record<string, unknown>).error as string | null,
+        confidence: item.confidence,
+        flakiness: meta.flakiness,
+      });
+      await trx.updateTable('analysis_items').set({ issue_id: issue.id }).where('id', '=', item.id).execute();
+    }
+    await finishAnalysis(trx, row.id, run.project_id);
+  });
+  return true;
+}
+
+/** Confidence after verification: proven suggestions rise, unproven ones fall, and say so. */
+function finalConfidence(base: number, category: string, v: Verification | undefined): number {
+  if (category !== 'selector_changed' || !v) return base;
+  if (v.verified) return Math.round(Math.min(0.98, Math.max(base, 0.9)) * 100) / 100;
+  if (v.snapshot.status === 'passed' && v.rerun.status === 'failed') return Math.round(Math.min(base, 0.35) * 100) / 100;
+  if (v.snapshot.status === 'passed') return Math.round(Math.min(base, 0.65) * 100) / 100;
+  return Math.round(Math.min(base, 0.4) * 100) / 100;
+}
+
+async function verify(
+  deps: AnalyzerDeps,
+  run: RunContext,
+  test: RunTestResult,
+  stepId: string,
+  oldSelector: string,
+  action: string,
+  candidate: Fingerprint,
+  diagnostics: Diagnostics,
+  takeRerun: () => boolean,
+): Promise<Verification> {
+  const skipped = (reason: string): SnapshotCheck => ({ status: 'skipped', reason, tried: 0 });
+  if (!deps.verifier) return { snapshot: skipped('no browser in this process'), rerun: { status: 'skipped', reason: 'no browser in this process' }, verified: false };
+  const snapshot: SnapshotCheck = diagnostics.html_truncated
+    ? skipped('the page at the failure was larger than the 200 kB snapshot')
+    : await deps.verifier.checkSnapshot(diagnostics.html ?? '', candidate, action);
+  // Without a snapshot, the best selector from the fingerprint alone still gets the re-run.
+  const selector = snapshot.selector ?? (snapshot.status === 'skipped' ? selectorCandidates(candidate)[0]?.selector : undefined);
+  if (!selector || snapshot.status === 'failed') return { snapshot, rerun: { status: 'skipped', reason: 'the snapshot check did not pass' }, verified: false, ...(selector ? { selector } : {}) };
+  if (!takeRerun()) return { snapshot, rerun: { status: 'skipped', reason: deps.rerunEnabled ? 'the re-run budget of this execution is spent' : 're-runs are turned off (ANALYSIS_RERUN_ENABLED)' }, verified: false, selector };
+  const steps = test.steps.map((s) => (s.selector === oldSelector ? { ...s, selector } : s));
+  const rerun = await deps.verifier.rerun(steps, run.base_url, run.variables);
+  deps.logger.info({ execution: run.id, test: test.test_id, step: stepId, selector, rerun: rerun.status }, 'verification re-run');
+  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector };
+}

@@ -1,0 +1,207 @@
+import type { Fingerprint } from '../relocation/fingerprint.js';
+import type { RerunCheck, SnapshotCheck } from '../verify/verifier.js';
+import type { Diagnosis, KnownElement } from './diagnose.js';
+
+export interface Verification {
+  snapshot: SnapshotCheck;
+  rerun: RerunCheck;
+  /** Both checks passed: the selector may be applied. */
+  verified: boolean;
+  /** The selector the checks were about (verified or not). */
+  selector?: string;
+}
+
+export interface Presentation {
+  description: string;
+  fix_suggestions: string[];
+}
+
+const q = (s: string | undefined | null, max = 80) => {
+  const t = (s ?? '').replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+};
+
+/** How a person would name an element: its text or label, else its tag and id. */
+export function label(fp: Fingerprint | undefined): string {
+  if (!fp) return 'the element';
+  const words = q(fp.accessible_name || fp.text, 50);
+  const kind = fp.role ?? fp.tag;
+  if (words) return `the ${kind} "${words}"`;
+  if (fp.id) return `the ${kind} #${fp.id}`;
+  return `a ${kind}`;
+}
+
+const pathOf = (url: string | undefined) => {
+  if (!url) return 'the page';
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+};
+
+const stepRef = (d: Diagnosis) => (d.step ? `step ${d.step.index}${d.step.description ? ` ("${q(d.step.description, 60)}")` : ''}` : 'the failing step');
+
+/** The attributes that differ between the element as it was and the candidate: what a user checks first. */
+export function attributeDiff(before: Fingerprint, after: Fingerprint): Array<{ property: string; before: unknown; after: unknown }> {
+  const out: Array<{ property: string; before: unknown; after: unknown }> = [];
+  const cmp = (property: string, a: unknown, b: unknown) => {
+    const same = JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    if (!same) out.push({ property, before: a ?? null, after: b ?? null });
+  };
+  cmp('tag', before.tag, after.tag);
+  cmp('id', before.id, after.id);
+  cmp('name', before.name, after.name);
+  cmp('text', before.text, after.text);
+  cmp('accessible_name', before.accessible_name, after.accessible_name);
+  cmp('role', before.role, after.role);
+  cmp('classes', before.classes, after.classes);
+  cmp('testid', before.testid, after.testid);
+  const names = new Set([...Object.keys(before.attributes ?? {}), ...Object.keys(after.attributes ?? {})]);
+  for (const n of [...names].sort()) cmp(`attributes.${n}`, before.attributes?.[n], after.attributes?.[n]);
+  cmp('xpath', before.xpath, after.xpath);
+  return out;
+}
+
+/** One or two sentences a tester understands, and concrete next steps. */
+export function present(d: Diagnosis, ctx: { expectedSelector?: string; pageUrl?: string; occurredAt?: string; known?: KnownElement; verification?: Verification; baseUrl?: string }): Presentation {
+  const sel = ctx.expectedSelector ? `\`${ctx.expectedSelector}\`` : 'its selector';
+  const f = d.facts;
+  const at = ctx.occurredAt ? new Date(ctx.occurredAt).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'the time of the run';
+  switch (d.category) {
+    case 'selector_changed': {
+      const target = label(ctx.known?.fingerprint);
+      const cand = label(d.candidate);
+      const v = ctx.verification;
+      if (f.ambiguous) {
+        const others = (d.relocation?.ranked ?? []).slice(0, 3).length;
+        return {
+          description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${others} elements resemble it and none stands out, so no selector is suggested.`,
+          fix_suggestions: [
+            `Look at the top candidates in the evidence and update ${stepRef(d)} by hand.`,
+            `Give the element a stable data-testid so the next change does not break ${stepRef(d)}.`,
+          ],
+        };
+      }
+      if (v?.verified && v.selector) {
+        return {
+          description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed.`,
+          fix_suggestions: [
+            `Replace ${sel} with \`${v.selector}\` in ${stepRef(d)} (POST …/failure-analysis/{test_id}/apply does it).`,
+            ...(v.snapshot.kind !== 'test-id' ? ['Add a data-testid to the element: it survives redesigns better than any other selector.'] : []),
+          ],
+        };
+      }
+      const why = !v ? 'it was not verified' : v.snapshot.status !== 'passed' ? `it was not confirmed in the page at the failure (${v.snapshot.reason})` : `a re-run with \`${v.selector}\` did not pass (${v.rerun.error ?? v.rerun.reason})`;
+      return {
+        description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${cand} resembles it most, but ${why}, so no selector is offered.`,
+        fix_suggestions: [
+          ...(v?.selector ? [`Check by hand whether \`${v.selector}\` is the element ${stepRef(d)} meant.`] : [`Update ${sel} in ${stepRef(d)} by hand.`]),
+          `Give the element a stable data-testid.`,
+        ],
+      };
+    }
+    case 'element_missing': {
+      const target = label(ctx.known?.fingerprint);
+      const last = ctx.known?.source === 'history' && ctx.known.seen_at ? ` It was last seen passing on ${ctx.known.seen_at.slice(0, 10)} (execution ${ctx.known.execution_id}).` : '';
+      const reason = typeof f.reason === 'string' ? ` (${f.reason})` : '';
+      return {
+        description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it${reason}.${last}`,
+        fix_suggestions: [
+          `If the element was removed on purpose, remove or rewrite ${stepRef(d)}.`,
+          `Otherwise this is a regression: the page lost ${target}; report it with the screenshot.`,
+        ],
+      };
+    }
+    case 'element_not_interactable': {
+      const why = f.reason === 'hidden' ? 'hidden' : f.reason === 'disabled' ? 'disabled' : f.reason === 'covered' ? `covered by ${String(f.covered_by ?? 'another element')}` : 'not actionable';
+      const moved = f.moved ? ' (it moved: the closest match is disabled)' : '';
+      return {
+        description: `The element ${sel} is on the page but ${why}${moved}, so ${stepRef(d)} could not act on it.`,
+        fix_suggestions: [
+          f.reason === 'covered'
+            ? `Close or wait out ${String(f.covered_by ?? 'the overlay')} before ${stepRef(d)}.`
+            : f.reason === 'disabled'
+              ? `Complete what enables it first (a required field, a checkbox) or wait for it to be enabled.`
+              : `Add a step that reveals it (open the menu, expand the section) or a \`wait\` for ${sel} before ${stepRef(d)}.`,
+          `If it should be usable at this point, this is a product bug.`,
+        ],
+      };
+    }
+    case 'assertion_mismatch': {
+      if (f.kind === 'variable') {
+        return {
+          description: `${cap(stepRef(d))} uses a variable the run did not pass: ${q(d.error, 120)}.`,
+          fix_suggestions: [`Pass it in "variables" when starting the execution, or remove the placeholder from ${stepRef(d)}.`],
+        };
+      }
+      const what = f.kind === 'value' ? 'value' : 'text';
+      return {
+        description: `${cap(stepRef(d))} expected ${sel} to ${what === 'text' ? 'contain' : 'hold'} "${q(String(f.expected ?? ''), 120)}", but it showed "${q(String(f.found ?? ''), 120)}".`,
+        fix_suggestions: [`If the change is intended, update the expected ${what} to "${q(String(f.found ?? ''), 200)}".`, `Otherwise the page shows the wrong ${what}: a product bug.`],
+      };
+    }
+    case 'page_error': {
+      const status = f.status ? `HTTP ${String(f.status)}` : 'an error';
+      const url = String(f.url ?? ctx.pageUrl ?? 'the page');
+      return {
+        description: `The page at ${url} answered ${status}${d.step ? ` during ${stepRef(d)}` : ''}, so the test could not go on.`,
+        fix_suggestions: [`The page at ${url} answered ${status}: check the server log around ${at}.`, 'Re-run the test once the server answers again.'],
+      };
+    }
+    case 'network_error': {
+      const url = String(f.url ?? ctx.baseUrl ?? 'the target');
+      return {
+        description: `The target ${url} could not be reached: ${String(f.cause ?? 'a network error')}${f.code ? ` (${String(f.code)})` : ''}.`,
+        fix_suggestions: [
+          /DNS/.test(String(f.cause)) ? `Check the host name in the project's base URL (${ctx.baseUrl ?? url}).` : /TLS/.test(String(f.cause)) ? `Check the certificate of ${url}.` : `Check that the application at ${ctx.baseUrl ?? url} is up and reachable from the runner.`,
+          'Nothing in the test needs to change.',
+        ],
+      };
+    }
+    case 'script_error': {
+      const calls = (f.failed_calls as Array<{ method: string; url: string; status?: number; error?: string }> | undefined) ?? [];
+      const errors = (f.page_errors as Array<{ message: string }> | undefined) ?? [];
+      const first = calls[0] ? `${calls[0].method} ${calls[0].url} answered ${calls[0].status ?? calls[0].error}` : errors[0] ? `the page threw "${q(errors[0].message, 120)}"` : 'a script failed';
+      const found = f.found !== undefined ? ` (it showed "${q(String(f.found), 80)}")` : '';
+      return {
+        description: `${cap(first)} while ${stepRef(d)} ran${found}; that explains why ${sel} was not as expected.`,
+        fix_suggestions: [
+          ...(calls[0] ? [`Fix the failing call ${calls[0].method} ${calls[0].url}: check the server log around ${at}.`] : []),
+          ...(errors[0] ? [`Fix the uncaught error "${q(errors[0].message, 120)}" in the page's script.`] : []),
+        ],
+      };
+    }
+    case 'timeout': {
+      if (f.kind === 'execution') {
+        return {
+          description: `The execution ran past its timeout of ${String(f.timeout_seconds ?? '?')} s while ${stepRef(d)} ran.`,
+          fix_suggestions: ['Raise timeout_seconds for this plan, or split it into smaller plans.', 'Check whether the application became slower around this time.'],
+        };
+      }
+      if (f.kind === 'late_element') {
+        return {
+          description: `The element ${sel} appeared, but only after ${stepRef(d)} had stopped waiting for it.`,
+          fix_suggestions: [`Add a \`wait\` step for ${sel} with a longer timeout before ${stepRef(d)}.`, 'Check why the page became slower to show it.'],
+        };
+      }
+      return {
+        description: `The page at ${String(f.url ?? ctx.pageUrl ?? 'the target')} did not finish loading in time during ${stepRef(d)}.`,
+        fix_suggestions: ['Check what keeps the page loading (a slow request) around the time of the run.', 'Raise NAVIGATION_TIMEOUT_MS if the page is slow by design.'],
+      };
+    }
+    case 'flaky': {
+      const fl = f.flakiness as { runs: number; passed: number; failed: number; flip_rate: number; band: string };
+      return {
+        description: `This test flips between passing and failing on the same plan, environment and test version: ${fl.passed} passes and ${fl.failed} failures in its last ${fl.runs} runs (flip rate ${Math.round(fl.flip_rate * 100)} %, ${fl.band}).`,
+        fix_suggestions: [
+          `Stabilise ${stepRef(d)}: wait for the state it needs instead of relying on timing.`,
+          'It is not healed automatically: a flaky failure says nothing about the selector.',
+        ],
+      };
+    }
+  }
+}
+
+const cap = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);

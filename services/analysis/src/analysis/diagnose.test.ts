@@ -1,0 +1,124 @@
+import type { Diagnostics, RunTestResult } from '../clients/runner.client.js';
+import { flakinessOf } from '../flakiness/flakiness.js';
+import { normaliseError, TRIAGE, CATEGORIES } from './categories.js';
+import { attributeDiff, present } from './describe.js';
+import { diagnose, fingerprintFromSelector, networkCause, type FailureInput } from './diagnose.js';
+
+const test = (over: Partial<RunTestResult>): RunTestResult => ({
+  test_id: 't1',
+  name: 'Checkout',
+  position: 0,
+  priority: 'medium',
+  status: 'failed',
+  duration_ms: 100,
+  error: null,
+  error_step: 2,
+  test_case_version: 'v1',
+  steps: [
+    { step_id: 's1', action: 'navigate', value: '/cart' },
+    { step_id: 's2', action: 'click', selector: '#checkout' },
+  ],
+  step_results: [],
+  screenshot: null,
+  trace: null,
+  started_at: null,
+  completed_at: '2026-03-01T10:00:00.000Z',
+  ...over,
+});
+
+const input = (error: string, errorType: string, d: Partial<Diagnostics> = {}, over: Partial<FailureInput> = {}): FailureInput => ({
+  test: test({ error }),
+  diagnostics: { failed_step: { index: 2, step_id: 's2', action: 'click', selector: '#checkout', error_type: errorType }, page_url: 'http://shop.test/cart', ...d },
+  flakiness: flakinessOf(['passed', 'failed']),
+  rejected: new Set(),
+  ...over,
+});
+
+describe('diagnose', () => {
+  it('reads page errors and network causes off navigation failures', () => {
+    expect(diagnose(input('Navigation to http://shop.test/cart answered HTTP 502', 'navigation_failed'))).toMatchObject({ category: 'page_error', facts: { status: 502, url: 'http://shop.test/cart' } });
+    expect(diagnose(input('Navigation to http://shop.test/ failed: page.goto: net::ERR_NAME_NOT_RESOLVED at http://shop.test/', 'navigation_failed'))).toMatchObject({ category: 'network_error', facts: { code: 'ERR_NAME_NOT_RESOLVED', cause: expect.stringMatching(/DNS/) } });
+    expect(diagnose(input('Navigation to http://shop.test/ failed: page.goto: net::ERR_CERT_AUTHORITY_INVALID', 'navigation_failed'))?.facts.cause).toMatch(/TLS/);
+    expect(diagnose(input('Navigation to http://shop.test/ failed: page.goto: Timeout 15000ms exceeded.', 'navigation_failed'))).toMatchObject({ category: 'timeout', facts: { kind: 'navigation' } });
+    expect(networkCause('net::ERR_CONNECTION_REFUSED')).toMatch(/refused/);
+    expect(networkCause('Expected text "a" but found "b"')).toBeUndefined();
+  });
+
+  it('blames the document a click led to before the element it then missed', () => {
+    const d = diagnose(input('Element not found: #checkout (waited 5000 ms)', 'element_not_found', { failed_requests: [{ method: 'GET', url: 'http://shop.test/cart', type: 'document', step: 1, status: 503 }] }));
+    expect(d).toMatchObject({ category: 'page_error', facts: { status: 503 } });
+  });
+
+  it('says timeout when the element appeared after the step stopped waiting', () => {
+    const d = diagnose(input('Element not found: #checkout (waited 5000 ms)', 'element_not_found', { selector_state: { selector: '#checkout', count: 1, visible: true } }));
+    expect(d).toMatchObject({ category: 'timeout', facts: { kind: 'late_element' } });
+  });
+
+  it('quotes what an assertion found, unless a failed API call of the page explains it', () => {
+    const e = 'Expected text "Total: $20" but found "Total: $25"';
+    expect(diagnose(input(e, 'assertion_failed'))).toMatchObject({ category: 'assertion_mismatch', facts: { expected: 'Total: $20', found: 'Total: $25' } });
+    const third = diagnose(input(e, 'assertion_failed', { failed_requests: [{ method: 'GET', url: 'https://analytics.example/collect', type: 'fetch', step: 2, status: 500 }] }));
+    expect(third?.category).toBe('assertion_mismatch');
+    const own = diagnose(input(e, 'assertion_failed', { failed_requests: [{ method: 'GET', url: 'http://shop.test/api/cart', type: 'fetch', step: 2, status: 500 }] }));
+    expect(own).toMatchObject({ category: 'script_error', facts: { found: 'Total: $25' } });
+  });
+
+  it('finds a moved element, refuses a contradicting one and never heals a flaky test', () => {
+    const known = { fingerprint: { tag: 'button', id: 'checkout', text: 'Checkout', role: 'button', is_button: true, bbox: { x: 10, y: 10, width: 80, height: 30 }, neighbor_text: { left: 'Total: $20' } }, source: 'history' as const };
+    const moved = { tag: 'button', id: 'go-to-checkout', text: 'Checkout', role: 'button', is_button: true, bbox: { x: 12, y: 40, width: 80, height: 30 }, neighbor_text: { left: 'Total: $20' }, enabled: true };
+    const other = { tag: 'a', text: 'Continue shopping', role: 'link', attributes: { href: '/products' }, bbox: { x: 300, y: 400, width: 120, height: 20 }, enabled: true };
+    const e = 'Element not found: #checkout (waited 5000 ms)';
+    expect(diagnose(input(e, 'element_not_found', { candidates: [other, moved] }, { known }))).toMatchObject({ category: 'selector_changed', candidate: { id: 'go-to-checkout' } });
+    expect(diagnose(input(e, 'element_not_found', { candidates: [other] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/close enough/) } });
+    const cart = { ...other, tag: 'button', role: 'button', is_button: true, attributes: {}, text: 'Empty cart', neighbor_text: { above: 'Total: $20' }, bbox: { x: 12, y: 60, width: 80, height: 30 } };
+    expect(diagnose(input(e, 'element_not_found', { candidates: [cart] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/contradicts the step: its words "empty cart"/) } });
+    expect(diagnose(input(e, 'element_not_found', { candidates: [{ ...moved, enabled: false }] }, { known }))).toMatchObject({ category: 'element_not_interactable', facts: { reason: 'disabled' } });
+    const flaky = diagnose(input(e, 'element_not_found', { candidates: [other, moved] }, { known, flakiness: flakinessOf(['failed', 'passed', 'failed']) }));
+    expect(flaky).toMatchObject({ category: 'flaky', underlying: 'selector_changed' });
+    expect(flaky?.candidate).toBeUndefined();
+  });
+
+  it('skips a cancelled test and calls a run out of time a timeout', () => {
+    expect(diagnose(input('Execution was cancelled', 'cancelled'))).toBeUndefined();
+    expect(diagnose(input('Execution timed out after 30 s', 'cancelled'))).toMatchObject({ category: 'timeout', facts: { kind: 'execution' } });
+  });
+});
+
+describe('presentation', () => {
+  it('writes what a tester reads and can act on', () => {
+    const d = diagnose(input('Navigation to http://shop.test/cart answered HTTP 500', 'navigation_failed'))!;
+    const p = present(d, { expectedSelector: '#checkout', occurredAt: '2026-03-01T10:00:00.000Z' });
+    expect(p.description).toBe('The page at http://shop.test/cart answered HTTP 500 during step 2, so the test could not go on.');
+    expect(p.fix_suggestions[0]).toBe('The page at http://shop.test/cart answered HTTP 500: check the server log around 2026-03-01 10:00:00 UTC.');
+    expect(attributeDiff({ tag: 'button', id: 'a', text: 'Go' }, { tag: 'button', id: 'b', text: 'Go' })).toEqual([{ property: 'id', before: 'a', after: 'b' }]);
+  });
+});
+
+describe('categories, errors, flakiness', () => {
+  it('maps every category to a ReportPortal defect type', () => {
+    for (const c of CATEGORIES) expect(TRIAGE[c]).toMatch(/^(product_bug|automation_bug|system_issue|no_defect|to_investigate)$/);
+  });
+
+  it('normalises what changes between occurrences of the same error', () => {
+    expect(normaliseError('Element not found: #buy (waited 5000 ms)')).toBe(normaliseError('Element not found: #buy (waited 2000 ms)'));
+    expect(normaliseError('Expected text "Total: $20" but found "Total: $25"')).toBe('Expected text "…" but found "…"');
+    expect(normaliseError('Navigation to http://127.0.0.1:4321/x answered HTTP 500')).toBe(normaliseError('Navigation to http://127.0.0.1:5555/x answered HTTP 500'));
+    expect(normaliseError('Element not found: #buy')).not.toBe(normaliseError('Element not found: #sell'));
+  });
+
+  it('counts flips, and needs two of them to call a test flaky', () => {
+    expect(flakinessOf(['passed', 'passed', 'failed', 'failed'])).toMatchObject({ flips: 1, flaky: false, band: null });
+    expect(flakinessOf(['passed', 'failed', 'passed', 'failed'])).toMatchObject({ runs: 4, flips: 3, flip_rate: 1, flaky: true, band: 'high' });
+    const mostlyPassing = [...Array(28).fill('passed'), 'failed', 'passed', 'failed'] as Array<'passed' | 'failed'>;
+    expect(flakinessOf(mostlyPassing)).toMatchObject({ runs: 30, flips: 3, flaky: true, band: 'medium' });
+    const rare = [...Array(26).fill('passed'), 'failed', ...Array(2).fill('passed'), 'failed'] as Array<'passed' | 'failed'>;
+    expect(flakinessOf(rare)).toMatchObject({ flips: 3, flip_rate: 0.103, band: 'medium' });
+    expect(flakinessOf([...Array(20).fill('passed'), 'failed', 'passed', ...Array(8).fill('passed')] as Array<'passed' | 'failed'>)).toMatchObject({ flips: 2, band: 'low' });
+  });
+
+  it('guesses an element from a selector when no run recorded it', () => {
+    expect(fingerprintFromSelector('form#login > button.btn.primary[type="submit"]')).toMatchObject({ tag: 'button', classes: ['btn', 'primary'], attributes: { type: 'submit' } });
+    expect(fingerprintFromSelector('[data-testid=buy]')).toMatchObject({ tag: '*', testid: 'buy' });
+    expect(fingerprintFromSelector('#go')).toMatchObject({ id: 'go' });
+  });
+});

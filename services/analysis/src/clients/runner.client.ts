@@ -1,0 +1,110 @@
+import { AppError, notFound } from '@assay/http';
+import type { Fingerprint } from '../relocation/fingerprint.js';
+import type { InternalClient } from './internal.client.js';
+
+export interface RunStep {
+  step_id: string;
+  action: string;
+  description?: string;
+  selector?: string;
+  value?: string;
+  timeout?: number;
+}
+
+export interface RunTestResult {
+  test_id: string;
+  name: string;
+  position: number;
+  priority: string;
+  status: 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
+  duration_ms: number | null;
+  error: string | null;
+  error_step: number | null;
+  test_case_version: string;
+  steps: RunStep[];
+  step_results: Array<{ step_id: string; name: string; status: string; duration_ms: number; error?: string }>;
+  screenshot: string | null;
+  trace: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** An execution as the runner holds it, with what a re-run needs. */
+export interface RunContext {
+  id: string;
+  project_id: string;
+  project_name: string;
+  test_plan_id: string;
+  test_plan_name: string;
+  status: 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+  environment: string | null;
+  base_url: string;
+  /** May hold secrets: used for re-runs only, never stored or logged. */
+  variables: Record<string, string>;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  test_results: RunTestResult[];
+}
+
+export interface StepFingerprint {
+  step_id: string;
+  selector?: string;
+  fingerprint: Fingerprint & { dom_path?: string };
+}
+
+export interface FailedRequest {
+  method: string;
+  url: string;
+  type?: string;
+  step?: number;
+  status?: number;
+  error?: string;
+}
+
+export interface Diagnostics {
+  failed_step?: { index: number; step_id: string; action: string; selector?: string; value?: string; description?: string; timeout?: number; error_type: string };
+  page_url?: string;
+  html?: string;
+  html_truncated?: boolean;
+  console_errors?: string[];
+  page_errors?: Array<{ message: string; step: number }>;
+  failed_requests?: FailedRequest[];
+  fingerprints?: StepFingerprint[];
+  selector_state?: { selector: string; count: number; visible?: boolean; enabled?: boolean; fingerprint?: Fingerprint };
+  candidates?: Fingerprint[];
+}
+
+export const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+/** The execution-runner's internal routes. */
+export class RunnerClient {
+  constructor(private readonly http: InternalClient) {}
+
+  /** The execution, or undefined when the organization has no such execution. @throws AppError 503. */
+  async execution(orgId: string, id: string): Promise<RunContext | undefined> {
+    const r = await this.http.call<RunContext>(orgId, 'GET', `/internal/executions/${encodeURIComponent(id)}`);
+    if (r.status === 404) return undefined;
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    return r.body;
+  }
+
+  async fingerprints(orgId: string, id: string): Promise<Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }>> {
+    const r = await this.http.call<{ tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>(orgId, 'GET', `/internal/executions/${encodeURIComponent(id)}/fingerprints`);
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    return r.body.tests;
+  }
+
+  /** The stored diagnostics of a test of the execution (the first result when a plan holds the case twice). */
+  async diagnostics(orgId: string, id: string, testId: string, position?: number): Promise<Diagnostics> {
+    const r = await this.http.call<{ results: Array<{ position: number; diagnostics: Diagnostics | null }> }>(
+      orgId,
+      'GET',
+      `/internal/executions/${encodeURIComponent(id)}/tests/${encodeURIComponent(testId)}/diagnostics`,
+    );
+    if (r.status === 404) throw notFound('Test result');
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    const match = r.body.results.find((x) => position === undefined || x.position === position) ?? r.body.results[0];
+    return match?.diagnostics ?? {};
+  }
+}

@@ -1,0 +1,22 @@
+import { AppError, conflict, notFound } from '@assay/http';
+import type { InternalClient } from './internal.client.js';
+
+/** The test-case service's internal routes. */
+export class TestCaseClient {
+  constructor(private readonly http: InternalClient) {}
+
+  /**
+   * Writes a verified selector into a case.
+   * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
+   */
+  async replaceSelector(orgId: string, testCaseId: string, body: { step_ids: string[]; from: string; to: string; expected_steps: unknown[]; execution_id: string }): Promise<Record<string, unknown>> {
+    const r = await this.http.call<{ test_case?: Record<string, unknown>; message?: string }>(orgId, 'POST', `/internal/test-cases/${encodeURIComponent(testCaseId)}/replace-selector`, {
+      ...body,
+      source: 'failure-analysis',
+    });
+    if (r.status === 404) throw notFound('Test case');
+    if (r.status === 409) throw conflict(r.body.message ?? 'The test case changed since the failed run');
+    if (r.status !== 200 || !r.body.test_case) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    return r.body.test_case;
+  }
+}

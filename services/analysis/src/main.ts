@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Subscription } from '@assay/bus';
+import { runService, startMain } from '@assay/runtime';
+import { buildApp } from './app.js';
+import { DiscoveryClient } from './clients/discovery.client.js';
+import { InternalClient } from './clients/internal.client.js';
+import { RunnerClient } from './clients/runner.client.js';
+import { TestCaseClient } from './clients/test-case.client.js';
+import { loadConfig } from './config.js';
+import type { AnalysisDatabase } from './db/database.js';
+import { migrations } from './db/migrations/index.js';
+import { subscribeToEvents } from './intake/consumer.js';
+import { LlmClient } from './llm/llm.client.js';
+import { LazyVerifier } from './verify/lazy-verifier.js';
+import { AnalysisWorker } from './worker/worker.js';
+
+startMain(async () => {
+  const config = loadConfig(process.env);
+  let worker: AnalysisWorker | undefined;
+  let subscriptions: Subscription[] = [];
+  await runService<AnalysisDatabase>({
+    config,
+    migrations,
+    async build({ database, bus, logger, ready }) {
+      const runner = new RunnerClient(new InternalClient('execution-runner', config.executionRunnerUrl, config.internalTokenSecret));
+      const testCases = new TestCaseClient(new InternalClient('test-case', config.testCaseUrl, config.internalTokenSecret));
+      if (config.workerEnabled) {
+        const verifier = new LazyVerifier({ chromiumPath: config.chromiumPath, stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs, logger, egress: config.egress });
+        worker = new AnalysisWorker({
+          db: database.db,
+          logger,
+          runner,
+          verifier,
+          closeBrowser: () => verifier.close(),
+          rerunEnabled: config.rerunEnabled,
+          maxRerunsPerExecution: config.maxRerunsPerExecution,
+          ...(config.discoveryCrawlerUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', config.discoveryCrawlerUrl, config.internalTokenSecret)) } : {}),
+          ...(config.llm ? { llm: new LlmClient(config.llm, logger) } : {}),
+          concurrency: config.concurrency,
+          leaseSeconds: config.leaseSeconds,
+          workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        });
+        worker.start();
+        if (!config.discoveryCrawlerUrl) logger.info('DISCOVERY_CRAWLER_URL unset: discovery sessions are not enriched');
+        logger.info({ llm: config.llm ? config.llm.model : 'off' }, 'analysis worker started');
+      }
+      const workDue = () => worker?.kick();
+      subscriptions = await subscribeToEvents({ bus, db: database.db, onWork: workDue });
+      return buildApp({ db: database.db, schema: config.schema, logger, runner, testCases, workDue, internalTokenSecret: config.internalTokenSecret, ready });
+    },
+    async stop() {
+      for (const s of subscriptions) await s.close();
+      await worker?.stop();
+    },
+  });
+});

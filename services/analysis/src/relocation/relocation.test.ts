@@ -1,0 +1,83 @@
+import path from 'node:path';
+import type { Fingerprint } from './fingerprint.js';
+import { loadCorpus, scoreCorpus } from './corpus.js';
+import { assayRelocate, contradicts, healeniumScorer, similoScorer, assayScorer } from './scorers.js';
+import { canonicalWords, isGeneratedName, classTokens, WordWeights, textSimilarity } from './similarity.js';
+
+const button = (over: Partial<Fingerprint>): Fingerprint => ({
+  tag: 'button',
+  classes: ['btn'],
+  text: 'Button',
+  attributes: { type: 'button' },
+  xpath: '/html[1]/body[1]/main[1]/button[1]',
+  bbox: { x: 100, y: 100, width: 80, height: 30 },
+  is_button: true,
+  role: 'button',
+  ...over,
+});
+
+describe('similarities', () => {
+  it('tells generated ids and classes from meaningful ones', () => {
+    for (const g of ['css-1x2y3z', 'sc-bdfBwQ', 'ember1234', ':r1:', 'Button_root__3xk9a', '4f1c2a9e-1b2c-4d5e-8f90-123456789abc', 'a1b2c3d4']) expect(isGeneratedName(g)).toBe(true);
+    for (const m of ['login-submit', 'btn-primary', 'nav-item', 'col-6', 'h1', 'step2', 'card__title']) expect(isGeneratedName(m)).toBe(false);
+    expect(classTokens(['Button_primary__3xk9a', 'css-1x2y3z', 'is-active'])).toEqual(['button', 'primary', 'is', 'active']);
+  });
+
+  it('folds interface synonyms and weighs rare words above common ones', () => {
+    expect(canonicalWords('Log in')).toEqual(canonicalWords('Sign in'));
+    expect(textSimilarity('Add to cart', 'Add to cart')).toBe(1);
+    const words = new WordWeights(['Add to cart', 'Add to cart', 'Add to cart', 'Add to wishlist', 'Trail Runner 2']);
+    expect(words.similarity('Add to wishlist', 'Add to cart')).toBeLessThan(0.35);
+    expect(words.similarity('Save Trail Runner 2 to wishlist', 'Add Trail Runner 2 to favourites')).toBeGreaterThan(words.similarity('Save Trail Runner 2 to wishlist', 'Save Road Racer to wishlist'));
+  });
+});
+
+describe("Assay's relocation", () => {
+  it('finds a renamed, restyled button and says it stands out', () => {
+    const target = button({ id: 'login-submit', text: 'Sign in', accessible_name: 'Sign in', classes: ['btn', 'btn-primary'], neighbor_text: { above: 'Password', right: 'Forgot password?' } });
+    const candidates = [
+      button({ id: 'sign-up', text: 'Create account', bbox: { x: 100, y: 400, width: 120, height: 30 } }),
+      button({ id: 'signin-button', text: 'Log in', accessible_name: 'Log in', classes: ['inline-flex', 'bg-indigo-600'], neighbor_text: { above: 'Password', right: 'Forgot password?' }, bbox: { x: 102, y: 130, width: 70, height: 30 } }),
+      { tag: 'a', text: 'Forgot password?', attributes: { href: '/forgot' }, role: 'link', bbox: { x: 200, y: 130, width: 120, height: 20 } },
+      { tag: 'h1', text: 'Sign in to Northwind', role: 'heading', bbox: { x: 100, y: 20, width: 300, height: 40 } },
+    ];
+    const r = assayRelocate(target, candidates);
+    expect(r.best?.index).toBe(1);
+    expect(r.outlier).toBe(true);
+    expect(r.confidence).toBeGreaterThan(0.5);
+    // "Log in" reads as "Sign in" (a synonym), not as the same words.
+    expect(r.best?.factors).toMatchObject({ text: 0.95, neighbours: 1, tag: 1 });
+  });
+
+  it('answers "no match" rather than healing onto a different control of the same kind', () => {
+    const target = button({ text: 'Add to wishlist', accessible_name: 'Add to wishlist', neighbor_text: { left: 'Add to cart' } });
+    const candidates = [button({ text: 'Add to cart', accessible_name: 'Add to cart', bbox: { x: 20, y: 100, width: 80, height: 30 } }), { tag: 'p', text: 'Free delivery', bbox: { x: 20, y: 200, width: 300, height: 20 } }];
+    const r = assayRelocate(target, candidates);
+    expect(r.best).toBeUndefined();
+    expect(r.reason).toMatch(/contradicts the step/);
+    expect(contradicts({ tag: 'input', attributes: { type: 'email' } }, button({}))).toMatch(/form field/);
+  });
+
+  it('reports ambiguity among identical siblings instead of claiming one', () => {
+    const row = (y: number) => button({ text: 'Delete', accessible_name: 'Delete', bbox: { x: 500, y, width: 60, height: 24 }, neighbor_text: { left: 'Edit' } });
+    const r = assayRelocate(row(130), [row(100), row(160), row(190)]);
+    expect(r.outlier).toBe(false);
+    expect(r.reason).toMatch(/does not stand out/);
+  });
+
+  it('never picks an excluded (rejected) candidate', () => {
+    const target = button({ id: 'buy', text: 'Buy' });
+    const r = assayRelocate(target, [button({ id: 'buy', text: 'Buy' }), button({ id: 'buy-now', text: 'Buy now' })], { exclude: new Set([0]) });
+    expect(r.best?.index).toBe(1);
+  });
+
+  it('scores a corpus with every scorer: Assay ranks at least as well as both baselines on the project corpus', async () => {
+    const cases = await loadCorpus(path.resolve(__dirname, '../../../../tests/fixtures/relocation'));
+    expect(cases.length).toBeGreaterThanOrEqual(40);
+    expect(cases.some((c) => c.expected === null)).toBe(true);
+    const [assay, similo, healenium] = [assayScorer, similoScorer, healeniumScorer].map((s) => scoreCorpus(cases, s));
+    expect(assay!.top1).toBeGreaterThanOrEqual(similo!.top1);
+    expect(assay!.top1).toBeGreaterThanOrEqual(healenium!.top1);
+    expect(assay!.wrongPicks).toBeLessThan(healenium!.wrongPicks);
+  });
+});

@@ -1,0 +1,8 @@
+import type { Router } from 'express';
+import { failureAnalysisRoutes } from './analysis/failure-analysis.routes.js';
+import type { AnalysisContext } from './context.js';
+import { flakinessRoutes } from './flakiness/flakiness.routes.js';
+import { issueRoutes } from './issues/issues.routes.js';
+
+/** Every router of the analysis service. */
+export const ROUTERS: Array<(ctx: AnalysisContext) => Router> = [failureAnalysisRoutes, issueRoutes, flakinessRoutes];

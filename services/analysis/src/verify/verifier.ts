@@ -1,0 +1,114 @@
+import type { BrowserContext } from 'playwright-core';
+import { VIEWPORT, type BrowserPool } from '@assay/browser';
+import type { RunStep } from '../clients/runner.client.js';
+import type { Fingerprint } from '../relocation/fingerprint.js';
+import { replay, type ReplayResult } from './replay.js';
+import { selectorCandidates, type SelectorCandidate } from './selectors.js';
+
+export interface SnapshotCheck {
+  status: 'passed' | 'failed' | 'skipped';
+  /** The first selector that matched exactly the candidate in the failure's DOM. */
+  selector?: string;
+  kind?: SelectorCandidate['kind'];
+  reason: string;
+  /** How many selectors were tried before one was unique. */
+  tried: number;
+}
+
+export interface RerunCheck {
+  status: 'passed' | 'failed' | 'inconclusive' | 'skipped';
+  reason: string;
+  /** 1-based step where a failed re-run stopped. */
+  failed_step?: number;
+  error?: string;
+}
+
+// In-page helpers, compiled from source so no transpiler helper leaks into the page.
+const LOCATE = new Function(
+  'arg',
+  `const node = document.evaluate(arg.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+  if (!node || node.nodeType !== 1 || node.tagName.toLowerCase() !== arg.tag) return null;
+  const ids = [];
+  for (let n = node.parentElement; n; n = n.parentElement) if (n.id) ids.push(n.id);
+  return { ids };`,
+) as (arg: { xpath: string; tag: string }) => { ids: string[] } | null;
+const IS_NODE_AT = new Function('el', 'xpath', 'return el === document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;') as (el: unknown, xpath: string) => boolean;
+
+const ACTS = new Set(['click', 'check', 'uncheck', 'hover', 'select', 'fill', 'type']);
+const EDITS = new Set(['fill', 'type']);
+
+/**
+ * The two checks behind a suggested selector: the failure's DOM snapshot
+ * (network blocked, scripts off) and a re-run of the failed test against the
+ * live target in a fresh browser context.
+ */
+export class Verifier {
+  constructor(
+    private readonly browsers: BrowserPool,
+    private readonly opts: { stepTimeoutMs: number; navigationTimeoutMs: number },
+  ) {}
+
+  /** A context for re-runs against customer targets: through an egress proxy, like the runner's. */
+  private async targetContext(): Promise<BrowserContext> {
+    return (await this.browsers.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true })).context;
+  }
+
+  /** A context that reaches nothing: every request is aborted and scripts do not run. */
+  private async isolatedContext(): Promise<BrowserContext> {
+    const { context } = await this.browsers.newContext({ viewport: VIEWPORT, javaScriptEnabled: false, offline: true });
+    await context.route('**/*', (route) => route.abort());
+    return context;
+  }
+
+  /**
+   * Finds a selector that matches exactly the candidate in the DOM captured at
+   * the failure, and checks the node is visible and can take the step's action.
+   */
+  async checkSnapshot(html: string, candidate: Fingerprint, action: string): Promise<SnapshotCheck> {
+    if (!html) return { status: 'skipped', reason: 'the failure has no DOM snapshot', tried: 0 };
+    if (!candidate.xpath) return { status: 'skipped', reason: 'the candidate has no XPath to find it by in the snapshot', tried: 0 };
+    const context = await this.isolatedContext();
+    try {
+      const page = await context.newPage();
+      await page.setContent(html, { waitUntil: 'domcontentloaded', timeout: 10_000 });
+      const located = await page.evaluate(LOCATE, { xpath: candidate.xpath, tag: candidate.tag.toLowerCase() });
+      if (!located) return { status: 'failed', reason: 'the candidate is not at its place in the snapshot', tried: 0 };
+      let tried = 0;
+      for (const c of selectorCandidates(candidate, located.ids)) {
+        tried++;
+        const loc = page.locator(c.selector);
+        const count = await loc.count().catch(() => -1);
+        if (count !== 1) continue;
+        const same = await loc.evaluate(IS_NODE_AT, candidate.xpath).catch(() => false);
+        if (!same) continue;
+        const visible = await loc.isVisible().catch(() => false);
+        if (!visible) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element is not visible in the snapshot', tried };
+        if (ACTS.has(action) && !(await loc.isEnabled().catch(() => false))) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element is disabled', tried };
+        if (EDITS.has(action) && !(await loc.isEditable().catch(() => false))) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element cannot be edited', tried };
+        return { status: 'passed', selector: c.selector, kind: c.kind, reason: `matches exactly the candidate (${c.kind}), visible and actionable`, tried };
+      }
+      return { status: 'failed', reason: 'no selector matches the candidate alone', tried };
+    } catch (err) {
+      return { status: 'failed', reason: `the snapshot could not be checked: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, tried: 0 };
+    } finally {
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  /** Re-runs the test's steps against the live target; the caller substitutes the selector first. */
+  async rerun(steps: RunStep[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
+    let context: BrowserContext | undefined;
+    try {
+      context = await this.targetContext();
+      const page = await context.newPage();
+      const result: ReplayResult = await replay(page, steps, { baseUrl, variables, ...this.opts });
+      if (result.status === 'passed') return { status: 'passed', reason: `all ${result.steps} steps passed` };
+      if (result.status === 'inconclusive') return { status: 'inconclusive', reason: result.reason, failed_step: result.step };
+      return { status: 'failed', reason: `step ${result.step} failed`, failed_step: result.step, error: result.error };
+    } catch (err) {
+      return { status: 'inconclusive', reason: `the re-run could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+    } finally {
+      await context?.close().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { BrowserPool } from '@assay/browser';
+import { PgBus, startOutboxRelay, type OutboxRelay, type Subscription } from '@assay/bus';
+import { createDatabase, migrateToLatest, type Database } from '@assay/db';
+import { createLogger, createSilentLogger } from '@assay/logger';
+import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
+import { createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
+import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { buildApp as buildRunnerApp } from '../../execution-runner/src/app.js';
+import { TestCaseClient as RunnerTestCaseClient } from '../../execution-runner/src/clients/test-case.client.js';
+import { migrations as runnerMigrations } from '../../execution-runner/src/db/migrations/index.js';
+import { ExecutionNotifier } from '../../execution-runner/src/executions/notifier.js';
+import { Runner } from '../../execution-runner/src/runner/worker.js';
+import { startRedesignApp, type RedesignApp } from '../../../tests/fixtures/redesign/server.js';
+import { buildApp } from '../src/app.js';
+import { DiscoveryClient } from '../src/clients/discovery.client.js';
+import { InternalClient } from '../src/clients/internal.client.js';
+import { RunnerClient } from '../src/clients/runner.client.js';
+import { TestCaseClient } from '../src/clients/test-case.client.js';
+import type { AnalysisDatabase } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { subscribeToEvents } from '../src/intake/consumer.js';
+import { LlmClient } from '../src/llm/llm.client.js';
+import { Verifier } from '../src/verify/verifier.js';
+import { AnalysisWorker } from '../src/worker/worker.js';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
+
+/** The fixture apps listen on loopback. */
+const LOOPBACK_EGRESS = new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true });
+const ARTIFACT_LIMITS = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024 };
+
+// The analysis service with its real neighbours: the test-case service and
+// the execution-runner (their apps on real ports, the runner's Chromium
+// worker), Postgres, the pg bus carrying the runner's events, and the
+// two-version fixture app as the application under test.
+export const PUBLIC_BASE_URL = 'http://assay.test';
+const logger = process.env.TEST_LOG ? createLogger('test', process.env.TEST_LOG) : createSilentLogger();
+
+export interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface AnalysisHarness {
+  app: RedesignApp;
+  database: Database<AnalysisDatabase>;
+  tcDatabase: Database<any>;
+  analysisUrl: string;
+  tenant(): Tenant;
+  /** Events the test-case service wrote (its outbox). */
+  testCaseEvents(type?: string): Promise<any[]>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  orgId: string;
+  tc(method: string, path: string, body?: unknown): Promise<Reply>;
+  ex(method: string, path: string, body?: unknown): Promise<Reply>;
+  an(method: string, path: string, body?: unknown): Promise<Reply>;
+  /** A project (on the fixture app unless `baseUrl`) with one plan holding the cases (name → steps). */
+  plan(cases: Record<string, unknown[]>, baseUrl?: string): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
+  /** Runs the plan synchronously; the execution body. */
+  run(p: { projectId: string; planId: string }, variables?: Record<string, string>): Promise<any>;
+  /** Polls the failure analysis until it is produced (200). */
+  analysis(executionId: string): Promise<any>;
+}
+
+export async function startAnalysisHarness(opts: { llm?: { url: string; model: string }; discoveryUrl?: string; rerunEnabled?: boolean } = {}): Promise<AnalysisHarness> {
+  const testDb: TestDatabase = await createTestDatabase();
+  const app = await startRedesignApp();
+  const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
+  await migrateToLatest(tcDb, testCaseMigrations);
+  const tcServer: TestServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+
+  const exDb = createDatabase<any>({ connectionString: testDb.url, schema: 'execution' });
+  await migrateToLatest(exDb, runnerMigrations);
+  const buses: PgBus[] = [];
+  const newBus = async () => {
+    const bus = new PgBus({ connectionString: testDb.url, logger, pollingIntervalSeconds: 0.5 });
+    await bus.start();
+    buses.push(bus);
+    return bus;
+  };
+  const database = createDatabase<AnalysisDatabase>({ connectionString: testDb.url, schema: 'analysis' });
+  await migrateToLatest(database, migrations);
+
+  const notifier = new ExecutionNotifier(exDb.pool, logger);
+  await notifier.start();
+  const exServer = await listen(
+    buildRunnerApp({
+      db: exDb.db,
+      schema: 'execution',
+      logger,
+      testCases: new RunnerTestCaseClient(tcServer.url, TEST_INTERNAL_SECRET),
+      notifier,
+      publicBaseUrl: PUBLIC_BASE_URL,
+      concurrency: 2,
+      internalTokenSecret: TEST_INTERNAL_SECRET,
+      artifacts: ARTIFACT_LIMITS,
+    }),
+  );
+  // The analysis service subscribes before the runner publishes anything.
+  const analysisBus = await newBus();
+  const runnerClient = new RunnerClient(new InternalClient('execution-runner', exServer.url, TEST_INTERNAL_SECRET));
+  const exRelay: OutboxRelay = startOutboxRelay({ db: exDb.db, listen: exDb.pool, schema: 'execution', bus: await newBus(), logger, intervalMs: 200 });
+  const runner = new Runner({
+    db: exDb.db,
+    schema: 'execution',
+    bus: await newBus(),
+    logger,
+    browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, LOOPBACK_EGRESS),
+    concurrency: 2,
+    // Generous: a shared machine under load must not turn a passing step into a failure.
+    stepTimeoutMs: 5000,
+    navigationTimeoutMs: 20_000,
+    leaseSeconds: 30,
+    publicBaseUrl: PUBLIC_BASE_URL,
+    workerId: `test-${randomBytes(3).toString('hex')}`,
+    cancelPollMs: 200,
+    artifacts: ARTIFACT_LIMITS,
+  });
+  await runner.start();
+
+  const browsers = new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, LOOPBACK_EGRESS);
+  const worker = new AnalysisWorker({
+    db: database.db,
+    logger,
+    runner: runnerClient,
+    verifier: new Verifier(browsers, { stepTimeoutMs: 10_000, navigationTimeoutMs: 30_000 }),
+    closeBrowser: () => browsers.close(),
+    rerunEnabled: opts.rerunEnabled ?? true,
+    maxRerunsPerExecution: 10,
+    ...(opts.discoveryUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', opts.discoveryUrl, TEST_INTERNAL_SECRET)) } : {}),
+    ...(opts.llm ? { llm: new LlmClient({ ...opts.llm, timeoutMs: 5000 }, logger) } : {}),
+    concurrency: 1,
+    leaseSeconds: 30,
+    workerId: `test-analysis-${randomBytes(3).toString('hex')}`,
+    pollMs: 200,
+  });
+  worker.start();
+  const subscriptions: Subscription[] = await subscribeToEvents({ bus: analysisBus, db: database.db, onWork: () => worker.kick() });
+  const testCases = new TestCaseClient(new InternalClient('test-case', tcServer.url, TEST_INTERNAL_SECRET));
+  const anServer = await listen(buildApp({ db: database.db, schema: 'analysis', logger, runner: runnerClient, testCases, workDue: () => worker.kick(), internalTokenSecret: TEST_INTERNAL_SECRET }));
+
+  const request = async (base: string, principal: Principal, method: string, path: string, body?: unknown): Promise<Reply> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, principal), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    app,
+    database,
+    tcDatabase: tcDb,
+    analysisUrl: anServer.url,
+    tenant() {
+      const orgId = randomUUID();
+      const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };
+      const tc: Tenant['tc'] = (m, p, b) => request(tcServer.url, principal, m, p, b);
+      const ex: Tenant['ex'] = (m, p, b) => request(exServer.url, principal, m, p, b);
+      const an: Tenant['an'] = (m, p, b) => request(anServer.url, principal, m, p, b);
+      return {
+        orgId,
+        tc,
+        ex,
+        an,
+        async plan(cases, baseUrl = app.url) {
+          const proj = await tc('POST', '/api/v1/projects', { name: 'Acme', base_url: baseUrl });
+          if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));
+          const caseIds: string[] = [];
+          for (const [name, steps] of Object.entries(cases)) {
+            const c = await tc('POST', '/api/v1/test-cases', { project_id: proj.body.id, name, steps });
+            if (c.status !== 201) throw new Error(JSON.stringify(c.body));
+            caseIds.push(c.body.id);
+          }
+          const plan = await tc('POST', '/api/v1/test-plans', { project_id: proj.body.id, name: 'Regression', test_case_ids: caseIds });
+          return { projectId: proj.body.id, planId: plan.body.id, caseIds };
+        },
+        async run(p, variables) {
+          const r = await ex('POST', '/api/v1/executions', { test_plan_id: p.planId, project_id: p.projectId, ...(variables ? { variables } : {}) });
+          if (r.status !== 200) throw new Error(`execution answered ${r.status}: ${JSON.stringify(r.body)}`);
+          return r.body;
+        },
+        analysis: (executionId) =>
+          eventually(async () => {
+            const r = await an('GET', `/api/v1/executions/${executionId}/failure-analysis`);
+            if (r.status === 200) return r.body;
+            if (r.status !== 202) throw new Error(`failure analysis answered ${r.status}: ${JSON.stringify(r.body)}`);
+            return undefined;
+          }, 90_000, 200),
+      };
+    },
+    async testCaseEvents(type) {
+      const rows = await tcDb.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
+      const all = rows.map((r: { envelope: unknown }) => r.envelope as any);
+      return type ? all.filter((e) => e.event === type) : all;
+    },
+    async close() {
+      for (const s of subscriptions) await s.close().catch(() => undefined);
+      await worker.stop();
+      await runner.stop().catch(() => undefined);
+      await anServer.close();
+      await exServer.close();
+      await exRelay.stop();
+      await notifier.stop();
+      for (const b of buses) await b.stop().catch(() => undefined);
+      await tcServer.close();
+      await app.close();
+      await tcDb.close();
+      await exDb.close();
+      await database.close();
+      await testDb.drop();
+    },
+  };
+}
