@@ -14,5 +14,5 @@ export {
   type Verdict,
 } from './policy.js';
 export { readEgressSettings } from './settings.js';
-export { EgressProxy, type BlockedConnection } from './proxy.js';
+export { EgressProxy, type BlockedConnection, type FailedConnection } from './proxy.js';
 export { egressConnector } from './connector.js';

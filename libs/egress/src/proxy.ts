@@ -10,6 +10,27 @@ export interface BlockedConnection {
   at: Date;
 }
 
+/**
+ * A connection the policy allowed that could not be made. Through a SOCKS
+ * proxy Chromium only says ERR_SOCKS_CONNECTION_FAILED; this keeps the cause
+ * in the error names Chromium itself would have used.
+ */
+export interface FailedConnection {
+  host: string;
+  port: number;
+  /** ERR_NAME_NOT_RESOLVED, ERR_CONNECTION_REFUSED, ERR_CONNECTION_TIMED_OUT, ERR_ADDRESS_UNREACHABLE or ERR_CONNECTION_FAILED. */
+  code: string;
+  at: Date;
+}
+
+const CHROMIUM_CODES: Record<string, string> = {
+  ECONNREFUSED: 'ERR_CONNECTION_REFUSED',
+  ETIMEDOUT: 'ERR_CONNECTION_TIMED_OUT',
+  EHOSTUNREACH: 'ERR_ADDRESS_UNREACHABLE',
+  ENETUNREACH: 'ERR_ADDRESS_UNREACHABLE',
+  ECONNRESET: 'ERR_CONNECTION_RESET',
+};
+
 /** How long a client may take to finish the SOCKS handshake, and a connect may take. */
 const HANDSHAKE_MS = 10_000;
 const CONNECT_MS = 15_000;
@@ -34,6 +55,7 @@ const REP = { ok: 0x00, failure: 0x01, notAllowed: 0x02, hostUnreachable: 0x04, 
 export class EgressProxy {
   private readonly sockets = new Set<net.Socket>();
   private blockedLog: BlockedConnection[] = [];
+  private lastFailure: FailedConnection | undefined;
 
   private constructor(
     private readonly server: net.Server,
@@ -70,6 +92,11 @@ export class EgressProxy {
   /** The refusals since the last `takeBlocked`, left in place. */
   peekBlocked(): readonly BlockedConnection[] {
     return this.blockedLog;
+  }
+
+  /** The last allowed connection that could not be made (a name that does not resolve, a refused port), if any. */
+  lastFailed(): FailedConnection | undefined {
+    return this.lastFailure;
   }
 
   async close(): Promise<void> {
@@ -123,6 +150,11 @@ export class EgressProxy {
     const host = normaliseHost(rawHost);
     const verdict = await this.policy.checkHost(host).catch((err: Error) => ({ allowed: false as const, reason: err.message }));
     if (client.destroyed) return;
+    if (!verdict.allowed && 'category' in verdict && verdict.category === 'unresolvable') {
+      // Not the policy's refusal: the name does not resolve (as Chromium would have found itself).
+      this.lastFailure = { host, port, code: 'ERR_NAME_NOT_RESOLVED', at: new Date() };
+      return reply(client, REP.hostUnreachable);
+    }
     if (!verdict.allowed) {
       if (this.blockedLog.length < MAX_BLOCKED) this.blockedLog.push({ host, port, reason: verdict.reason, at: new Date() });
       this.logger?.warn({ host, port, reason: verdict.reason, proxy: this.label }, 'egress blocked');
@@ -139,7 +171,10 @@ export class EgressProxy {
         lastError = err as NodeJS.ErrnoException;
       }
     }
-    if (!upstream) return reply(client, lastError?.code === 'ECONNREFUSED' ? REP.refused : lastError?.code === 'ETIMEDOUT' ? REP.hostUnreachable : REP.failure);
+    if (!upstream) {
+      this.lastFailure = { host, port, code: CHROMIUM_CODES[lastError?.code ?? ''] ?? 'ERR_CONNECTION_FAILED', at: new Date() };
+      return reply(client, lastError?.code === 'ECONNREFUSED' ? REP.refused : lastError?.code === 'ETIMEDOUT' ? REP.hostUnreachable : REP.failure);
+    }
     if (client.destroyed) return void upstream.destroy();
     this.track(upstream);
     client.setTimeout(0);

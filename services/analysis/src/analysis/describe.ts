@@ -155,7 +155,9 @@ export function present(d: Diagnosis, ctx: { expectedSelector?: string; pageUrl?
       return {
         description: `The target ${url} could not be reached: ${String(f.cause ?? 'a network error')}${f.code ? ` (${String(f.code)})` : ''}.`,
         fix_suggestions: [
-          /DNS/.test(String(f.cause)) ? `Check the host name in the project's base URL (${ctx.baseUrl ?? url}).` : /TLS/.test(String(f.cause)) ? `Check the certificate of ${url}.` : `Check that the application at ${ctx.baseUrl ?? url} is up and reachable from the runner.`,
+          f.code === 'EGRESS_BLOCKED'
+            ? `Point the test at an address this deployment allows: cloud metadata and link-local addresses are never reachable, loopback and private ones only where the operator allows them (EGRESS_ALLOW_LOOPBACK, EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW_CIDRS).`
+            : /DNS/.test(String(f.cause)) ? `Check the host name in the project's base URL (${ctx.baseUrl ?? url}).` : /TLS/.test(String(f.cause)) ? `Check the certificate of ${url}.` : `Check that the application at ${ctx.baseUrl ?? url} is up and reachable from the runner.`,
           'Nothing in the test needs to change.',
         ],
       };

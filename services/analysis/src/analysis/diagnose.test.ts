@@ -41,6 +41,9 @@ describe('diagnose', () => {
     expect(diagnose(input('Navigation to http://shop.test/ failed: page.goto: net::ERR_CERT_AUTHORITY_INVALID', 'navigation_failed'))?.facts.cause).toMatch(/TLS/);
     expect(diagnose(input('Navigation to http://shop.test/ failed: page.goto: Timeout 15000ms exceeded.', 'navigation_failed'))).toMatchObject({ category: 'timeout', facts: { kind: 'navigation' } });
     expect(networkCause('net::ERR_CONNECTION_REFUSED')).toMatch(/refused/);
+    // What the runner says when the proxy could not connect (it keeps Chromium's own error names).
+    expect(diagnose(input('Navigation to http://shop.test/ failed: net::ERR_CONNECTION_REFUSED (shop.test:80)', 'navigation_failed'))).toMatchObject({ category: 'network_error', facts: { code: 'ERR_CONNECTION_REFUSED' } });
+    expect(diagnose(input('Navigation to http://169.254.169.254/ blocked by the egress policy (cloud metadata address 169.254.169.254)', 'egress_blocked'))).toMatchObject({ category: 'network_error', facts: { cause: expect.stringMatching(/egress policy/) } });
     expect(networkCause('Expected text "a" but found "b"')).toBeUndefined();
   });
 

@@ -48,7 +48,8 @@ const NET_CAUSES: Array<[RegExp, string]> = [
   [/ERR_CONNECTION_TIMED_OUT|ERR_TIMED_OUT/i, 'the connection timed out'],
   [/ERR_ADDRESS_UNREACHABLE|ERR_INTERNET_DISCONNECTED|ERR_NETWORK_|EHOSTUNREACH|ENETUNREACH/i, 'the address is unreachable'],
   [/ERR_CONNECTION_RESET|ERR_CONNECTION_CLOSED|ERR_EMPTY_RESPONSE|ECONNRESET|ERR_PROXY|ERR_TUNNEL/i, 'the connection was cut'],
-  [/ERR_BLOCKED_BY_CLIENT|ERR_ACCESS_DENIED|blocked by egress/i, 'the request was blocked'],
+  [/blocked by the egress policy/i, "the deployment's egress policy refuses this address (metadata, private or loopback): test a target the deployment allows"],
+  [/ERR_BLOCKED_BY_CLIENT|ERR_ACCESS_DENIED/i, 'the request was blocked'],
 ];
 
 /** The network cause of an error text, or undefined when it is not a network failure. */
@@ -120,6 +121,8 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
   const base = { step, error };
   const pageUrl = d.page_url;
 
+  // The deployment's egress policy refused the address: unreachable by design, never healed.
+  if (errorType === 'egress_blocked') return { ...base, category: 'network_error', confidence: 0.99, facts: { cause: networkCause(error), code: 'EGRESS_BLOCKED', url: /(?:Navigation to|from) (\S+)/.exec(error)?.[1] } };
   // The document itself failed: an HTTP error page or an unreachable target.
   if (errorType === 'navigation_failed') {
     const status = /answered HTTP (\d{3})/.exec(error)?.[1];

@@ -6,6 +6,16 @@ export class TestCaseClient {
   constructor(private readonly http: InternalClient) {}
 
   /**
+   * Whether the organization has this project.
+   * @throws AppError 404 when it does not (another organization's project answers as an unknown one), 503.
+   */
+  async assertProject(orgId: string, projectId: string): Promise<void> {
+    const r = await this.http.call(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}`);
+    if (r.status === 404) throw notFound('Project');
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+  }
+
+  /**
    * Writes a verified selector into a case.
    * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
    */

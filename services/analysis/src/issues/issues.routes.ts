@@ -60,8 +60,11 @@ export function issueRoutes(ctx: AnalysisContext): Router {
     const category = oneOf(query, 'category', CATEGORIES);
     const projectId = uuidQuery(query, 'project_id');
     const testCaseId = uuidQuery(query, 'test_case_id');
-    if (projectId === null || testCaseId === null) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
+    if (projectId === null) throw notFound('Project');
+    if (testCaseId === null) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
     const { rows, total } = await listIssues(ctx.db, orgId, { ...(projectId ? { projectId } : {}), ...(status ? { status } : {}), ...(category ? { category } : {}), ...(testCaseId ? { testCaseId } : {}), limit, offset });
+    // No issues of a named project: say whether the project exists at all.
+    if (total === 0 && projectId) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: rows.map(toIssueBody), pagination: { limit, offset, total } });
   });
 

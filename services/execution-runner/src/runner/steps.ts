@@ -158,8 +158,13 @@ async function assertEgressAllowed(ctx: StepContext, url: string): Promise<void>
 export function navigationError(ctx: StepContext, what: string, err: unknown): StepError {
   if (err instanceof StepError) return err;
   const message = (err as Error).message?.split('\n')[0] ?? String(err);
-  const refused = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/.test(message) ? ctx.egress?.proxy.peekBlocked().at(-1) : undefined;
-  if (refused) return new StepError(`${what} blocked by the egress policy (${refused.host}:${refused.port}: ${refused.reason})`, 'egress_blocked');
+  const viaProxy = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/.test(message);
+  const refused = viaProxy ? ctx.egress?.proxy.peekBlocked().at(-1) : undefined;
+  const failed = viaProxy ? ctx.egress?.proxy.lastFailed() : undefined;
+  // The more recent of the two is what ended this navigation.
+  if (refused && (!failed || refused.at >= failed.at)) return new StepError(`${what} blocked by the egress policy (${refused.host}:${refused.port}: ${refused.reason})`, 'egress_blocked');
+  // Say what Chromium would have said without the proxy in between.
+  if (failed) return new StepError(`${what} failed: net::${failed.code} (${failed.host}:${failed.port})`, 'navigation_failed');
   return new StepError(`${what} failed: ${message}`, 'navigation_failed');
 }
 
