@@ -6,3 +6,17 @@ export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from '
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS } from './discovery.schemas.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
+export {
+  PLAN_CATALOG,
+  PLAN_NAMES,
+  QUOTA_TYPES,
+  QUOTA_WARNING_PERCENT,
+  BROWSER_BILLING_UNIT_SECONDS,
+  billedBrowserSeconds,
+  periodResetsAt,
+  planLimits,
+  usagePeriod,
+  type PlanLimits,
+  type PlanName,
+  type QuotaType,
+} from './plans.js';

@@ -6,6 +6,7 @@ import { testCaseSchemas } from './testcase.schemas.js';
 import { executionSchemas } from './execution.schemas.js';
 import { discoverySchemas } from './discovery.schemas.js';
 import { webhookSchemas } from './webhook.schemas.js';
+import { saasSchemas } from './saas.schemas.js';
 import { EVENTS } from './events.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -15,7 +16,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...discoverySchemas, ...webhookSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...discoverySchemas, ...webhookSchemas, ...saasSchemas };
 
 export interface FieldError {
   /** Dotted path of the failing field, `body` for the whole body. */
