@@ -11,6 +11,12 @@ export interface ExecutionConfig extends CommonConfig {
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
+  /** Auth, asked before each scheduled run for the plan's API access and quotas; unset: not checked. */
+  authUrl: string | undefined;
+  /** false: this process fires no schedules (another replica does). */
+  schedulerEnabled: boolean;
+  /** How often due schedules are looked for (ms). */
+  schedulerIntervalMs: number;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -24,5 +30,8 @@ export function loadConfig(env: Env): ExecutionConfig {
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
+    authUrl: r.optionalUrl('AUTH_URL'),
+    schedulerEnabled: r.bool('SCHEDULER_ENABLED', { default: true }),
+    schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
   }));
 }

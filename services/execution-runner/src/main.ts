@@ -9,11 +9,17 @@ import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
 import { Runner } from './runner/worker.js';
+import type { Subscription } from '@assay/bus';
+import { AuthClient } from './clients/auth.client.js';
+import { subscribeExecutionSummaries } from './executions/summary.consumer.js';
+import { Scheduler } from './schedules/scheduler.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
   let runner: Runner | undefined;
   let notifier: ExecutionNotifier | undefined;
+  let scheduler: Scheduler | undefined;
+  let summaries: Subscription | undefined;
   await runService<ExecutionDatabase>({
     config,
     migrations,
@@ -36,11 +42,24 @@ startMain(async () => {
         });
         await runner.start();
       }
+      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
+      summaries = await subscribeExecutionSummaries({ bus, db: database.db, schema: config.schema });
+      if (config.schedulerEnabled) {
+        scheduler = new Scheduler({
+          db: database.db,
+          schema: config.schema,
+          testCases,
+          ...(config.authUrl ? { auth: new AuthClient(config.authUrl, config.internalTokenSecret) } : {}),
+          logger,
+          intervalMs: config.schedulerIntervalMs,
+        });
+        scheduler.start();
+      }
       return buildApp({
         db: database.db,
         schema: config.schema,
         logger,
-        testCases: new TestCaseClient(config.testCaseUrl, config.internalTokenSecret),
+        testCases,
         notifier,
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,
@@ -49,6 +68,8 @@ startMain(async () => {
       });
     },
     async stop() {
+      await scheduler?.stop();
+      await summaries?.close().catch(() => undefined);
       await runner?.stop();
       await notifier?.stop();
     },

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { artifactRoutes } from './artifacts/artifacts.routes.js';
 import type { ExecutionContext } from './context.js';
 import { executionRoutes } from './executions/executions.routes.js';
+import { scheduleRoutes } from './schedules/schedules.routes.js';
 
 /** Every router of the execution-runner. */
-export const ROUTERS: Array<(ctx: ExecutionContext) => Router> = [executionRoutes, artifactRoutes];
+export const ROUTERS: Array<(ctx: ExecutionContext) => Router> = [executionRoutes, artifactRoutes, scheduleRoutes];

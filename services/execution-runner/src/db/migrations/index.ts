@@ -2,10 +2,12 @@ import type { Migration } from '@assay/db';
 import { outboxMigration } from '@assay/bus';
 import * as createExecutionTables from './20261122140000_create_execution_tables.js';
 import * as addTraces from './20261122160000_add_traces.js';
+import * as createSchedules from './20261201130000_create_schedules.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
   '20261122135900_create_outbox': outboxMigration,
   '20261122140000_create_execution_tables': createExecutionTables,
   '20261122160000_add_traces': addTraces,
+  '20261201130000_create_schedules': createSchedules,
 };
