@@ -472,8 +472,8 @@ function saasEvents(): Record<string, EventContract> {
           execution_id: { type: 'string' },
           status: { type: 'string', enum: ['completed', 'failed', 'cancelled'] },
           duration_ms: { type: 'integer', minimum: 0 },
-          test_plan_id: { type: 'string' },
         },
+        additionalProperties: false,
       },
     },
     'discovery.page.crawled': {

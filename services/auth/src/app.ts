@@ -28,8 +28,8 @@ export function buildApp(deps: AuthAppDeps): Express {
   return createHttpApp({
     name: 'auth',
     logger: deps.logger,
-    bodyLimit: '256kb',
-    // Stripe's signature covers the raw body.
+    // Stripe's invoice events can carry many lines; its signature covers the raw body.
+    bodyLimit: '1mb',
     keepRawBody: true,
     ...(deps.ready ? { ready: deps.ready } : {}),
     mount(app) {

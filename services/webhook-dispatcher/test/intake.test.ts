@@ -62,7 +62,7 @@ describe('events to deliveries', () => {
         status: 'completed',
         test_plan: { id: 'tp', name: 'Smoke', project_id: 'p-1', project_name: 'Shop', started_at: 'x', completed_at: 'y', duration_ms: 1234, summary: { total: 2, passed: 1, failed: 1, skipped: 0, pass_rate: 50 }, failed_tests: [], url: 'u' },
       });
-      const summary = envelope(t, 'test.completed', { execution_id: 'e1', status: 'completed', duration_ms: 1234, test_plan_id: 'tp' });
+      const summary = envelope(t, 'test.completed', { execution_id: 'e1', status: 'completed', duration_ms: 1234 });
       const revoked = envelope(t, 'auth.key.revoked', { key_id: 'k', kind: 'api_key' });
       await bus.publish(TOPICS.testcases, [{ key: 'c1', value: created }, { key: 'c1', value: created }]);
       await bus.publish(TOPICS.orgEvents, [{ key: t.orgId, value: member }]);
@@ -75,7 +75,7 @@ describe('events to deliveries', () => {
       await new Promise((r) => setTimeout(r, 500)); // a duplicate, if any, would land now
       expect((await deliveredEvents(h.id)).map((e) => e.event).sort()).toEqual(['organization.member.added', 'test.case.created', 'test.completed', 'test.plan.completed']);
       // test.completed comes from the runner as an event of its own: delivered once, never derived again here.
-      expect(events.find((e) => e.event === 'test.completed')!.data).toEqual({ execution_id: 'e1', status: 'completed', duration_ms: 1234, test_plan_id: 'tp' });
+      expect(events.find((e) => e.event === 'test.completed')!.data).toEqual({ execution_id: 'e1', status: 'completed', duration_ms: 1234 });
       expect(events.find((e) => e.event === 'test.case.created')!.data).toEqual(created.data);
     } finally {
       for (const s of subs) await s.close();

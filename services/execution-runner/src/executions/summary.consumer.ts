@@ -27,7 +27,7 @@ export function subscribeExecutionSummaries(opts: { bus: Bus; db: Kysely<Executi
             organization_id: envelope.organization_id,
             ...(envelope.project_id ? { project_id: envelope.project_id } : {}),
             key: data.execution_id,
-            data: { execution_id: data.execution_id, status: data.status ?? 'completed', duration_ms: data.test_plan.duration_ms, test_plan_id: data.test_plan.id },
+            data: { execution_id: data.execution_id, status: data.status ?? 'completed', duration_ms: data.test_plan.duration_ms },
           },
         ]);
       });

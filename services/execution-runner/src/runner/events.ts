@@ -121,5 +121,5 @@ export function planCompletedEvent(e: ExecutionRow, results: TestResultRow[], pu
 export function summaryEvent(e: ExecutionRow): NewEvent {
   const end = e.completed_at ?? e.cancelled_at ?? new Date();
   const durationMs = e.started_at ? Math.max(0, end.getTime() - e.started_at.getTime()) : 0;
-  return base(e, 'test.completed', { execution_id: e.id, status: e.status, duration_ms: durationMs, test_plan_id: e.test_plan_id });
+  return base(e, 'test.completed', { execution_id: e.id, status: e.status, duration_ms: durationMs });
 }
