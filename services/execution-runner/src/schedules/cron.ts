@@ -49,17 +49,16 @@ export function nextOccurrence(cron: string, timezone: string, after: Date): Dat
 
 /**
  * Occurrences from `due` (itself an occurrence) up to `now`: the latest of
- * them, which is the one to run, and how many earlier ones were missed.
+ * them, which is the one to run, and how many earlier ones were missed
+ * (counted up to 10,000).
  */
 export function catchUp(cron: string, timezone: string, due: Date, now: Date): { latest: Date; missed: number } {
+  if (now.getTime() <= due.getTime()) return { latest: due, missed: 0 };
+  const back = CronExpressionParser.parse(cron.trim(), { tz: timezone, currentDate: new Date(now.getTime() + 1) });
+  const prev = back.hasPrev() ? back.prev().toDate() : due;
+  const latest = prev.getTime() > due.getTime() ? prev : due;
   const expr = CronExpressionParser.parse(cron.trim(), { tz: timezone, currentDate: due });
-  let latest = due;
   let missed = 0;
-  while (missed < MISSED_COUNT_CAP && expr.hasNext()) {
-    const next = expr.next().toDate();
-    if (next.getTime() > now.getTime()) break;
-    latest = next;
-    missed += 1;
-  }
+  while (missed < MISSED_COUNT_CAP && expr.hasNext() && expr.next().toDate().getTime() <= latest.getTime()) missed += 1;
   return { latest, missed };
 }
