@@ -15,13 +15,13 @@ export interface PgBusOptions {
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
 
-/** Runs `fn` again (up to 5 times, after a short random pause) when Postgres ends it as a deadlock victim. */
+/** Runs `fn` again (up to 10 times, after a short random pause) when Postgres ends it as a deadlock victim. */
 async function retryOnDeadlock<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+      if ((err as { code?: string }).code !== '40P01' || attempt >= 10) throw err;
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
     }
   }
