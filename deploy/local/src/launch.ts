@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig } from '@assay/config';
-import { ensureDatabase } from '@assay/embedded-pg';
+import { ensureDatabase, freePort } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 
 /**
@@ -42,6 +42,9 @@ const config = (() => {
       bus: r.oneOf('BUS', ['pg', 'kafka'] as const, { default: 'pg' }),
       kafkaBrokers: r.optionalString('KAFKA_BROKERS') ?? '',
       publicBaseUrl: r.optionalUrl('PUBLIC_BASE_URL'),
+      redisUrl: r.optionalUrl('REDIS_URL'),
+      redisPort: r.int('ASSAY_REDIS_PORT', { default: 0, min: 0, max: 65535 }),
+      redisServer: r.string('REDIS_SERVER_PATH', { default: 'redis-server' }),
     }));
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : err);
@@ -52,6 +55,7 @@ const config = (() => {
 const gatewayUrl = config.publicBaseUrl ?? `http://localhost:${config.gatewayPort}`;
 const children: Array<{ name: string; proc: ChildProcess }> = [];
 let postgres: ChildProcess | undefined;
+let redis: ChildProcess | undefined;
 let stopping = false;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -182,6 +186,53 @@ function startPostgres(): Promise<string> {
   });
 }
 
+/**
+ * Debian's redis-server for the gateway's shared rate-limit counters, data in
+ * `$ASSAY_HOME/redis`, loopback only. Resolves with its URL, or undefined when
+ * redis-server is missing (the gateway then counts in its own process).
+ */
+async function startRedis(): Promise<string | undefined> {
+  const dir = path.join(config.home, 'redis');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const port = config.redisPort || (await freePort());
+  const proc = spawn(config.redisServer, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '300 10', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const started = await new Promise<boolean>((resolve) => {
+    proc.once('error', () => resolve(false));
+    proc.once('spawn', () => resolve(true));
+  });
+  if (!started) {
+    console.error(`[launcher] ${config.redisServer} not found (make setup installs it): rate-limit counters stay in the gateway process`);
+    return undefined;
+  }
+  redis = proc;
+  prefixLines('redis', proc.stdout, process.stdout);
+  prefixLines('redis', proc.stderr, process.stderr);
+  // Redis going away is not fatal: the gateway counts in process until it is back.
+  proc.on('exit', (code) => {
+    if (!stopping) console.error(`[launcher] redis-server exited (code ${code}); the gateway counts rate limits in process meanwhile`);
+  });
+  const deadline = Date.now() + 15_000;
+  while (!(await portAnswers(port))) {
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return `redis://127.0.0.1:${port}`;
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -194,6 +245,10 @@ async function shutdown(code: number): Promise<void> {
       new Promise<boolean>((r) => setTimeout(() => r(false), 8000)),
     ]);
     if (!exited) proc.kill('SIGKILL');
+  }
+  if (redis && redis.exitCode === null) {
+    redis.kill('SIGTERM');
+    await Promise.race([new Promise((r) => redis!.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
   }
   if (postgres && postgres.exitCode === null) {
     postgres.kill('SIGTERM');
@@ -227,6 +282,9 @@ async function main(): Promise<void> {
     databaseUrl = await ensureDatabase(await startPostgres(), 'assay');
   }
 
+  const redisUrl = config.redisUrl ?? (await startRedis());
+  if (redisUrl && !config.redisUrl) say(`[launcher] redis-server for shared rate limits (data in ${path.join(config.home, 'redis')})`);
+
   const common = {
     DATABASE_URL: databaseUrl,
     BUS: config.bus,
@@ -245,7 +303,8 @@ async function main(): Promise<void> {
   const executionRunner: ServiceSpec = {
     name: 'execution-runner',
     port: config.executionRunnerPort,
-    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency), ...egress },
+    // AUTH_URL: the scheduler asks auth for the plan's API access and quotas before each scheduled run.
+    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency), AUTH_URL: local(auth), ...egress },
   };
   const discoveryCrawler: ServiceSpec = {
     name: 'discovery-crawler',
@@ -277,6 +336,7 @@ async function main(): Promise<void> {
       DISCOVERY_CRAWLER_URL: local(discoveryCrawler),
       ANALYSIS_URL: local(analysis),
       WEBHOOK_DISPATCHER_URL: local(webhookDispatcher),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },
   };
 

@@ -15,6 +15,18 @@ export interface PgBusOptions {
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
 
+/** Runs `fn` again (up to 10 times, after a short random pause) when Postgres ends it as a deadlock victim. */
+async function retryOnDeadlock<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
+    }
+  }
+}
+
 function queueName(topic: string, group: string, instance?: string): string {
   return [topic.replace(/\./g, '_'), group.replace(/-/g, '_'), instance].filter(Boolean).join('__');
 }
@@ -64,14 +76,18 @@ export class PgBus implements Bus {
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (!GROUP_NAME.test(opts.group)) throw new Error(`Invalid consumer group "${opts.group}"`);
     const name = queueName(opts.topic, opts.group, opts.broadcast ? this.instance : undefined);
-    await this.boss.createQueue(name, {
-      name,
-      retryLimit: opts.broadcast ? 0 : 25,
-      retryDelay: 1,
-      retryBackoff: true,
-      // A broadcast queue of a process that died is not drained: keep its messages briefly.
-      ...(opts.broadcast ? { retentionMinutes: 5, expireInSeconds: 60 } : { expireInSeconds: 15 * 60 }),
-    });
+    // pg-boss 10 creates a queue's partition with an ALTER TABLE; two processes creating
+    // queues at once (services starting side by side) can deadlock: Postgres ends one, which retries.
+    await retryOnDeadlock(() =>
+      this.boss.createQueue(name, {
+        name,
+        retryLimit: opts.broadcast ? 0 : 25,
+        retryDelay: 1,
+        retryBackoff: true,
+        // A broadcast queue of a process that died is not drained: keep its messages briefly.
+        ...(opts.broadcast ? { retentionMinutes: 5, expireInSeconds: 60 } : { expireInSeconds: 15 * 60 }),
+      }),
+    );
     await this.boss.subscribe(opts.topic, name);
     const batchSize = Math.max(1, opts.concurrency ?? 1);
     // Set once work() returns; the handler reads it to wake its own worker.

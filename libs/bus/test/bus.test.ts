@@ -95,6 +95,17 @@ describe('pg bus', () => {
   });
 });
 
+describe('pg bus start-up', () => {
+  it('subscribes many groups from several processes at once without failing (pg-boss deadlocks are retried)', async () => {
+    const processes = [await newBus(), await newBus(), await newBus()];
+    const topics = [TOPICS.executionEvents, TOPICS.discoveryEvents, TOPICS.orgEvents, TOPICS.testcases];
+    const subscriptions = await Promise.all(
+      processes.flatMap((bus, p) => topics.map((topic, t) => bus.subscribe({ topic, group: `startup-${p}-${t}`, handler: async () => undefined }))),
+    );
+    expect(subscriptions).toHaveLength(12);
+  });
+});
+
 describe('outbox', () => {
   it('publishes committed events through the relay and never rolled-back ones', async () => {
     const bus = await newBus();

@@ -1,4 +1,5 @@
 import { API_KEY_SCOPES } from './scopes.js';
+import { PLAN_NAMES } from './plans.js';
 import type { JsonSchema } from './json-schema.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
@@ -133,7 +134,7 @@ export const authSchemas: Record<string, JsonSchema> = {
     properties: {
       id: { type: 'string' },
       name: { type: 'string' },
-      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+      plan: { type: 'string', enum: [...PLAN_NAMES] },
       status: { type: 'string', enum: ['active', 'suspended', 'deleted'] },
       created_at: timestamp,
     },
@@ -216,7 +217,7 @@ export const authSchemas: Record<string, JsonSchema> = {
     required: ['name', 'plan', 'owner'],
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 200 },
-      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+      plan: { type: 'string', enum: [...PLAN_NAMES] },
       owner: {
         type: 'object',
         additionalProperties: false,
@@ -235,7 +236,7 @@ export const authSchemas: Record<string, JsonSchema> = {
     properties: {
       organization_name: { type: 'string', minLength: 1, maxLength: 200 },
       email: { type: 'string', format: 'email', maxLength: 254 },
-      plan: { type: 'string', enum: ['starter', 'growth', 'pro'] },
+      plan: { type: 'string', enum: [...PLAN_NAMES] },
     },
   },
 };

@@ -1,4 +1,5 @@
 import { DISCOVERY_FLOW } from './discovery.schemas.js';
+import { PLAN_NAMES, QUOTA_TYPES } from './plans.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Kafka topic names (DESIGN.md, Events); the message key is the aggregate id. */
@@ -259,6 +260,7 @@ export const EVENTS: Record<string, EventContract> = {
     description: 'A user left the organization.',
     data: { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string' } } },
   },
+  ...saasEvents(),
 };
 
 export function eventTopic(type: string): Topic {
@@ -341,6 +343,155 @@ function testExecutionEvents(): Record<string, EventContract> {
           timeout_seconds: { type: 'integer' },
           partial_results: { type: 'object' },
         },
+      },
+    },
+  };
+}
+
+/** Quotas, billing, schedules, the execution summary, and the internal events behind them (issue 14). */
+function saasEvents(): Record<string, EventContract> {
+  const plan = { type: 'string', enum: [...PLAN_NAMES] };
+  const quota = { type: 'string', enum: [...QUOTA_TYPES] };
+  const invoice = {
+    type: 'object',
+    required: ['id', 'customer', 'currency', 'amount_due', 'amount_paid'],
+    properties: {
+      id: { type: 'string' },
+      number: { type: ['string', 'null'] },
+      customer: { type: 'string', description: 'The Stripe customer id.' },
+      subscription: { type: ['string', 'null'] },
+      currency: { type: 'string' },
+      amount_due: { type: 'integer', description: 'In the currency’s smallest unit (cents).' },
+      amount_paid: { type: 'integer' },
+      period_start: { type: ['string', 'null'] },
+      period_end: { type: ['string', 'null'] },
+      hosted_invoice_url: { type: ['string', 'null'] },
+    },
+  };
+  return {
+    'organization.quota.warning': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'A monthly quota reached 80% of its limit (once per quota and month).',
+      data: {
+        type: 'object',
+        required: ['quota', 'usage_percent', 'used', 'limit', 'period'],
+        properties: { quota, usage_percent: { type: 'number' }, used: { type: 'number' }, limit: { type: 'number' }, unit: { type: 'string' }, period: { type: 'string' }, resets_at: { type: 'string' }, plan },
+      },
+    },
+    'organization.quota.exceeded': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'A monthly quota is used up: new work of that kind is refused until it resets (once per quota and month).',
+      data: {
+        type: 'object',
+        required: ['quota', 'used', 'limit', 'period', 'resets_at'],
+        properties: { quota, usage_percent: { type: 'number' }, used: { type: 'number' }, limit: { type: 'number' }, unit: { type: 'string' }, period: { type: 'string' }, resets_at: { type: 'string' }, plan },
+      },
+    },
+    'billing.subscription.updated': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'The organization’s plan changed (operator or billing provider): old and new plan; the new limits apply at once.',
+      data: {
+        type: 'object',
+        required: ['old_plan', 'new_plan', 'source'],
+        properties: {
+          old_plan: plan,
+          new_plan: plan,
+          source: { type: 'string', enum: ['operator', 'stripe'] },
+          stripe_subscription_id: { type: 'string' },
+          changed_at: { type: 'string' },
+        },
+      },
+    },
+    'billing.subscription.cancelled': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'The subscription ended: the cancellation date; the organization falls to the `free` plan.',
+      data: {
+        type: 'object',
+        required: ['cancelled_at', 'old_plan', 'new_plan'],
+        properties: {
+          cancelled_at: { type: 'string' },
+          old_plan: plan,
+          new_plan: plan,
+          stripe_subscription_id: { type: 'string' },
+          reason: { type: ['string', 'null'] },
+        },
+      },
+    },
+    'billing.payment.succeeded': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'An invoice was paid: its details.',
+      data: { type: 'object', required: ['invoice'], properties: { invoice, paid_at: { type: ['string', 'null'] } } },
+    },
+    'billing.payment.failed': {
+      topic: TOPICS.orgEvents,
+      visibility: 'public',
+      description: 'Paying an invoice failed: the failure reason, the attempt count and the next attempt.',
+      data: {
+        type: 'object',
+        required: ['invoice', 'failure_reason'],
+        properties: { invoice, failure_reason: { type: 'string' }, attempt_count: { type: 'integer' }, next_payment_attempt: { type: ['string', 'null'] } },
+      },
+    },
+    'test.plan.scheduled': {
+      topic: TOPICS.executionEvents,
+      visibility: 'public',
+      description: 'A schedule of a test plan fired and started an execution: the schedule’s details.',
+      data: {
+        type: 'object',
+        required: ['schedule', 'execution_id', 'test_plan'],
+        properties: {
+          execution_id: { type: 'string' },
+          schedule: {
+            type: 'object',
+            required: ['id', 'cron', 'timezone', 'scheduled_for'],
+            properties: {
+              id: { type: 'string' },
+              cron: { type: 'string' },
+              timezone: { type: 'string' },
+              environment: { type: ['string', 'null'] },
+              scheduled_for: { type: 'string', description: 'The occurrence this run is for.' },
+              missed_occurrences: { type: 'integer', description: 'Earlier occurrences missed while no scheduler ran; they are not run (one run on recovery).' },
+              next_run_at: { type: ['string', 'null'] },
+            },
+          },
+          test_plan: { type: 'object', required: ['id', 'name', 'project_id'], properties: { id: { type: 'string' }, name: { type: 'string' }, project_id: { type: 'string' } } },
+        },
+      },
+    },
+    'test.completed': {
+      topic: TOPICS.executionEvents,
+      visibility: 'public',
+      description: 'The summary of any finished execution, whatever its end (completed, failed or cancelled): `{execution_id, status, duration_ms}`.',
+      data: {
+        type: 'object',
+        required: ['execution_id', 'status', 'duration_ms'],
+        properties: {
+          execution_id: { type: 'string' },
+          status: { type: 'string', enum: ['completed', 'failed', 'cancelled'] },
+          duration_ms: { type: 'integer', minimum: 0 },
+        },
+        additionalProperties: false,
+      },
+    },
+    'discovery.page.crawled': {
+      topic: TOPICS.discoveryEvents,
+      visibility: 'internal',
+      description: 'The crawler fetched one page of a session (auth meters discovery pages from it).',
+      data: { type: 'object', required: ['session_id', 'url'], properties: { session_id: { type: 'string' }, url: { type: 'string' } } },
+    },
+    'auth.organization.access_changed': {
+      topic: TOPICS.authEvents,
+      visibility: 'internal',
+      description: 'What the organization’s credentials may do changed (plan, quota, a member’s role or removal); gateways drop its cached answers.',
+      data: {
+        type: 'object',
+        required: ['reason'],
+        properties: { reason: { type: 'string', enum: ['plan_changed', 'quota_exceeded', 'member_changed'] } },
       },
     },
   };

@@ -26,3 +26,17 @@ export {
   type StepParam,
 } from './steps.js';
 export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';
+export {
+  PLAN_CATALOG,
+  PLAN_NAMES,
+  QUOTA_TYPES,
+  QUOTA_WARNING_PERCENT,
+  BROWSER_BILLING_UNIT_SECONDS,
+  billedBrowserSeconds,
+  periodResetsAt,
+  planLimits,
+  usagePeriod,
+  type PlanLimits,
+  type PlanName,
+  type QuotaType,
+} from './plans.js';

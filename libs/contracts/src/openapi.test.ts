@@ -151,3 +151,19 @@ describe('buildOpenApi', () => {
     expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
   });
 });
+
+describe('the SaaS routes in the document', () => {
+  it('lists members, usage, invitations, the Stripe webhook and schedules with their schemas', () => {
+    const doc = build(['gateway', 'auth', 'execution-runner']);
+    expect(doc.paths['/api/organizations/current/members']!.post!.requestBody!.content['application/json']!.schema.$ref).toBe('#/components/schemas/MemberAddRequest');
+    expect(Object.keys(doc.paths['/api/organizations/current/members/{user_id}']!).sort()).toEqual(['delete', 'patch']);
+    expect(doc.paths['/api/organizations/current/usage']!.get!.responses['200']!.content!['application/json']!.schema!.$ref).toBe('#/components/schemas/Usage');
+    expect(doc.paths['/api/auth/accept-invitation']!.post!.security).toEqual([]);
+    expect(doc.paths['/api/billing/stripe/webhook']!.post!.security).toEqual([]);
+    expect(Object.keys(doc.paths['/api/v1/test-plans/{test_plan_id}/schedules']!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}']!).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Schedule', 'ScheduleList', 'QuotaUsage', 'MemberAdded', 'InvitationAccepted']));
+    // Without the runner, no schedule route is listed.
+    expect(Object.keys(build(['gateway', 'auth']).paths).filter((p) => p.includes('schedules'))).toEqual([]);
+  });
+});

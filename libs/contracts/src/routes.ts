@@ -167,6 +167,8 @@ export const ROUTES: RouteContract[] = [
   ...webhookRoutes(),
   // analysis
   ...analysisRoutes(),
+  // members, usage, billing, schedules (issue 14)
+  ...saasRoutes(),
   // gateway
   {
     method: 'GET',
@@ -526,5 +528,97 @@ function analysisRoutes(): RouteContract[] {
       response: { status: 200, schema: 'TestCaseFlakiness' },
       errors: [404],
     }),
+  ];
+}
+
+function saasRoutes(): RouteContract[] {
+  const org = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'auth', tag: 'Organizations', ...r });
+  const admins = 'Owner and admins (and unscoped keys, which act as Admin); members get 403.';
+  const schedule = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Schedules', ...r });
+  const planId = idParam('test_plan_id');
+  const scheduleId = idParam('schedule_id');
+  return [
+    org({
+      method: 'POST',
+      path: '/api/organizations/current/members',
+      summary: 'Add a member (inviting a new e-mail)',
+      description: `${admins} A new e-mail gets an account and an invitation token (7 days) to set its password with accept-invitation; an existing account joins at once. Team size per plan: Starter 5, Growth 20, Pro unlimited (403 \`insufficient_permissions\` with \`details.limit\` past it).`,
+      body: 'MemberAddRequest',
+      response: { status: 201, schema: 'MemberAdded' },
+      errors: [400, 409],
+    }),
+    org({
+      method: 'PATCH',
+      path: '/api/organizations/current/members/{user_id}',
+      summary: 'Change a member’s role (admin or member)',
+      description: `${admins} The owner’s role changes only by transfer-ownership (409).`,
+      params: [idParam('user_id')],
+      body: 'MemberUpdateRequest',
+      response: { status: 200, schema: 'Member' },
+      errors: [400, 404, 409],
+    }),
+    org({
+      method: 'DELETE',
+      path: '/api/organizations/current/members/{user_id}',
+      summary: 'Remove a member',
+      description: `${admins} The owner cannot be removed (409). The member’s sessions stop working in this organization at once.`,
+      params: [idParam('user_id')],
+      response: { status: 200, schema: 'MemberRemoved' },
+      errors: [404, 409],
+    }),
+    org({
+      method: 'GET',
+      path: '/api/organizations/current/usage',
+      summary: 'This month’s use of each quota, its limit and percentage',
+      description: 'Browser minutes (each test case run billed in 30-second units, rounded up), discovery pages crawled and executions started, per calendar month (UTC).',
+      response: { status: 200, schema: 'Usage' },
+    }),
+    {
+      method: 'POST',
+      path: '/api/auth/accept-invitation',
+      service: 'auth',
+      tag: 'Authentication',
+      summary: 'Accept an invitation: set the password and sign in',
+      description: 'No credential: the invitation token is one. Answers a session token like login. An unknown, used or expired token answers 400.',
+      auth: false,
+      body: 'AcceptInvitationRequest',
+      response: { status: 200, schema: 'InvitationAccepted' },
+      errors: [400],
+    },
+    {
+      method: 'POST',
+      path: '/api/billing/stripe/webhook',
+      service: 'auth',
+      tag: 'Billing',
+      summary: 'Stripe webhook endpoint (operators point Stripe here)',
+      description:
+        'No Assay credential: the `Stripe-Signature` header is verified with the endpoint secret (`STRIPE_WEBHOOK_SECRET`); a bad or missing signature answers 400 and changes nothing. Events are handled once per id. `customer.subscription.updated` → plan change, `customer.subscription.deleted` → cancelled (plan `free`), `invoice.payment_succeeded`, `invoice.payment_failed`. 501 when billing is not configured.',
+      auth: false,
+      response: { status: 200, schema: 'StripeWebhookReceived' },
+      errors: [400, 413, 415],
+    },
+    schedule({
+      method: 'POST',
+      path: '/api/v1/test-plans/{test_plan_id}/schedules',
+      summary: 'Schedule a test plan (5-field cron in a time zone)',
+      description: 'Each occurrence starts one execution and emits `test.plan.scheduled`. The answer lists the next five run times. At most 10 schedules per plan.',
+      params: [planId],
+      body: 'ScheduleCreateRequest',
+      response: { status: 201, schema: 'Schedule' },
+      errors: [400, 404, 409],
+    }),
+    schedule({ method: 'GET', path: '/api/v1/test-plans/{test_plan_id}/schedules', summary: 'List a test plan’s schedules', params: [planId], response: { status: 200, schema: 'ScheduleList' }, errors: [404] }),
+    schedule({ method: 'GET', path: '/api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', summary: 'Get a schedule with its next run times', params: [planId, scheduleId], response: { status: 200, schema: 'Schedule' }, errors: [404] }),
+    schedule({
+      method: 'PATCH',
+      path: '/api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}',
+      summary: 'Change a schedule (any subset of its fields)',
+      description: 'A new cron or time zone recomputes the next run; `enabled: false` pauses it.',
+      params: [planId, scheduleId],
+      body: 'ScheduleUpdateRequest',
+      response: { status: 200, schema: 'Schedule' },
+      errors: [400, 404],
+    }),
+    schedule({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', summary: 'Delete a schedule', params: [planId, scheduleId], response: { status: 200, schema: 'ScheduleDeleted' }, errors: [404] }),
   ];
 }

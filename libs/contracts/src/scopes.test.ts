@@ -31,6 +31,10 @@ describe('requiredScope', () => {
     ['GET', '/api/auth/me', 'organization:read'],
     ['POST', '/api/organizations/current/transfer-ownership', 'organization:write'],
     ['DELETE', '/api/organizations/current', 'organization:write'],
+    ['POST', '/api/v1/test-plans/tp_1/schedules', 'executions:write'],
+    ['GET', '/api/v1/test-plans/tp_1/schedules/s_1', 'executions:read'],
+    ['GET', '/api/test-plans/tp_1/schedules', 'executions:read'],
+    ['POST', '/api/v1/test-plans/tp_1/test-cases', 'test_cases:write'],
   ])('requires for %s %s the scope %s', (method, path, scope) => {
     expect(requiredScope(method, path)).toBe(scope);
   });

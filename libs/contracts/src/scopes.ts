@@ -22,6 +22,8 @@ export type ScopeArea = 'projects' | 'test_cases' | 'executions' | 'discovery' |
 
 const AREA_BY_PREFIX: Array<[RegExp, ScopeArea]> = [
   [/^\/(api\/v1|api|v1)\/projects(\/|$)/, 'projects'],
+  // Schedules start executions: they need the executions scope, not the test-case one.
+  [/^\/(api\/v1|api)\/test-plans\/[^/]+\/schedules(\/|$)/, 'executions'],
   [/^\/(api\/v1|api)\/(test-cases|test-plans)(\/|$)/, 'test_cases'],
   [/^\/(api\/v1|api)\/(executions|artifacts)(\/|$)/, 'executions'],
   [/^\/api\/v1\/issues(\/|$)/, 'executions'],

@@ -7,6 +7,7 @@ import { executionSchemas } from './execution.schemas.js';
 import { discoverySchemas } from './discovery.schemas.js';
 import { webhookSchemas } from './webhook.schemas.js';
 import { analysisSchemas } from './analysis.schemas.js';
+import { saasSchemas } from './saas.schemas.js';
 import { EVENTS } from './events.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -16,7 +17,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
 
 export interface FieldError {
   /** Dotted path of the failing field, `body` for the whole body. */

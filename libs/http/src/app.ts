@@ -13,6 +13,8 @@ export interface HttpAppOptions {
   extraContentTypes?: string[];
   /** false: leave bodies unread (the gateway streams them to services). Default true. */
   parseJson?: boolean;
+  /** Keep each JSON body's raw bytes in `req.rawBody` (signature checks, such as Stripe's, need them). */
+  keepRawBody?: boolean;
   /** Readiness check behind `GET /readyz`: name → reachable. */
   ready?: () => Promise<Record<string, boolean>>;
   /** Mounts the service's routers; runs after parsing and before the 404 and error handlers. */
@@ -73,7 +75,14 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     }
     next();
   });
-  if (opts.parseJson !== false) app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: true, reviver: refuseUnstorableStrings }));
+  if (opts.parseJson !== false) app.use(
+      express.json({
+        limit: opts.bodyLimit ?? '1mb',
+        strict: true,
+        reviver: refuseUnstorableStrings,
+        ...(opts.keepRawBody ? { verify: (req: unknown, _res: unknown, buf: Buffer) => void ((req as { rawBody?: Buffer }).rawBody = buf) } : {}),
+      }),
+    );
 
   opts.mount(app);
 

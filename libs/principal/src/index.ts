@@ -10,7 +10,8 @@ export const PRINCIPAL_KINDS = ['service_key', 'api_key', 'session', 'service'] 
 export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
-export const PLANS = ['starter', 'growth', 'pro'] as const;
+/** The plans of the plan catalog (`@assay/contracts` PLAN_CATALOG); `free` has no API access. */
+export const PLANS = ['free', 'starter', 'growth', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
 
 export interface Principal {

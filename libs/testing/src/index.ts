@@ -1,7 +1,12 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { dropDatabase, ensureDatabase } from '@assay/embedded-pg';
+import { dropDatabase, ensureDatabase, freePort } from '@assay/embedded-pg';
 
 /**
  * Helpers for integration tests: a fresh database per test file on the
@@ -116,3 +121,74 @@ export function rawGet(baseUrl: string, path: string): Promise<{ status: number;
 }
 
 export const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM, then SIGKILL); its data is not kept. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after `stop`). */
+  start(): Promise<void>;
+  /** Stops it and removes its directory. */
+  close(): Promise<void>;
+}
+
+/** Answers true when a Redis server on `port` replies PONG to PING. */
+function redisPongs(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (d) => done(d.toString('utf8').startsWith('+PONG')));
+  });
+}
+
+/**
+ * Debian's `redis-server` on a free loopback port with its files in a new
+ * temporary directory (no persistence), for tests of Redis-backed features.
+ */
+export async function startTestRedis(binary = process.env.REDIS_SERVER_PATH ?? 'redis-server'): Promise<TestRedis> {
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(tmpdir(), 'assay-redis-'));
+  let proc: ChildProcess | undefined;
+  const start = async () => {
+    const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    proc = child;
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const deadline = Date.now() + 15_000;
+    while (!(await redisPongs(port))) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited (code ${child.exitCode}): ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port} within 15 s: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const stop = async () => {
+    const child = proc;
+    proc = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    async close() {
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

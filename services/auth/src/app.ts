@@ -12,16 +12,25 @@ export interface AuthAppDeps {
   logger: Logger;
   internalTokenSecret: string;
   session: { secret: string; ttlSeconds: number };
+  stripeWebhookSecret?: string;
   ready?: () => Promise<Record<string, boolean>>;
 }
 
 /** The auth service's express app; it never listens. */
 export function buildApp(deps: AuthAppDeps): Express {
-  const ctx: AuthContext = { db: deps.db, schema: deps.schema, session: deps.session, logger: deps.logger };
+  const ctx: AuthContext = {
+    db: deps.db,
+    schema: deps.schema,
+    session: deps.session,
+    logger: deps.logger,
+    ...(deps.stripeWebhookSecret ? { stripeWebhookSecret: deps.stripeWebhookSecret } : {}),
+  };
   return createHttpApp({
     name: 'auth',
     logger: deps.logger,
-    bodyLimit: '256kb',
+    // Stripe's invoice events can carry many lines; its signature covers the raw body.
+    bodyLimit: '1mb',
+    keepRawBody: true,
     ...(deps.ready ? { ready: deps.ready } : {}),
     mount(app) {
       app.use(verifyPrincipalHeader(deps.internalTokenSecret));

@@ -10,4 +10,6 @@ export interface AuthContext {
   schema: string;
   session: SessionConfig;
   logger: Logger;
+  /** Stripe's webhook endpoint secret; unset: the billing endpoint answers 501. */
+  stripeWebhookSecret?: string;
 }

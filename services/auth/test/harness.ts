@@ -10,17 +10,23 @@ export const SESSION_SECRET = 'test-session-secret-0123456789abcdefghij';
 
 export interface AuthHarness {
   database: Database<AuthDatabase>;
+  /** The test database's URL (for a bus on it). */
+  databaseUrl: string;
   server: TestServer;
   call(method: string, path: string, opts?: { principal?: Principal | null; body?: unknown; token?: string }): Promise<{ status: number; body: any }>;
   /** Provisions an organization with an owner through the internal API. */
   newOrganization(plan?: 'starter' | 'growth' | 'pro'): Promise<{ orgId: string; userId: string; email: string; password: string; owner: Principal }>;
   authenticate(credential: string): Promise<{ status: number; body: any }>;
+  /** Events in auth's outbox, oldest first (optionally of one type and organization). */
+  events(type?: string, orgId?: string): Promise<any[]>;
   close(): Promise<void>;
 }
 
+export const STRIPE_SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
+
 let counter = 0;
 
-export async function startAuth(): Promise<AuthHarness> {
+export async function startAuth(opts: { stripeWebhookSecret?: string } = {}): Promise<AuthHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const database = createDatabase<AuthDatabase>({ connectionString: testDb.url, schema: 'auth' });
   await migrateToLatest(database, migrations);
@@ -30,6 +36,7 @@ export async function startAuth(): Promise<AuthHarness> {
     logger: createSilentLogger(),
     internalTokenSecret: TEST_INTERNAL_SECRET,
     session: { secret: SESSION_SECRET, ttlSeconds: 3600 },
+    stripeWebhookSecret: opts.stripeWebhookSecret ?? STRIPE_SECRET,
   });
   const server = await listen(app);
 
@@ -50,9 +57,14 @@ export async function startAuth(): Promise<AuthHarness> {
 
   return {
     database,
+    databaseUrl: testDb.url,
     server,
     call,
     authenticate: (credential) => call('POST', '/internal/authenticate', { body: { credential } }),
+    async events(type, orgId) {
+      const rows = await database.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
+      return rows.map((r) => r.envelope as any).filter((e) => (!type || e.event === type) && (!orgId || e.organization_id === orgId));
+    },
     async newOrganization(plan = 'pro') {
       counter += 1;
       const email = `owner${counter}-${Date.now()}@example.test`;

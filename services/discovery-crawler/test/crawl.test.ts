@@ -94,6 +94,10 @@ describe('a crawl of the fixture site', () => {
     const completed = await h.events('discovery.session.completed');
     expect(completed).toHaveLength(1);
     expect(completed[0].data).toMatchObject({ session_id: sessionId, pages_found: results.pages.length, flows_detected: results.flows.length });
+    // One internal page event per crawled page, which auth meters.
+    const pages = await h.events('discovery.page.crawled');
+    expect(pages.map((e) => e.data.url).sort()).toEqual(results.pages.map((p: any) => p.url).sort());
+    expect(new Set(pages.map((e) => e.data.session_id))).toEqual(new Set([sessionId]));
   });
 
   it('replays the stream after completion and ends it', async () => {

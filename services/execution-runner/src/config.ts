@@ -16,6 +16,12 @@ export interface ExecutionConfig extends CommonConfig {
   artifacts: { maxBytes: number; orgQuotaBytes: number };
   /** What test steps and their pages may connect to (EGRESS_*). */
   egress: EgressSettings;
+  /** Auth, asked before each scheduled run for the plan's API access and quotas; unset: not checked. */
+  authUrl: string | undefined;
+  /** false: this process fires no schedules (another replica does). */
+  schedulerEnabled: boolean;
+  /** How often due schedules are looked for (ms). */
+  schedulerIntervalMs: number;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -34,5 +40,8 @@ export function loadConfig(env: Env): ExecutionConfig {
       orgQuotaBytes: r.int('ARTIFACT_ORG_QUOTA_BYTES', { default: 10 * 1024 * 1024 * 1024, min: 1024 * 1024, max: Number.MAX_SAFE_INTEGER }),
     },
     egress: readEgressSettings(r),
+    authUrl: r.optionalUrl('AUTH_URL'),
+    schedulerEnabled: r.bool('SCHEDULER_ENABLED', { default: true }),
+    schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
   }));
 }

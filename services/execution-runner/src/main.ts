@@ -11,12 +11,18 @@ import { BrowserPool } from '@assay/browser';
 import { EgressPolicy } from '@assay/egress';
 import { Runner } from './runner/worker.js';
 import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.js';
+import type { Subscription } from '@assay/bus';
+import { AuthClient } from './clients/auth.client.js';
+import { subscribeExecutionSummaries } from './executions/summary.consumer.js';
+import { Scheduler } from './schedules/scheduler.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
   let runner: Runner | undefined;
   let notifier: ExecutionNotifier | undefined;
   let janitor: ArtifactJanitor | undefined;
+  let scheduler: Scheduler | undefined;
+  let summaries: Subscription | undefined;
   await runService<ExecutionDatabase>({
     config,
     migrations,
@@ -41,11 +47,24 @@ startMain(async () => {
         });
         await runner.start();
       }
+      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
+      summaries = await subscribeExecutionSummaries({ bus, db: database.db, schema: config.schema });
+      if (config.schedulerEnabled) {
+        scheduler = new Scheduler({
+          db: database.db,
+          schema: config.schema,
+          testCases,
+          ...(config.authUrl ? { auth: new AuthClient(config.authUrl, config.internalTokenSecret) } : {}),
+          logger,
+          intervalMs: config.schedulerIntervalMs,
+        });
+        scheduler.start();
+      }
       return buildApp({
         db: database.db,
         schema: config.schema,
         logger,
-        testCases: new TestCaseClient(config.testCaseUrl, config.internalTokenSecret),
+        testCases,
         notifier,
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,
@@ -55,6 +74,8 @@ startMain(async () => {
       });
     },
     async stop() {
+      await scheduler?.stop();
+      await summaries?.close().catch(() => undefined);
       await runner?.stop();
       janitor?.stop();
       await notifier?.stop();

@@ -16,6 +16,9 @@ import { BrowserPool } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
 import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
+import type { AuthClient } from '../src/clients/auth.client.js';
+import { subscribeExecutionSummaries } from '../src/executions/summary.consumer.js';
+import { Scheduler } from '../src/schedules/scheduler.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app
 // on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
@@ -34,12 +37,15 @@ export interface RunnerHarness {
   resetShop(): void;
   database: Database<ExecutionDatabase>;
   execUrl: string;
-  tenant(): Tenant;
+  /** A new organization (or the one given), with an admin key's principal. */
+  tenant(orgId?: string, plan?: Principal['plan']): Tenant;
   /** The runner started with the harness. */
   runner: Runner;
   /** Starts another runner process-equivalent on the same database and bus. */
   startRunner(opts?: { leaseSeconds?: number; concurrency?: number }): Promise<Runner>;
   events(type?: string): Promise<any[]>;
+  /** A scheduler on the harness's database, as each runner process starts one (not started: call `tick`). */
+  scheduler(opts?: { now?: () => Date; auth?: AuthClient }): Scheduler;
   close(): Promise<void>;
 }
 
@@ -97,6 +103,9 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
     return runner;
   };
   const runner = await startRunner();
+  // test.completed for finished plan runs, as every runner process subscribes it.
+  const summaries = await subscribeExecutionSummaries({ bus: await newBus(), db: database.db, schema: 'execution' });
+  const testCaseClient = new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET);
 
   const execServer = await listen(
     buildApp({
@@ -130,9 +139,11 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
     execUrl: execServer.url,
     startRunner,
     runner,
-    tenant() {
-      const orgId = randomUUID();
-      const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };
+    scheduler(o = {}) {
+      return new Scheduler({ db: database.db, schema: 'execution', testCases: testCaseClient, logger, intervalMs: 60_000, ...o });
+    },
+    tenant(orgId = randomUUID(), plan = 'pro') {
+      const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan };
       const tc: Tenant['tc'] = (m, p, b) => request(tcServer.url, principal, m, p, b);
       return {
         orgId,
@@ -165,6 +176,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
     },
     async close() {
       for (const r of runners) await r.stop().catch(() => undefined);
+      await summaries.close().catch(() => undefined);
       await execServer.close();
       await relay.stop();
       await notifier.stop();

@@ -1,9 +1,11 @@
 import type { Express, NextFunction, Request, Response } from 'express';
+import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { buildOpenApi, requiredScope, type ServiceName } from '@assay/contracts';
 import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assay/principal';
+import { planRefusal, quotaRefusal } from './access/access.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { UpstreamName } from './config.js';
 import { docsRoutes } from './docs/docs.routes.js';
@@ -19,6 +21,8 @@ export interface GatewayDeps {
   internalTokenSecret: string;
   publicBaseUrl: string;
   rateLimitsEnabled: boolean;
+  /** Shared rate-limit counters; without it each gateway process counts alone. */
+  redis?: Redis;
   upstreamResponseTimeoutMs: number;
   ready?: () => Promise<Record<string, boolean>>;
 }
@@ -53,7 +57,7 @@ export function buildApp(deps: GatewayDeps): Express {
   const services = new Set<ServiceName>(['gateway', ...(Object.keys(deps.upstreams) as UpstreamName[])]);
   let openApiDoc: Record<string, unknown> | undefined;
   const openApi = () => (openApiDoc ??= buildOpenApi({ services, serverUrl: deps.publicBaseUrl }));
-  const limiters = deps.rateLimitsEnabled ? rateLimits() : [];
+  const limiters = deps.rateLimitsEnabled ? rateLimits({ logger: deps.logger, ...(deps.redis ? { redis: deps.redis } : {}) }) : [];
 
   return createHttpApp({
     name: 'gateway',
@@ -78,9 +82,10 @@ export function buildApp(deps: GatewayDeps): Express {
           res.locals.principal = servicePrincipal('gateway');
           return next();
         }
-        const { principal, key_id } = await deps.authenticator.authenticate(credentialOf(req));
+        const { principal, key_id, quotas_exceeded } = await deps.authenticator.authenticate(credentialOf(req));
         res.locals.principal = principal;
         res.locals.keyId = key_id;
+        res.locals.quotasExceeded = quotas_exceeded;
         if (principal.kind === 'api_key') {
           const scope = requiredScope(req.method, req.path);
           if (scope && !hasScope(principal, scope)) return next(forbidden(`This API key lacks the "${scope}" scope`));
@@ -89,6 +94,12 @@ export function buildApp(deps: GatewayDeps): Express {
       });
 
       for (const limiter of limiters) app.use(limiter);
+
+      // The plan's API access, then its monthly quotas for new work (both 403 insufficient_permissions).
+      app.use((req: Request, res: Response, next: NextFunction) => {
+        const principal = res.locals.principal as Principal;
+        next(planRefusal(principal, req.path) ?? quotaRefusal(req.method, req.path, res.locals.quotasExceeded) ?? undefined);
+      });
 
       app.use(async (req: Request, res: Response) => {
         const route = res.locals.route as ResolvedRoute;

@@ -13,6 +13,8 @@ export interface GatewayConfig extends CommonConfig {
   /** Longest wait for a service's response headers (ms); sync executions can take minutes. */
   upstreamResponseTimeoutMs: number;
   rateLimitsEnabled: boolean;
+  /** Redis for rate-limit counters shared by every replica; unset: counters per process. */
+  redisUrl: string | undefined;
   /** How often per-key usage is reported to auth (ms). */
   usageFlushMs: number;
 }
@@ -40,6 +42,7 @@ export function loadConfig(env: Env): GatewayConfig {
       upstreamConnectTimeoutMs: r.int('UPSTREAM_CONNECT_TIMEOUT_MS', { default: 4000, min: 100, max: 5000 }),
       upstreamResponseTimeoutMs: r.int('UPSTREAM_RESPONSE_TIMEOUT_MS', { default: 30 * 60_000, min: 1000 }),
       rateLimitsEnabled: r.bool('RATE_LIMITS_ENABLED', { default: true }),
+      redisUrl: r.optionalUrl('REDIS_URL'),
       usageFlushMs: r.int('USAGE_FLUSH_MS', { default: 1000, min: 50, max: 60_000 }),
     };
   });

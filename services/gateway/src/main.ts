@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { createBus } from '@assay/bus';
 import { ConfigError } from '@assay/config';
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   await bus.start();
   const subscription = await subscribeToAuthEvents(bus, authenticator);
 
+  const redis = config.redisUrl && config.rateLimitsEnabled ? await connectRedis(config.redisUrl, logger) : undefined;
+
   const app = buildApp({
     logger,
     authenticator,
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
     internalTokenSecret: config.internalTokenSecret,
     publicBaseUrl: config.publicBaseUrl,
     rateLimitsEnabled: config.rateLimitsEnabled,
+    ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
     ready: async () => ({ bus: await bus.isHealthy() }),
   });
@@ -51,11 +55,31 @@ async function main(): Promise<void> {
     await subscription.close().catch(() => undefined);
     await authenticator.close();
     await bus.stop();
+    redis?.disconnect();
     await dispatcher.close();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * A Redis client for the shared rate-limit counters. Commands fail at once
+ * while it is disconnected (no offline queue, 1 s command timeout), so a
+ * Redis outage never holds a request: the limiter counts in process
+ * meanwhile. It reconnects by itself; a start without Redis is not fatal.
+ */
+async function connectRedis(url: string, logger: ReturnType<typeof createLogger>): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000 });
+  let lastError = 0;
+  redis.on('error', (err) => {
+    if (Date.now() - lastError < 30_000) return;
+    lastError = Date.now();
+    logger.warn({ err: err.message }, 'redis unreachable; rate limits count in this process until it is back');
+  });
+  redis.on('ready', () => logger.info('redis connected: rate-limit counters are shared'));
+  await redis.connect().catch(() => undefined);
+  return redis;
 }
 
 main().catch((err) => {

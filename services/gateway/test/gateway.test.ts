@@ -17,6 +17,8 @@ import {
 } from '@assay/testing';
 import { buildApp as buildAuthApp } from '../../auth/src/app.js';
 import { migrations as authMigrations } from '../../auth/src/db/migrations/index.js';
+import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
+import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
 import { buildApp } from '../src/app.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { subscribeToAuthEvents } from '../src/auth/eviction.js';
@@ -27,6 +29,8 @@ const logger = createSilentLogger();
 let testDb: TestDatabase;
 let authDb: Database<any>;
 let authServer: TestServer;
+let testCaseDb: Database<any>;
+let testCaseServer: TestServer;
 let relay: OutboxRelay;
 const buses: PgBus[] = [];
 const closers: Array<() => Promise<unknown>> = [];
@@ -105,6 +109,9 @@ beforeAll(async () => {
   await relayBus.start();
   buses.push(relayBus);
   relay = startOutboxRelay({ db: authDb.db, listen: authDb.pool, schema: 'auth', bus: relayBus, logger, intervalMs: 200 });
+  testCaseDb = createDatabase({ connectionString: testDb.url, schema: 'testcase' });
+  await migrateToLatest(testCaseDb, testCaseMigrations);
+  testCaseServer = await listen(buildTestCaseApp({ db: testCaseDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
 });
 
 afterAll(async () => {
@@ -112,6 +119,8 @@ afterAll(async () => {
   await relay.stop();
   for (const b of buses) await b.stop();
   await authServer.close();
+  await testCaseServer.close();
+  await testCaseDb.close();
   await authDb.close();
   await testDb.drop();
 });
@@ -268,5 +277,88 @@ describe('gateway', () => {
     const res = await fetch(`${gw.url}/api/service-keys`, { method: 'POST', headers: { ...bearer(session), 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
     expect(((await res.json()) as { error: string }).error).toBe('unsupported_media_type');
+  });
+});
+
+describe('plans, quotas and the test-case rate limit', () => {
+  const setPlan = async (orgId: string, plan: string) => {
+    const res = await fetch(`${authServer.url}/internal/organizations/${orgId}/billing`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, servicePrincipal('test')) },
+      body: JSON.stringify({ plan }),
+    });
+    expect(res.status).toBe(200);
+  };
+
+  it('refuses every API call of a plan without API access with 403, but keeps the account routes open', async () => {
+    const gw = await startGateway({ upstreams: { auth: authServer.url, 'test-case': testCaseServer.url } });
+    const { orgId, key, session } = await credentials(gw, 'growth');
+    expect((await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) })).status).toBe(200);
+    await setPlan(orgId, 'free');
+    // The plan change evicts the cached answer through the bus: no wait for the cache to expire.
+    const refused = await eventually(async () => {
+      const r = await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) });
+      return r.status === 403 ? r : undefined;
+    }, 5000);
+    expect(refused.body).toMatchObject({ error: 'insufficient_permissions', message: 'plan lacks access to the resource', details: { plan: 'free', api_access: false } });
+    for (const [method, path] of [['POST', '/api/v1/executions'], ['GET', '/api/service-keys'], ['GET', '/v1/projects'], ['POST', '/api/v1/discovery/start']] as const) {
+      const r = await call(gw, method, path, { headers: bearer(session), ...(method === 'POST' ? { body: {} } : {}) });
+      expect({ path, status: r.status, error: r.body.error }).toEqual({ path, status: 403, error: 'insufficient_permissions' });
+    }
+    const org = await call(gw, 'GET', '/api/organizations/current', { headers: bearer(session) });
+    expect(org).toMatchObject({ status: 200, body: { plan: 'free' } });
+    expect((await call(gw, 'GET', '/api/organizations/current/usage', { headers: bearer(key) })).status).toBe(200);
+  });
+
+  it('refuses new executions once a quota is used up, naming it and when it resets, and lets other calls through', async () => {
+    const gw = await startGateway({ upstreams: { auth: authServer.url, 'test-case': testCaseServer.url } });
+    const { orgId, key } = await credentials(gw, 'starter');
+    const now = new Date();
+    await authDb.db.insertInto('usage_counters').values({ org_id: orgId, period: now.toISOString().slice(0, 7), quota: 'browser_minutes', amount: String(1000 * 60) }).execute();
+    const resetsAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    for (const path of ['/api/v1/executions', '/api/v1/executions/async', '/api/executions']) {
+      const r = await call(gw, 'POST', path, { headers: bearer(key), body: { test_plan_id: 'x', project_id: 'y' } });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({
+        error: 'insufficient_permissions',
+        message: `Monthly quota of browser minutes exceeded (1000 of 1000 minutes); new executions are refused until it resets at ${resetsAt}`,
+        details: { quota: 'browser_minutes', used: 1000, limit: 1000, unit: 'minutes', resets_at: resetsAt },
+      });
+    }
+    // Discovery has its own quota; reads and other work go on.
+    expect((await call(gw, 'POST', '/api/v1/discovery/start', { headers: bearer(key), body: {} })).status).toBe(501);
+    expect((await call(gw, 'GET', '/api/v1/executions?project_id=x', { headers: bearer(key) })).status).toBe(501);
+    expect((await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) })).status).toBe(200);
+  });
+
+  it('counts the test-case endpoints in a minute bucket of their own, and a bulk delete as one request', async () => {
+    const gw = await startGateway({ rateLimits: true, upstreams: { auth: authServer.url, 'test-case': testCaseServer.url } });
+    const { key } = await credentials(gw, 'starter', 'dev'); // Starter test-case endpoints: 30/min; dev keys half: 15
+    const project = await call(gw, 'POST', '/api/v1/projects', { headers: bearer(key), body: { name: 'p', base_url: 'http://shop.test' } });
+    expect(project.status).toBe(201);
+    expect(project.headers.get('x-ratelimit-remaining')).toBe('14'); // the general minute bucket
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const tc = await call(gw, 'POST', '/api/v1/test-cases', { headers: bearer(key), body: { project_id: project.body.id, name: `c${i}`, steps: [{ action: 'navigate', value: '/' }] } });
+      expect(tc.status).toBe(201);
+      expect(tc.headers.get('x-ratelimit-limit')).toBe('15');
+      expect(tc.headers.get('x-ratelimit-remaining')).toBe(String(14 - i));
+      ids.push(tc.body.id);
+    }
+    // One bulk delete of 1,000 ids (five real ones) is one request.
+    const bulkIds = [...ids, ...Array.from({ length: 995 }, () => crypto.randomUUID())];
+    const bulk = await call(gw, 'POST', '/api/v1/test-cases/bulk-delete', { headers: bearer(key), body: { test_case_ids: bulkIds, soft_delete: true } });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body).toMatchObject({ deleted: 5, failed: 995 });
+    expect(bulk.headers.get('x-ratelimit-remaining')).toBe('9');
+    for (let i = 0; i < 9; i++) expect((await call(gw, 'GET', `/api/v1/test-cases?project_id=${project.body.id}`, { headers: bearer(key) })).status).toBe(200);
+    const limited = await call(gw, 'GET', `/api/v1/test-cases?project_id=${project.body.id}`, { headers: bearer(key) });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ error: 'rate_limit_exceeded', message: 'Rate limit of 15 requests per minute to the test-case endpoints exceeded', retry_after: expect.any(Number) });
+    expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.retry_after);
+    // Other endpoints still have their own minute: 15 - 1 (the project) = 14 left before this call.
+    const other = await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('13');
   });
 });

@@ -6,6 +6,7 @@ import { EVENTS, TOPICS } from '@assay/contracts';
 import { createSilentLogger } from '@assay/logger';
 import { eventually } from '@assay/testing';
 import { subscribeToEvents } from '../src/dispatch/consumer.js';
+import { findPlan } from '../src/webhooks/webhooks.repository.js';
 import { fanOut, PUBLIC_TOPICS } from '../src/dispatch/intake.js';
 import { spawnScript, startReceiver, startWebhookService, TEST_SECRET_KEY, type Receiver, type Tenant, type WebhookHarness } from './harness.js';
 
@@ -61,10 +62,11 @@ describe('events to deliveries', () => {
         status: 'completed',
         test_plan: { id: 'tp', name: 'Smoke', project_id: 'p-1', project_name: 'Shop', started_at: 'x', completed_at: 'y', duration_ms: 1234, summary: { total: 2, passed: 1, failed: 1, skipped: 0, pass_rate: 50 }, failed_tests: [], url: 'u' },
       });
+      const summary = envelope(t, 'test.completed', { execution_id: 'e1', status: 'completed', duration_ms: 1234 });
       const revoked = envelope(t, 'auth.key.revoked', { key_id: 'k', kind: 'api_key' });
       await bus.publish(TOPICS.testcases, [{ key: 'c1', value: created }, { key: 'c1', value: created }]);
       await bus.publish(TOPICS.orgEvents, [{ key: t.orgId, value: member }]);
-      await bus.publish(TOPICS.executionEvents, [{ key: 'e1', value: plan }]);
+      await bus.publish(TOPICS.executionEvents, [{ key: 'e1', value: plan }, { key: 'e1', value: summary }]);
       await bus.publish(TOPICS.authEvents, [{ key: 'k', value: revoked }]);
       const events = await eventually(async () => {
         const rows = await deliveredEvents(h.id);
@@ -72,12 +74,20 @@ describe('events to deliveries', () => {
       });
       await new Promise((r) => setTimeout(r, 500)); // a duplicate, if any, would land now
       expect((await deliveredEvents(h.id)).map((e) => e.event).sort()).toEqual(['organization.member.added', 'test.case.created', 'test.completed', 'test.plan.completed']);
+      // test.completed comes from the runner as an event of its own: delivered once, never derived again here.
       expect(events.find((e) => e.event === 'test.completed')!.data).toEqual({ execution_id: 'e1', status: 'completed', duration_ms: 1234 });
       expect(events.find((e) => e.event === 'test.case.created')!.data).toEqual(created.data);
     } finally {
       for (const s of subs) await s.close();
       await bus.stop();
     }
+  });
+
+  it('applies a plan change from billing.subscription.updated to the organization at once', async () => {
+    const t = svc.tenant();
+    expect(await findPlan(svc.database.db, t.orgId)).toBe('starter');
+    await fanOut(svc.database.db, envelope(t, 'billing.subscription.updated', { old_plan: 'starter', new_plan: 'pro', source: 'stripe' }), svc.clock);
+    expect(await findPlan(svc.database.db, t.orgId)).toBe('pro');
   });
 
   it('filters by event type, project and priority', async () => {

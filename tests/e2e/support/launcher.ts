@@ -27,7 +27,7 @@ export function repoRoot(): string {
 /** An environment without the knobs a test sets itself, so the developer's shell cannot leak in. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'ANALYSIS_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST']) {
+  for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'ANALYSIS_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST', 'REDIS_URL', 'ASSAY_REDIS_PORT', 'STRIPE_WEBHOOK_SECRET']) {
     delete env[name];
   }
   return { ...env, ...extra };

@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { Timestamp, DefaultTimestamp } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
+import type { QuotaType } from '@assay/contracts';
 import type { Plan, Role } from '@assay/principal';
 
 export type OrganizationStatus = 'active' | 'suspended' | 'deleted';
@@ -11,6 +12,8 @@ export interface OrganizationTable {
   name: string;
   plan: Plan;
   status: Generated<OrganizationStatus>;
+  /** The Stripe customer whose subscription sets the plan (operator route). */
+  stripe_customer_id: string | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
 }
@@ -19,7 +22,8 @@ export interface UserTable {
   id: Generated<string>;
   email: string;
   name: string;
-  password_hash: string;
+  /** null for an invited user who has not accepted yet. */
+  password_hash: string | null;
   created_at: DefaultTimestamp;
 }
 
@@ -47,11 +51,59 @@ export interface KeyTable {
   usage_count: Generated<number>;
 }
 
+export interface InvitationTable {
+  id: Generated<string>;
+  org_id: string;
+  user_id: string;
+  /** sha256 of the token; the token is shown once. */
+  token_hash: Buffer;
+  created_at: DefaultTimestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+}
+
+export interface UsageCounterTable {
+  org_id: string;
+  /** `YYYY-MM`, UTC. */
+  period: string;
+  quota: QuotaType;
+  /** Base units: browser seconds, pages, executions. */
+  amount: Generated<string>;
+  updated_at: DefaultTimestamp;
+}
+
+export interface MeteredExecutionTable {
+  execution_id: string;
+  org_id: string;
+  metered_at: DefaultTimestamp;
+}
+
+export interface QuotaAlertTable {
+  org_id: string;
+  period: string;
+  quota: QuotaType;
+  level: 'warning' | 'exceeded';
+  created_at: DefaultTimestamp;
+}
+
+export interface StripeEventTable {
+  id: string;
+  type: string;
+  org_id: string | null;
+  outcome: string;
+  received_at: DefaultTimestamp;
+}
+
 export interface AuthDatabase extends OutboxTables {
   organizations: OrganizationTable;
   users: UserTable;
   memberships: MembershipTable;
   keys: KeyTable;
+  invitations: InvitationTable;
+  usage_counters: UsageCounterTable;
+  metered_executions: MeteredExecutionTable;
+  quota_alerts: QuotaAlertTable;
+  stripe_events: StripeEventTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>;

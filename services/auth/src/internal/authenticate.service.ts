@@ -6,6 +6,7 @@ import { hashesEqual, hashSecret, parseKey } from '../keys/keys.format.js';
 import { findKeyByHash } from '../keys/keys.repository.js';
 import { findMembership, findOrganizationById } from '../organizations/organizations.repository.js';
 import { verifySessionToken, type SessionConfig } from '../sessions/sessions.service.js';
+import { exceededQuotas, type ExceededQuota } from '../usage/usage.service.js';
 
 export interface Authentication {
   principal: Principal;
@@ -13,6 +14,14 @@ export interface Authentication {
   key_id?: string;
   /** When the credential stops being valid; gateways cache no longer than this. */
   valid_until: string | null;
+  /** Monthly quotas the organization used up: the gateway refuses new work of their kind. */
+  quotas_exceeded?: ExceededQuota[];
+}
+
+async function withQuotas(db: Kysely<AuthDatabase>, answer: Authentication): Promise<Authentication> {
+  const { org_id, plan } = answer.principal;
+  const exceeded = org_id ? await exceededQuotas(db, org_id, plan) : [];
+  return exceeded.length ? { ...answer, quotas_exceeded: exceeded } : answer;
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -32,7 +41,7 @@ export async function authenticate(db: Kysely<AuthDatabase>, session: SessionCon
     const org = await findOrganizationById(db, key.org_id);
     if (!org || org.status === 'deleted') throw invalidApiKey();
     if (org.status === 'suspended') throw forbidden('Organization is suspended');
-    return {
+    return withQuotas(db, {
       principal: {
         org_id: org.id,
         sub: key.id,
@@ -44,7 +53,7 @@ export async function authenticate(db: Kysely<AuthDatabase>, session: SessionCon
       },
       key_id: key.id,
       valid_until: key.expires_at?.toISOString() ?? null,
-    };
+    });
   }
   if (credential.startsWith('sk_live_') || credential.startsWith('service_sk_') || !JWT_SHAPE.test(credential)) {
     throw invalidApiKey();
@@ -53,9 +62,9 @@ export async function authenticate(db: Kysely<AuthDatabase>, session: SessionCon
   const membership = await findMembership(db, claims.org_id, claims.user_id);
   if (!membership || membership.status === 'deleted') throw invalidApiKey();
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
-  return {
+  return withQuotas(db, {
     principal: { org_id: membership.org_id, sub: claims.user_id, kind: 'session', role: membership.role, scopes: [], plan: membership.plan },
     valid_until: new Date(claims.exp * 1000).toISOString(),
-  };
+  });
 }
 

@@ -13,6 +13,9 @@ import {
 } from '../organizations/organizations.service.js';
 import { generatePassword } from '../sessions/passwords.js';
 import { authenticate } from './authenticate.service.js';
+import { updateBilling } from '../billing/billing.service.js';
+import { exceededQuotas } from '../usage/usage.service.js';
+import { planLimits } from '@assay/contracts';
 
 
 /** Routes for other services and operators; only `service` principals reach them. */
@@ -40,6 +43,28 @@ export function internalRoutes(ctx: AuthContext): Router {
     const id = req.params.id as string;
     if (!isUuid(id)) return void res.status(404).json({ error: 'not_found', message: 'Organization not found' });
     res.json(toOrganizationBody(await changeOrganizationStatus(ctx.db, ctx.schema, id, req.body.status)));
+  });
+
+  // The operator's plan route: change the plan (billing.subscription.updated) and/or link a Stripe customer.
+  router.patch('/internal/organizations/:id/billing', validateBody('OrganizationBillingRequest'), async (req, res) => {
+    const id = req.params.id as string;
+    if (!isUuid(id)) throw notFound('Organization');
+    const org = await updateBilling(ctx.db, ctx.schema, id, req.body);
+    res.json({ ...toOrganizationBody(org), stripe_customer_id: org.stripe_customer_id });
+  });
+
+  // What an organization may start now: its plan's API access and the quotas it used up (the scheduler asks before each run).
+  router.get('/internal/organizations/:id/entitlements', async (req, res) => {
+    const id = req.params.id as string;
+    const org = isUuid(id) ? await findOrganizationById(ctx.db, id) : undefined;
+    if (!org) throw notFound('Organization');
+    res.json({
+      organization_id: org.id,
+      plan: org.plan,
+      status: org.status,
+      api_access: planLimits(org.plan).apiAccess,
+      quotas_exceeded: await exceededQuotas(ctx.db, org.id, org.plan),
+    });
   });
 
   // Who to tell about an organization's problems (the webhook-dispatcher e-mails them when it disables a webhook).

@@ -39,7 +39,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
     .executeTakeFirst();
 }
 
-export async function insertUser(db: Db, user: { email: string; name: string; password_hash: string }): Promise<UserRow> {
+export async function insertUser(db: Db, user: { email: string; name: string; password_hash: string | null }): Promise<UserRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -111,4 +111,17 @@ export async function setMemberRole(db: Db, orgId: string, userId: string, role:
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+export async function findOrganizationByStripeCustomer(db: Db, customerId: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('stripe_customer_id', '=', customerId).executeTakeFirst();
+}
+
+export async function updateOrganizationBilling(db: Db, id: string, set: { plan?: OrganizationRow['plan']; stripe_customer_id?: string | null }): Promise<OrganizationRow | undefined> {
+  return db
+    .updateTable('organizations')
+    .set({ ...set, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -38,10 +38,15 @@ export async function login(
   if (!membership) throw new AppError(401, 'invalid_api_key', 'This user is not a member of that organization');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   if (membership.status === 'deleted') throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
+  return signSession(cfg, user.id, membership.org_id);
+}
+
+/** Mints a session token for a member of an organization (login, accepted invitations). */
+export async function signSession(cfg: SessionConfig, userId: string, orgId: string): Promise<{ token: string; expires_at: string }> {
   const expiresAt = new Date(Date.now() + cfg.ttlSeconds * 1000);
-  const token = await new SignJWT({ org_id: membership.org_id })
+  const token = await new SignJWT({ org_id: orgId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user.id)
+    .setSubject(userId)
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
     .setIssuedAt()

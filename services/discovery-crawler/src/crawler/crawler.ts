@@ -316,7 +316,8 @@ export class Crawler {
       for (const c of apiCalls) await recordEndpoint(trx, session.id, { method: c.method, endpoint: templateEndpoint(c.url), response_time_ms: c.response_time_ms, status_code: c.status });
       const added = await addPages(trx, session.id, children);
       await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type });
-      const events: NewEvent[] = [];
+      // One internal event per page crawled: auth meters discovery pages from it.
+      const events: NewEvent[] = [{ event: 'discovery.page.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, url: page.url } }];
       for (const f of flows) {
         const isNew = await upsertFlow(trx, {
           session_id: session.id,

@@ -1,11 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import type { Plan } from '@assay/principal';
+import { planLimits } from '@assay/contracts';
 import type { ExecutionDatabase } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
 
-/** Days a run's screenshots and traces are kept, by plan: the spec's delivery-history periods. */
-export const HISTORY_DAYS: Record<Plan, number> = { starter: 7, growth: 30, pro: 90 };
+/** Days a run's screenshots and traces are kept: the plan's history period (the spec names it for webhook delivery history). */
+export const historyDays = (plan: string): number => planLimits(plan).webhooks.historyDays;
+
+/** The periods by paid plan, for messages. */
+export const HISTORY_DAYS = { starter: historyDays('starter'), growth: historyDays('growth'), pro: historyDays('pro') };
 
 export interface ArtifactLimits {
   /** Largest single artifact (ARTIFACT_MAX_BYTES). */

@@ -112,13 +112,47 @@ export interface ExecutionEventTable {
   created_at: DefaultTimestamp;
 }
 
+export interface ScheduleTable {
+  id: Generated<string>;
+  org_id: string;
+  test_plan_id: string;
+  project_id: string;
+  /** Five fields, read in `timezone`. */
+  cron: string;
+  timezone: string;
+  environment: string | null;
+  variables: Json<Record<string, string>>;
+  enabled: boolean;
+  /** The next occurrence to fire; null while disabled. */
+  next_run_at: NullableTimestamp;
+  last_run_at: NullableTimestamp;
+  last_execution_id: string | null;
+  last_error: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface ScheduleRunTable {
+  schedule_id: string;
+  scheduled_for: DefaultTimestamp;
+  status: 'started' | 'skipped';
+  execution_id: string | null;
+  reason: string | null;
+  missed_occurrences: Generated<number>;
+  created_at: DefaultTimestamp;
+}
+
 export interface ExecutionDatabase extends OutboxTables {
   executions: ExecutionTable;
   test_results: TestResultTable;
   artifacts: ArtifactTable;
   artifact_usage: ArtifactUsageTable;
   execution_events: ExecutionEventTable;
+  schedules: ScheduleTable;
+  schedule_runs: ScheduleRunTable;
 }
+
+export type ScheduleRow = Selectable<ScheduleTable>;
 
 export type ExecutionRow = Selectable<ExecutionTable>;
 export type TestResultRow = Selectable<TestResultTable>;

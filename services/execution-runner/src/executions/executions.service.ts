@@ -1,11 +1,13 @@
 import type { Plan } from '@assay/principal';
-import { HISTORY_DAYS } from '../artifacts/artifacts.repository.js';
+import { historyDays } from '../artifacts/artifacts.repository.js';
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
-import { TERMINAL, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
-import { artifactUrl } from '../runner/events.js';
+import type { Kysely } from 'kysely';
+import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
+import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
+import { artifactUrl, summaryEvent } from '../runner/events.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -34,8 +36,24 @@ export interface RunRequest {
  * an unknown environment or a plan without active cases.
  */
 export async function createExecution(ctx: ExecutionContext, orgId: string, plan: Plan, req: RunRequest): Promise<ExecutionRow> {
+  const run = await prepareRun(ctx.testCases, orgId, req);
+  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, run, req));
+}
+
+export interface PreparedRun {
+  snapshot: PlanSnapshot;
+  baseUrl: string;
+}
+
+/**
+ * The plan's snapshot and the base URL a run of it uses (schedules prepare
+ * their runs the same way).
+ * @throws AppError 404 for an unknown plan, 400 for a plan of another project,
+ * an unknown environment or a plan without active cases.
+ */
+export async function prepareRun(testCases: TestCaseClient, orgId: string, req: RunRequest): Promise<PreparedRun> {
   if (!isUuid(req.test_plan_id)) throw notFound('Test plan');
-  const snapshot = await ctx.testCases.snapshot(orgId, req.test_plan_id);
+  const snapshot = await testCases.snapshot(orgId, req.test_plan_id);
   if (snapshot.project.id !== req.project_id) {
     throw validationError([{ field: 'project_id', message: 'is not the project of this test plan' }]);
   }
@@ -49,55 +67,61 @@ export async function createExecution(ctx: ExecutionContext, orgId: string, plan
     baseUrl = url;
   }
   if (snapshot.test_cases.length === 0) throw validationError([{ field: 'test_plan_id', message: 'the test plan has no active test cases to run' }]);
+  return { snapshot, baseUrl };
+}
 
-  return withTransaction(ctx.db, async (trx) => {
-    const row = await trx
-      .insertInto('executions')
-      .values({
+/**
+ * Stores a prepared run as a queued execution in the caller's transaction and
+ * asks the runners to run it; its artifacts are kept for the `plan`'s history period.
+ */
+export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: RunRequest): Promise<ExecutionRow> {
+  const { snapshot, baseUrl } = run;
+  const row = await trx
+    .insertInto('executions')
+    .values({
+      org_id: orgId,
+      project_id: snapshot.project.id,
+      project_name: snapshot.project.name,
+      test_plan_id: snapshot.test_plan.id,
+      test_plan_name: snapshot.test_plan.name,
+      environment: req.environment ?? null,
+      base_url: baseUrl,
+      variables: JSON.stringify(req.variables ?? {}),
+      timeout_seconds: req.timeout_seconds ?? 300,
+      trace: req.trace ?? 'off',
+      history_days: historyDays(plan),
+      total_tests: snapshot.test_cases.length,
+      error: null,
+      lease_owner: null,
+      cancellation_reason: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('test_results')
+    .values(
+      snapshot.test_cases.map((c, position) => ({
+        execution_id: row.id,
         org_id: orgId,
-        project_id: snapshot.project.id,
-        project_name: snapshot.project.name,
-        test_plan_id: snapshot.test_plan.id,
-        test_plan_name: snapshot.test_plan.name,
-        environment: req.environment ?? null,
-        base_url: baseUrl,
-        variables: JSON.stringify(req.variables ?? {}),
-        timeout_seconds: req.timeout_seconds ?? 300,
-        trace: req.trace ?? 'off',
-        history_days: HISTORY_DAYS[plan] ?? HISTORY_DAYS.starter,
-        total_tests: snapshot.test_cases.length,
+        position,
+        test_case_id: c.id,
+        name: c.name,
+        priority: c.priority ?? 'medium',
+        steps_snapshot: JSON.stringify(c.steps),
+        duration_ms: null,
         error: null,
-        lease_owner: null,
-        cancellation_reason: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('test_results')
-      .values(
-        snapshot.test_cases.map((c, position) => ({
-          execution_id: row.id,
-          org_id: orgId,
-          position,
-          test_case_id: c.id,
-          name: c.name,
-          priority: c.priority ?? 'medium',
-          steps_snapshot: JSON.stringify(c.steps),
-          duration_ms: null,
-          error: null,
-          error_step: null,
-          screenshot_artifact_id: null,
-          steps: '[]',
-          diagnostics: null,
-        })),
-      )
-      .execute();
-    await appendStreamEvent(trx, row.id, 'status', { status: 'queued', total: row.total_tests });
-    await enqueueEvents(trx, ctx.schema, [
-      { event: 'execution.requested', organization_id: orgId, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: 1 } },
-    ]);
-    return row;
-  });
+        error_step: null,
+        screenshot_artifact_id: null,
+        steps: '[]',
+        diagnostics: null,
+      })),
+    )
+    .execute();
+  await appendStreamEvent(trx, row.id, 'status', { status: 'queued', total: row.total_tests });
+  await enqueueEvents(trx, schema, [
+    { event: 'execution.requested', organization_id: orgId, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: 1 } },
+  ]);
+  return row;
 }
 
 /** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */
@@ -219,6 +243,8 @@ export async function cancel(ctx: ExecutionContext, orgId: string, id: string) {
     const skipped = await trx.selectFrom('test_results').select((eb) => eb.fn.countAll<number>().as('n')).where('execution_id', '=', id).where('status', '=', 'skipped').executeTakeFirstOrThrow();
     await trx.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', id).execute();
     await appendStreamEvent(trx, id, 'completed', { status: 'cancelled', cancellation_reason: 'requested' });
+    // A cancelled execution emits no test.plan.completed: its summary goes out here.
+    await enqueueEvents(trx, ctx.schema, [summaryEvent(cancelled)]);
     return cancelled;
   });
   if (!row) throw conflict(`The execution already ended (${current.status}); only queued or running executions can be cancelled`);

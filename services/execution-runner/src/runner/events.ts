@@ -113,3 +113,13 @@ export function planCompletedEvent(e: ExecutionRow, results: TestResultRow[], pu
     },
   });
 }
+
+/**
+ * `test.completed`, the spec's short event: the summary of any finished
+ * execution (completed, failed or cancelled), `{execution_id, status, duration_ms}`.
+ */
+export function summaryEvent(e: ExecutionRow): NewEvent {
+  const end = e.completed_at ?? e.cancelled_at ?? new Date();
+  const durationMs = e.started_at ? Math.max(0, end.getTime() - e.started_at.getTime()) : 0;
+  return base(e, 'test.completed', { execution_id: e.id, status: e.status, duration_ms: durationMs });
+}

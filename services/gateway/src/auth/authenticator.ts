@@ -3,11 +3,14 @@ import { request, type Dispatcher } from 'undici';
 import type { Logger } from '@assay/logger';
 import { AppError, invalidApiKey, serviceUnavailable } from '@assay/http';
 import { signPrincipal, servicePrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
+import type { ExceededQuota } from '../access/access.js';
 
 export interface Authentication {
   principal: Principal;
   key_id?: string;
   valid_until: string | null;
+  /** Monthly quotas the organization has used up (auth's answer). */
+  quotas_exceeded?: ExceededQuota[];
 }
 
 interface CacheEntry {

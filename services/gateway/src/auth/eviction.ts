@@ -4,8 +4,8 @@ import type { Authenticator } from './authenticator.js';
 
 /**
  * Every gateway process hears every auth event (a broadcast subscription)
- * and drops cached answers for revoked keys and suspended or deleted
- * organizations, so revocation takes effect everywhere well within 5 s.
+ * and drops cached answers for revoked keys, suspended or deleted
+ * organizations, and organizations whose plan, quotas or members changed, so revocation takes effect everywhere well within 5 s.
  */
 export function subscribeToAuthEvents(bus: Bus, authenticator: Authenticator): Promise<Subscription> {
   return bus.subscribe({
@@ -14,7 +14,7 @@ export function subscribeToAuthEvents(bus: Bus, authenticator: Authenticator): P
     broadcast: true,
     handler: async (event) => {
       if (event.event === 'auth.key.revoked') authenticator.evictKey(String(event.data.key_id));
-      if (event.event === 'auth.organization.status_changed') authenticator.evictOrganization(event.organization_id);
+      if (event.event === 'auth.organization.status_changed' || event.event === 'auth.organization.access_changed') authenticator.evictOrganization(event.organization_id);
     },
   });
 }

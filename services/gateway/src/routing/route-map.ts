@@ -23,17 +23,26 @@ const RULES: Rule[] = [
   { pattern: /^\/api\/executions\/[^/]+\/failure-analysis(\/[^/]+\/(apply|reject))?\/?$/, service: 'analysis', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/api\/v1\/issues(\/|$)/, service: 'analysis' },
   { pattern: /^\/api\/v1\/test-cases\/[^/]+\/flakiness\/?$/, service: 'analysis' },
+  // Schedules of test plans live with the executions they start (execution-runner).
+  { pattern: /^\/api\/v1\/test-plans\/[^/]+\/schedules(\/|$)/, service: 'execution-runner' },
+  { pattern: /^\/api\/test-plans\/[^/]+\/schedules(\/|$)/, service: 'execution-runner', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/api\/v1\/(test-cases|test-plans|projects)(\/|$)/, service: 'test-case' },
   { pattern: /^\/api\/v1\/(executions|artifacts)(\/|$)/, service: 'execution-runner' },
   { pattern: /^\/api\/v1\/discovery(\/|$)/, service: 'discovery-crawler' },
   { pattern: /^\/api\/v1\/webhooks(\/|$)/, service: 'webhook-dispatcher' },
-  { pattern: /^\/api\/(service-keys|api-keys|auth|organizations)(\/|$)/, service: 'auth' },
+  { pattern: /^\/api\/(service-keys|api-keys|auth|organizations|billing)(\/|$)/, service: 'auth' },
   { pattern: /^\/api\/(projects|test-cases|test-plans)(\/|$)/, service: 'test-case', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/api\/executions(\/|$)/, service: 'execution-runner', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/v1\/projects(\/|$)/, service: 'test-case', rewrite: toV1(/^\/v1\//) },
 ];
 
-const PUBLIC: Array<[string, RegExp]> = [['POST', /^\/api\/auth\/login\/?$/]];
+const PUBLIC: Array<[string, RegExp]> = [
+  ['POST', /^\/api\/auth\/login\/?$/],
+  // The invitation token is the credential.
+  ['POST', /^\/api\/auth\/accept-invitation\/?$/],
+  // Stripe signs its calls; auth verifies the signature.
+  ['POST', /^\/api\/billing\/stripe\/webhook\/?$/],
+];
 
 /** The service behind a public path, or null when no service serves it (404). */
 export function resolveRoute(method: string, path: string, search = ''): ResolvedRoute | null {

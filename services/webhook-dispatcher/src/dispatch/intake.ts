@@ -4,7 +4,8 @@ import { EVENTS, TOPICS, type Topic } from '@assay/contracts';
 import type { WebhookDatabase } from '../db/database.js';
 import { insertDeliveries } from '../deliveries/deliveries.repository.js';
 import { newDelivery } from '../deliveries/envelope.js';
-import { findEnabledWebhooks } from '../webhooks/webhooks.repository.js';
+import { findEnabledWebhooks, rememberPlan } from '../webhooks/webhooks.repository.js';
+import type { Plan } from '@assay/principal';
 import type { Clock } from '../shared/clock.js';
 import { passesFilters, rulesHold } from './matching.js';
 
@@ -15,18 +16,13 @@ export const PUBLIC_EVENTS = new Set(Object.entries(EVENTS).filter(([, c]) => c.
 export const PUBLIC_TOPICS: Topic[] = (Object.values(TOPICS) as Topic[]).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
 
 /**
- * The webhook events one bus event becomes: itself, and `test.completed`
- * (the spec's short form `{execution_id, status, duration_ms}`) for every
- * finished plan run.
+ * The webhook events one bus event becomes: itself, when it is public.
+ * (`test.completed`, the spec's short summary, is an event of its own on the
+ * bus now: the execution-runner emits it for every finished execution.)
  */
 export function webhookEventsOf(envelope: EventEnvelope): Array<{ event: string; data: Record<string, unknown> }> {
   if (!PUBLIC_EVENTS.has(envelope.event)) return [];
-  const out = [{ event: envelope.event, data: envelope.data }];
-  if (envelope.event === 'test.plan.completed') {
-    const plan = envelope.data.test_plan as { duration_ms?: number } | undefined;
-    out.push({ event: 'test.completed', data: { execution_id: envelope.data.execution_id, status: envelope.data.status ?? 'completed', duration_ms: plan?.duration_ms ?? null } });
-  }
-  return out;
+  return [{ event: envelope.event, data: envelope.data }];
 }
 
 /** Tracks consecutive failures per test case; returns the count after this event. */
@@ -61,6 +57,8 @@ export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Cloc
   const relevant = envelopes.filter((e) => PUBLIC_EVENTS.has(e.event));
   if (relevant.length === 0) return 0;
   const now = clock.now();
+  // A plan change applies to this organization's deliveries at once, before its next API call.
+  for (const e of relevant) if (e.event === 'billing.subscription.updated') await rememberPlan(db, e.organization_id, e.data.new_plan as Plan);
   const orgs = [...new Set(relevant.map((e) => e.organization_id))];
   const webhooks = await findEnabledWebhooks(db, orgs);
   const rows = [];

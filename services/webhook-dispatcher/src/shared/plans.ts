@@ -1,11 +1,10 @@
+import { PLAN_CATALOG } from '@assay/contracts';
 import type { Plan } from '@assay/principal';
 
-/** Webhook limits by plan (spec, Limits). */
-export const PLAN_LIMITS: Record<Plan, { webhooks: number; eventsPerDay: number; attempts: number; historyDays: number; conditionalRules: boolean }> = {
-  starter: { webhooks: 3, eventsPerDay: 1_000, attempts: 3, historyDays: 7, conditionalRules: false },
-  growth: { webhooks: 10, eventsPerDay: 10_000, attempts: 7, historyDays: 30, conditionalRules: false },
-  pro: { webhooks: Infinity, eventsPerDay: 100_000, attempts: 7, historyDays: 90, conditionalRules: true },
-};
+/** Webhook limits by plan, read from the one plan catalog (`@assay/contracts`); unlimited webhooks are Infinity here. */
+export const PLAN_LIMITS: Record<Plan, { webhooks: number; eventsPerDay: number; attempts: number; historyDays: number; conditionalRules: boolean }> = Object.fromEntries(
+  Object.entries(PLAN_CATALOG).map(([plan, limits]) => [plan, { ...limits.webhooks, webhooks: limits.webhooks.webhooks ?? Infinity }]),
+) as Record<Plan, { webhooks: number; eventsPerDay: number; attempts: number; historyDays: number; conditionalRules: boolean }>;
 
 /** Rate limits of the spec: per webhook and per organization, per minute and per day. */
 export const RATE_LIMITS = {

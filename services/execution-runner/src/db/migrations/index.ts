@@ -4,6 +4,7 @@ import * as createExecutionTables from './20261122140000_create_execution_tables
 import * as addTraces from './20261122160000_add_traces.js';
 import * as artifactRetention from './20261123100000_artifact_retention.js';
 import * as uploadedArtifacts from './20261201120000_uploaded_artifacts.js';
+import * as createSchedules from './20261201130000_create_schedules.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261122160000_add_traces': addTraces,
   '20261123100000_artifact_retention': artifactRetention,
   '20261201120000_uploaded_artifacts': uploadedArtifacts,
+  '20261201130000_create_schedules': createSchedules,
 };
