@@ -73,6 +73,8 @@ beforeAll(async () => {
   A.delivery_id = await until('the test delivery', async () => (await a('GET', `/api/v1/webhooks/${A.webhook_id}/deliveries`)).body.data[0]?.id);
   await until('the failure analysis', async () => ((await a('GET', `/api/v1/executions/${A.execution_id}/failure-analysis`)).status === 200 ? true : undefined));
   A.issue_id = await until('the issue', async () => (await a('GET', `/api/v1/issues?project_id=${A.project_id}`)).body.data?.[0]?.id);
+  A.schedule_id = created(await a('POST', `/api/v1/test-plans/${A.test_plan_id}/schedules`, { cron: '0 3 1 1 *', timezone: 'UTC', enabled: false }), 'schedule').id;
+  A.user_id = created(await a('POST', '/api/organizations/current/members', { email: `member-${Date.now()}@a.example.test`, role: 'member' }), 'member').user_id;
   A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
   A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
   expect(Object.values(A).every(Boolean)).toBe(true);
@@ -104,6 +106,8 @@ async function snapshotOfA(): Promise<unknown> {
     analysis: await get(`/api/v1/executions/${A.execution_id}/failure-analysis`),
     issue: await get(`/api/v1/issues/${A.issue_id}`),
     flakiness: await get(`/api/v1/test-cases/${A.test_case_id}/flakiness`),
+    schedules: await get(`/api/v1/test-plans/${A.test_plan_id}/schedules`),
+    members: await get('/api/organizations/current/members'),
     webhook: await get(`/api/v1/webhooks/${A.webhook_id}`),
     deliveries: await get(`/api/v1/webhooks/${A.webhook_id}/deliveries`),
     serviceKeys: keys(await a('GET', '/api/service-keys')),
@@ -186,6 +190,13 @@ function rows(): Row[] {
     r('POST /api/v1/webhooks/{webhook_id}/rotate-secret', (i) => b('POST', `/api/v1/webhooks/${i.webhook_id}/rotate-secret`, {})),
     r('GET /api/v1/webhooks/{webhook_id}/deliveries', (i) => b('GET', `/api/v1/webhooks/${i.webhook_id}/deliveries`)),
     r('POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/resend', (i) => b('POST', `/api/v1/webhooks/${i.webhook_id}/deliveries/${i.delivery_id}/resend`)),
+    r('POST /api/v1/test-plans/{test_plan_id}/schedules', (i) => b('POST', `/api/v1/test-plans/${i.test_plan_id}/schedules`, { cron: '0 4 * * *', timezone: 'UTC', enabled: true })),
+    r('GET /api/v1/test-plans/{test_plan_id}/schedules', (i) => b('GET', `/api/v1/test-plans/${i.test_plan_id}/schedules`)),
+    r('GET /api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', (i) => b('GET', `/api/v1/test-plans/${i.test_plan_id}/schedules/${i.schedule_id}`)),
+    r('PATCH /api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', (i) => b('PATCH', `/api/v1/test-plans/${i.test_plan_id}/schedules/${i.schedule_id}`, { enabled: true })),
+    r('DELETE /api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', (i) => b('DELETE', `/api/v1/test-plans/${i.test_plan_id}/schedules/${i.schedule_id}`)),
+    r('PATCH /api/organizations/current/members/{user_id}', (i) => b('PATCH', `/api/organizations/current/members/${i.user_id}`, { role: 'admin' })),
+    r('DELETE /api/organizations/current/members/{user_id}', (i) => b('DELETE', `/api/organizations/current/members/${i.user_id}`)),
     r('DELETE /api/service-keys/{key_id}', (i) => b('DELETE', `/api/service-keys/${i.service_key_id}`)),
     r('DELETE /api/api-keys/{key_id}', (i) => b('DELETE', `/api/api-keys/${i.api_key_id}`)),
     // The unversioned and P2 forms the gateway serves as aliases.
