@@ -13,8 +13,10 @@ help:
 	@echo "make setup  install what is missing (pnpm, node modules, Chromium, redis-server)"
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
+# the SDK's types from the OpenAPI document (libs/client, every time: fast);
 # Chromium and redis-server from Debian when apt is there and they are not.
 setup: $(STAMP)
+	@pnpm --silent --filter @assay/client generate
 	@if ! command -v chromium >/dev/null && [ ! -x "$${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null; then \
 	  echo "setup: installing Debian's chromium"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \

@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**'] },
+  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

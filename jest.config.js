@@ -26,11 +26,11 @@ export default {
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy}/*/src/**/*.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/src/**/*.test.ts'] },
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{libs,services,deploy}/*/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/test/**/*.test.ts'],
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
     // Only inside the private network namespace that tests/e2e/egress-netns.test.ts makes (tests/netns/run.sh).

@@ -101,10 +101,9 @@ describe('executions through the gateway', () => {
       expect(doc.body.paths[path]).toBeDefined();
     }
     expect(doc.body.components.schemas.ExecutionCreateRequest.properties.wait_for_completion.default).toBe(true);
+    // The reference page renders this document in the browser.
+    expect(doc.body.paths['/api/v1/executions/{execution_id}/stream'].get.tags).toEqual(['Executions']);
     const page = await fetch(`${launched.assay.gatewayUrl}/docs`);
-    const html = await page.text();
-    expect(html).toContain('id="tag-Executions"');
-    // Inline code in descriptions is rendered, not shown with backticks.
-    expect(html).toContain('(never prefixed <code>sk_live_</code>)');
+    expect(await page.text()).toContain('/docs/assets/swagger-ui-bundle.js');
   });
 });

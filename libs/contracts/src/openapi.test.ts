@@ -59,7 +59,7 @@ describe('buildOpenApi', () => {
 
   it('lists only the routes of the services it is given', () => {
     const gatewayOnly = build(['gateway']);
-    expect(operations(gatewayOnly).map((o) => o.key).sort()).toEqual(['GET /api/v1/openapi.json', 'GET /docs']);
+    expect(operations(gatewayOnly).map((o) => o.key).sort()).toEqual(['GET /api/v1/openapi.json', 'GET /docs', 'POST /mcp']);
     // Gateway routes use no named schema, so only the shared Error schema is listed.
     expect(Object.keys(gatewayOnly.components.schemas)).toEqual(['Error']);
 

@@ -188,6 +188,17 @@ export const ROUTES: RouteContract[] = [
     auth: false,
     response: { status: 200, contentType: 'text/html' },
   },
+  {
+    method: 'POST',
+    path: '/mcp',
+    service: 'gateway',
+    tag: 'MCP',
+    summary: 'The MCP server (Model Context Protocol, Streamable HTTP)',
+    description:
+      'JSON-RPC 2.0 messages of MCP (`initialize`, `tools/list`, `tools/call`, ...), stateless; answers JSON or a Server-Sent Events stream. Each tool calls this API with the caller’s credential, so its scopes and rate limits apply. Point an MCP client here with `Authorization: Bearer <key>`.',
+    response: { status: 200, contentType: 'text/event-stream' },
+    errors: [400, 405],
+  },
 ];
 
 function testCaseRoutes(): RouteContract[] {
@@ -266,8 +277,8 @@ function testCaseRoutes(): RouteContract[] {
       method: 'POST',
       path: '/api/v1/test-cases/import',
       tag: 'Test cases',
-      summary: 'Import test cases from CSV or JSON',
-      description: 'multipart/form-data with `project_id` and `file` (≤ 10,000 cases, ≤ 20 MB). Valid rows are imported even when others fail. See the CSV format in the test-case service README.',
+      summary: 'Import test cases from CSV, JSON or a Selenium IDE project (.side)',
+      description: 'multipart/form-data with `project_id` and `file` (≤ 10,000 cases, ≤ 20 MB). Valid rows are imported even when others fail; a `.side` test whose commands do not all map to actions is reported on its row. See the formats in the test-case service README.',
       response: { status: 200, schema: 'ImportResponse' },
       errors: [400, 404, 413, 415],
     }),
@@ -288,6 +299,26 @@ function testCaseRoutes(): RouteContract[] {
       errors: [400, 404],
     }),
     tc({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', tag: 'Test plans', summary: 'Remove a test case from a plan', params: [idParam('test_plan_id'), idParam('test_case_id')], response: { status: 200, schema: 'TestPlan' }, errors: [404] }),
+    ...[
+      { path: '/api/v1/test-cases/{test_case_id}/export', id: 'test_case_id', tag: 'Test cases', what: 'a test case' },
+      { path: '/api/v1/test-plans/{test_plan_id}/export', id: 'test_plan_id', tag: 'Test plans', what: 'a test plan (its active cases in run order)' },
+    ].map((e) =>
+      tc({
+        method: 'GET',
+        path: e.path,
+        tag: e.tag,
+        summary: `Export ${e.what} as a Playwright Test file or as import JSON`,
+        description:
+          '`format=playwright` (default): a `.spec.ts` that `npx playwright test` runs as is, with role, label, placeholder and test id locators where the selector says exactly that; `BASE_URL` overrides the project’s base URL (or that of `environment`), `ASSAY_VAR_<name>` supplies `{{name}}`. `format=json`: the JSON import format. Sent as an attachment with its file name.',
+        params: [
+          idParam(e.id),
+          q('format', { type: 'string', enum: ['playwright', 'json'], default: 'playwright' }),
+          q('environment', { type: 'string' }, 'A key of the project’s `environments`: its base URL is used'),
+        ],
+        response: { status: 200, contentType: 'text/plain' },
+        errors: [400, 404],
+      }),
+    ),
   ];
 }
 

@@ -43,6 +43,7 @@ describe('requiredScope', () => {
     ['GET', '/healthz'],
     ['GET', '/readyz'],
     ['GET', '/docs'],
+    ['POST', '/mcp'],
     ['GET', '/api/v1/openapi.json'],
     ['GET', '/internal/plans/p_1/cases'],
     ['GET', '/'],

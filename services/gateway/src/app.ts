@@ -1,14 +1,16 @@
-import type { Express, NextFunction, Request, Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { buildOpenApi, requiredScope, type ServiceName } from '@assay/contracts';
 import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented } from '@assay/http';
 import type { Logger } from '@assay/logger';
+import type { handleMcpHttpRequest } from '@assay/mcp';
 import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assay/principal';
 import { planRefusal, quotaRefusal } from './access/access.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { UpstreamName } from './config.js';
 import { docsRoutes } from './docs/docs.routes.js';
+import { mcpHandler } from './mcp/mcp.routes.js';
 import { forward } from './proxy/proxy.js';
 import { rateLimits } from './rate-limit/rate-limit.js';
 import { resolveRoute, type ResolvedRoute } from './routing/route-map.js';
@@ -25,6 +27,8 @@ export interface GatewayDeps {
   redis?: Redis;
   upstreamResponseTimeoutMs: number;
   ready?: () => Promise<Record<string, boolean>>;
+  /** Serves `POST /mcp` (libs/mcp); main.ts loads it on the first call. Absent: /mcp answers 501. */
+  mcp?: typeof handleMcpHttpRequest;
 }
 
 const SERVICE_LABEL: Record<UpstreamName, string> = {
@@ -65,7 +69,7 @@ export function buildApp(deps: GatewayDeps): Express {
     parseJson: false,
     ...(deps.ready ? { ready: deps.ready } : {}),
     mount(app) {
-      app.use(docsRoutes(openApi));
+      app.use(docsRoutes(openApi, deps.publicBaseUrl));
 
       // Resolve the route before anything else: unknown paths are 404 for everyone.
       app.use((req: Request, res: Response, next: NextFunction) => {
@@ -100,9 +104,12 @@ export function buildApp(deps: GatewayDeps): Express {
         const principal = res.locals.principal as Principal;
         next(planRefusal(principal, req.path) ?? quotaRefusal(req.method, req.path, res.locals.quotasExceeded) ?? undefined);
       });
+      // The MCP endpoint: authenticated and rate-limited above like any call; its tools call this gateway back with the same credential.
+      app.all('/mcp', express.json({ limit: '1mb' }), mcpHandler((req) => credentialOf(req), deps.mcp));
 
       app.use(async (req: Request, res: Response) => {
         const route = res.locals.route as ResolvedRoute;
+        if (route.service === 'gateway') throw new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`);
         const baseUrl = deps.upstreams[route.service];
         if (!baseUrl) throw notImplemented(`The ${SERVICE_LABEL[route.service]} service is not part of this deployment yet`);
         // Listings of keys show usage: report this gateway's counts first so they are exact.

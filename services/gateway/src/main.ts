@@ -29,6 +29,8 @@ async function main(): Promise<void> {
 
   const redis = config.redisUrl && config.rateLimitsEnabled ? await connectRedis(config.redisUrl, logger) : undefined;
 
+  // The MCP server (its SDK, zod) loads on the first /mcp call, so start-up does not pay for it.
+  let mcp: Promise<typeof import('@assay/mcp')> | undefined;
   const app = buildApp({
     logger,
     authenticator,
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
     ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
     ready: async () => ({ bus: await bus.isHealthy() }),
+    mcp: async (req, res, body, client) => (await (mcp ??= import('@assay/mcp'))).handleMcpHttpRequest(req, res, body, client),
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
   server.requestTimeout = 0; // sync executions and SSE streams outlive node's default

@@ -1,7 +1,8 @@
 import type { UpstreamName } from '../config.js';
 
 export interface ResolvedRoute {
-  service: UpstreamName;
+  /** `gateway`: served by the gateway itself (the MCP endpoint), after authentication and rate limits. */
+  service: UpstreamName | 'gateway';
   /** Path (and query) the service sees: P0 and P2 aliases are rewritten to their P1 form. */
   upstreamPath: string;
   /** Reachable without a credential. */
@@ -10,7 +11,7 @@ export interface ResolvedRoute {
 
 interface Rule {
   pattern: RegExp;
-  service: UpstreamName;
+  service: UpstreamName | 'gateway';
   rewrite?: (path: string) => string;
 }
 
@@ -34,6 +35,7 @@ const RULES: Rule[] = [
   { pattern: /^\/api\/(projects|test-cases|test-plans)(\/|$)/, service: 'test-case', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/api\/executions(\/|$)/, service: 'execution-runner', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/v1\/projects(\/|$)/, service: 'test-case', rewrite: toV1(/^\/v1\//) },
+  { pattern: /^\/mcp\/?$/, service: 'gateway' },
 ];
 
 const PUBLIC: Array<[string, RegExp]> = [

@@ -1,5 +1,6 @@
 import Papa, { type ParseError } from 'papaparse';
 import type { StepActionSpec } from '@assay/contracts';
+import { isSideProject, mapSideTest } from './import.side.js';
 import { STEP_ACTIONS, validateSteps, type StepAction } from './steps.js';
 
 /** Most test cases one import file may hold (spec, Limits: "10,000 test cases per file"). */
@@ -26,12 +27,12 @@ export interface ImportCandidate {
 export type ImportRow = { ok: true; candidate: ImportCandidate } | { ok: false; row: number; name: string | null; error: string };
 
 export interface ParsedImport {
-  format: 'csv' | 'json';
+  format: 'csv' | 'json' | 'side';
   /** Every test case of the file in file order, valid or not. */
   rows: ImportRow[];
 }
 
-/** Whole-file problems: 400 (malformed / bad header / not an array), 413 (more than MAX_IMPORT_CASES cases), 415 (not CSV or JSON, binary, not UTF-8). */
+/** Whole-file problems: 400 (malformed / bad header / not an array), 413 (more than MAX_IMPORT_CASES cases), 415 (not CSV, JSON or .side, binary, not UTF-8). */
 export class ImportFileError extends Error {
   constructor(
     readonly status: 400 | 413 | 415,
@@ -44,7 +45,7 @@ export class ImportFileError extends Error {
 }
 
 /**
- * Parses an uploaded CSV or JSON file of test cases into one entry per case.
+ * Parses an uploaded CSV, JSON or Selenium IDE (`.side`) file of test cases into one entry per case.
  * Row problems become `{ok: false}` entries and never stop the other rows.
  * Pure: no I/O. Format rules and the step cell grammar: docs/import-format.md.
  *
@@ -53,7 +54,13 @@ export class ImportFileError extends Error {
 export function parseImportFile(content: Buffer, meta: { filename?: string; mimetype?: string }): ParsedImport {
   const text = decodeText(content);
   const format = detectFormat(text, meta);
-  return { format, rows: format === 'csv' ? parseCsv(text) : parseJson(text) };
+  if (format === 'csv') return { format, rows: parseCsv(text) };
+  const root = parseJsonText(text);
+  if (isSideProject(root)) return { format: 'side', rows: parseSide(root.tests) };
+  if (format === 'side') {
+    throw new ImportFileError(400, 'the .side file is not a Selenium IDE project: expected {"version": ..., "tests": [...]}');
+  }
+  return { format, rows: parseJson(root) };
 }
 
 /**
@@ -124,9 +131,9 @@ function decodeText(content: Buffer): string {
 
 const CSV_MIMETYPES = new Set(['text/csv', 'application/csv', 'application/vnd.ms-excel']);
 
-function detectFormat(text: string, meta: { filename?: string; mimetype?: string }): 'csv' | 'json' {
+function detectFormat(text: string, meta: { filename?: string; mimetype?: string }): 'csv' | 'json' | 'side' {
   const extension = /\.([^./\\]+)$/.exec(meta.filename ?? '')?.[1]?.toLowerCase();
-  if (extension === 'csv' || extension === 'json') return extension;
+  if (extension === 'csv' || extension === 'json' || extension === 'side') return extension;
   const mimetype = meta.mimetype?.split(';')[0]?.trim().toLowerCase();
   if (mimetype !== undefined && CSV_MIMETYPES.has(mimetype)) return 'csv';
   if (mimetype === 'application/json') return 'json';
@@ -216,13 +223,39 @@ function parseCsvRow(cells: string[], row: number, width: number): ImportRow {
   return { ok: true, candidate: { row, name, ...(description !== undefined && { description }), steps } };
 }
 
-function parseJson(text: string): ImportRow[] {
-  let root: unknown;
+function parseJsonText(text: string): unknown {
   try {
-    root = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new ImportFileError(400, `malformed JSON: ${(e as Error).message}`);
   }
+}
+
+/** Selenium IDE tests, one row each; see import.side.ts for the command table. */
+function parseSide(tests: unknown[]): ImportRow[] {
+  if (tests.length > MAX_IMPORT_CASES) throw tooManyCases(tests.length);
+  return tests.map((test, i) => {
+    const row = i + 1;
+    const { name, steps, commands, problems } = mapSideTest(test);
+    problems.unshift(...checkName(name), ...checkStorable('name', name));
+    // Every command unmapped: "must contain at least 1 step" would only add noise.
+    if (steps.length > 0 || problems.length === 0) {
+      for (const e of validateSteps(steps)) {
+        const at = /^steps\[([0-9]+)\]\.(.+)$/.exec(e.field);
+        problems.push(at ? `${commands[Number(at[1])]}: ${at[2]} ${e.message}` : `${e.field} ${e.message}`);
+      }
+      steps.forEach((step, s) => {
+        for (const key of ['selector', 'value'] as const) {
+          const v = step[key];
+          if (typeof v === 'string') problems.push(...checkStorable(`${commands[s]} ${key}`, v));
+        }
+      });
+    }
+    return problems.length > 0 ? failure(row, name, problems) : { ok: true, candidate: { row, name, steps } };
+  });
+}
+
+function parseJson(root: unknown): ImportRow[] {
   if (!Array.isArray(root)) {
     throw new ImportFileError(400, 'the file must be a JSON array of test cases: [{"name": ..., "description": ..., "steps": [...]}]');
   }
