@@ -10,7 +10,8 @@ import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/
  * process, the way `make run` does, and reads what it prints.
  */
 
-const READY_TIMEOUT_MS = 60_000;
+// A loaded machine (CI beside other jobs) starts seven services and Postgres slowly: raise it there.
+const READY_TIMEOUT_MS = Number(process.env.ASSAY_TEST_READY_TIMEOUT_MS) || 120_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 /** The monorepo root: the nearest directory up from the cwd holding pnpm-workspace.yaml. */
