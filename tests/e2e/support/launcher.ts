@@ -155,6 +155,8 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
     ANALYSIS_PORT: String(analysisPort),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // Each service's own readiness wait in the launcher matches the test's.
+    ASSAY_READY_TIMEOUT_SECONDS: String(Math.ceil(READY_TIMEOUT_MS / 1000)),
     ...opts.env,
   });
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'launch.ts')], {
