@@ -29,6 +29,11 @@ export interface KafkaBusOptions {
   retryMaxDelayMs?: number;
   /** Pause before a crashed consumer is started again (default 5 s). */
   restartDelayMs?: number;
+  /**
+   * Idempotent producer (default true). Only tests turn it off: librdkafka's
+   * mock cluster names no controller, which kafkajs needs for a producer id.
+   */
+  idempotent?: boolean;
 }
 
 export const DEFAULT_KAFKA_TOPIC_SETTINGS: KafkaTopicSettings = { partitions: 6, replicationFactor: 3, minInsyncReplicas: 2 };
@@ -97,7 +102,7 @@ export class KafkaBus implements Bus {
     this.sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
     this.heartbeatInterval = Math.min(opts.heartbeatIntervalMs ?? 3000, Math.floor(this.sessionTimeout / 3));
     this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = this.kafka.producer({ idempotent: opts.idempotent ?? true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     this.admin = this.kafka.admin();
   }
 
@@ -197,9 +202,9 @@ export class KafkaBus implements Bus {
   }
 
   /**
-   * Starts one consumer for the subscription. A broadcast consumer starts at
-   * the topic's end as it is now: subscribe() resolves only once those
-   * offsets are fixed, so nothing published afterwards is missed.
+   * Starts one consumer for the subscription and resolves once it has joined
+   * its group. A broadcast consumer starts at the topic's end as it was before
+   * joining, so nothing published after subscribe() resolves is missed.
    */
   private async startConsumer(state: Running, groupId: string, opts: SubscribeOptions): Promise<void> {
     const consumer = this.kafka.consumer({
@@ -214,7 +219,11 @@ export class KafkaBus implements Bus {
     state.consumer = consumer;
     const startAt = opts.broadcast ? await this.endOffsets(opts.topic) : undefined;
     let joined: () => void = () => undefined;
-    const firstJoin = new Promise<void>((resolve) => (joined = resolve));
+    let failed: (err: Error) => void = () => undefined;
+    const firstJoin = new Promise<void>((resolve, reject) => {
+      joined = resolve;
+      failed = reject;
+    });
 
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       if (startAt) {
@@ -230,6 +239,7 @@ export class KafkaBus implements Bus {
     });
     consumer.on(consumer.events.CRASH, (e) => {
       const { error, restart } = e.payload;
+      failed(error);
       if (state.closed) return;
       state.crashed = error;
       this.log.error({ err: error, groupId, restart }, restart ? 'kafka consumer crashed; kafkajs restarts it' : 'kafka consumer crashed; restarting it');
@@ -246,7 +256,8 @@ export class KafkaBus implements Bus {
         await this.handle(state, groupId, opts, { topic, partition, message, heartbeat });
       },
     });
-    if (startAt) await firstJoin;
+    // Resolve once this member holds its partitions (a broadcast one at its start offsets).
+    await firstJoin;
   }
 
   private async restartConsumer(state: Running, groupId: string, opts: SubscribeOptions): Promise<void> {

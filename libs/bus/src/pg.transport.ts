@@ -44,6 +44,23 @@ export function deadLetterQueue(topic: string, group: string): string {
   return `${queueName(topic, group)}__dlq`;
 }
 
+let lastMs = 0;
+let counter = 0;
+/**
+ * A UUID that sorts after every one made before by this process (time, then a
+ * counter): pg-boss fetches by `created_on, id`, and one insert gives every job
+ * the same `created_on`, so this keeps a batch in publish order.
+ */
+function orderedId(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else counter++;
+  const hex = lastMs.toString(16).padStart(12, '0') + counter.toString(16).padStart(8, '0') + randomBytes(6).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 function queueName(topic: string, group: string, instance?: string): string {
   return [topic.replace(/\./g, '_'), group.replace(/-/g, '_'), instance].filter(Boolean).join('__');
 }
@@ -85,7 +102,7 @@ export class PgBus implements Bus {
       .getDb()
       .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
     const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
-      messages.map((m) => ({ name, data: { key: m.key, value: m.value } })),
+      messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value } })),
     );
     if (jobs.length > 0) await this.boss.insert(jobs);
   }
