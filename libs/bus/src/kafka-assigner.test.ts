@@ -20,7 +20,7 @@ interface Member {
 /** What kafkajs's leader does in SYNC: assign over the leader's own subscribed topics. */
 async function assignAsLeader(members: Member[], leader: Member): Promise<Map<string, Record<string, number[]>>> {
   const assigner = PartitionAssigners.roundRobin({ cluster } as never);
-  const encoded = members.map((m) => ({ memberId: m.memberId, memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: m.topics }) }));
+  const encoded = members.map((m) => ({ memberId: m.memberId, memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: m.topics, userData: Buffer.alloc(0) }) }));
   const result = await assigner.assign({ members: encoded, topics: leader.topics });
   return new Map(result.map((r) => [r.memberId, AssignerProtocol.MemberAssignment.decode(r.memberAssignment)!.assignment]));
 }

@@ -34,7 +34,7 @@ function batch(n: number, key = (i: number) => `key-${i}`) {
       data: { user_id: `u${i}` },
     } satisfies EventEnvelope,
   }));
-  const ids = new Set(messages.map((m) => m.value.id));
+  const ids = new Set<string>(messages.map((m) => m.value.id));
   return { messages, ids, mine: (e: EventEnvelope) => ids.has(e.id) };
 }
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { createSilentLogger } from '@assay/logger';
 import { deadLetterTopic, KafkaBus, type EventEnvelope } from '@assay/bus';
-import { CONTRACT_GROUPS, CONTRACT_TOPICS, describeBusContract, type BusFixture } from './contract';
+import { CONTRACT_GROUPS, CONTRACT_TOPICS, describeBusContract, type BusFixture } from './contract.js';
 
 jest.setTimeout(90_000);
 

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { createSilentLogger } from '@assay/logger';
 import { createTestDatabase, type TestDatabase } from '@assay/testing';
 import { deadLetterQueue, PgBus, type DeadLetter } from '@assay/bus';
-import { describeBusContract, type BusFixture } from './contract';
+import { describeBusContract, type BusFixture } from './contract.js';
 
 jest.setTimeout(60_000);
 
