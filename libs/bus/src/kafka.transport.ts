@@ -187,8 +187,21 @@ export class KafkaBus implements Bus {
     const state: Running = { groupId, broadcast: Boolean(opts.broadcast), consumer: undefined as unknown as Consumer, closed: false, abort: new AbortController() };
     this.running.add(state);
     try {
-      await this.startConsumer(state, groupId, opts);
+      // A join can fail while the group rebalances (several members starting at once): try again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.startConsumer(state, groupId, opts);
+          break;
+        } catch (err) {
+          if (attempt >= 5) throw err;
+          this.log.warn({ err, groupId, attempt }, 'kafka consumer could not join its group; trying again');
+          await state.consumer.disconnect().catch(() => undefined);
+          await sleep((this.opts.restartDelayMs ?? 5000) / 5, state.abort.signal);
+        }
+      }
     } catch (err) {
+      // kafkajs may be restarting a consumer that crashed before joining: stop it.
+      await this.closeConsumer(state);
       this.running.delete(state);
       throw err;
     }
@@ -345,6 +358,7 @@ export class KafkaBus implements Bus {
     if (state.closed) return;
     state.closed = true;
     state.abort.abort();
+    if (!state.consumer) return;
     // disconnect() waits for the message in hand, then leaves the group at once (no session timeout wait).
     await state.consumer.disconnect().catch((err) => this.log.warn({ err }, 'kafka consumer disconnect failed'));
   }

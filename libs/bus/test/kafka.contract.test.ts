@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { TOPICS } from '@assay/contracts';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { createSilentLogger } from '@assay/logger';
 import { deadLetterTopic, KafkaBus, type EventEnvelope } from '@assay/bus';
@@ -65,7 +66,7 @@ async function createTopicsOnMock(): Promise<void> {
   const producer = kafka().producer({ allowAutoTopicCreation: true });
   await producer.connect();
   const warmup: EventEnvelope = { id: '00000000-0000-4000-8000-000000000000', event: 'organization.member.removed', timestamp: new Date().toISOString(), organization_id: 'warmup', data: { user_id: 'warmup' } };
-  const topics = [...CONTRACT_TOPICS, ...CONTRACT_TOPICS.flatMap((t) => CONTRACT_GROUPS.map((g) => deadLetterTopic(t, g)))];
+  const topics = [...Object.values(TOPICS), ...CONTRACT_TOPICS.flatMap((t) => CONTRACT_GROUPS.map((g) => deadLetterTopic(t, g)))];
   for (const topic of topics) await producer.send({ topic, messages: [{ key: 'warmup', value: JSON.stringify(warmup) }] });
   await producer.disconnect();
 }
@@ -120,4 +121,25 @@ describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdk
     livenessMs: LIVENESS_MS,
   };
   describeBusContract(() => fixture);
+
+  describe('topic provisioning at start', () => {
+    it('refuses to start, naming the variable, when the cluster has fewer brokers than the replication factor', async () => {
+      const bus = new KafkaBus({ brokers, clientId: 'assay-contract', logger, topics: { partitions: 4, replicationFactor: 9, minInsyncReplicas: 2 } });
+      buses.push(bus);
+      await expect(bus.start()).rejects.toThrow(/has \d broker\(s\) but KAFKA_REPLICATION_FACTOR is 9/);
+    });
+
+    it('keeps topics that exist (idempotent) and warns when they have fewer partitions than configured', async () => {
+      const lines: Array<{ msg: string; topic?: string }> = [];
+      const recording = createSilentLogger();
+      recording.warn = ((obj: { topic?: string }, msg: string) => void lines.push({ msg, topic: obj.topic })) as never;
+      const bus = new KafkaBus({ brokers, clientId: 'assay-contract', logger: recording, idempotent: given.length > 0, topics: { partitions: 64, replicationFactor: 1, minInsyncReplicas: 1 } });
+      buses.push(bus);
+      await bus.start();
+      await bus.start(); // a second start is a no-op
+      expect(await bus.isHealthy()).toBe(true);
+      const warned = lines.filter((l) => /fewer partitions than KAFKA_PARTITIONS/.test(l.msg)).map((l) => l.topic).sort();
+      expect(warned).toEqual(Object.values(TOPICS).sort());
+    });
+  });
 });
