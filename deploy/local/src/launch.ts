@@ -289,7 +289,10 @@ async function main(): Promise<void> {
   const common = {
     DATABASE_URL: databaseUrl,
     BUS: config.bus,
-    ...(config.kafkaBrokers ? { KAFKA_BROKERS: config.kafkaBrokers } : {}),
+    // One machine usually means one broker: replicate topics once unless told otherwise.
+    ...(config.kafkaBrokers
+      ? { KAFKA_BROKERS: config.kafkaBrokers, KAFKA_REPLICATION_FACTOR: process.env.KAFKA_REPLICATION_FACTOR ?? '1' }
+      : {}),
     INTERNAL_TOKEN_SECRET: secrets.INTERNAL_TOKEN_SECRET!,
     PUBLIC_BASE_URL: gatewayUrl,
     LOG_LEVEL: config.logLevel,

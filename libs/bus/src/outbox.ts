@@ -188,8 +188,10 @@ export interface OutboxRelay {
 
 /**
  * Publishes outbox rows to the bus in order and marks them sent. Several
- * replicas may run it: rows are claimed with `FOR UPDATE SKIP LOCKED`. A
- * publish failure leaves the rows pending for the next round (at-least-once).
+ * replicas may run it: a transaction-scoped advisory lock per schema lets one
+ * relay publish a batch at a time, so a key's events reach the bus in the
+ * order they were written. A publish failure leaves the rows pending for the
+ * next round (at-least-once).
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = opts;
@@ -209,6 +211,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   async function publishBatch(): Promise<number> {
     return db.transaction().execute(async (trx) => {
+      // One relay of the service publishes at a time (per-key order across replicas); the others skip this round.
+      const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${outboxChannel(opts.schema)})) as ok`.execute(trx);
+      if (!lock.rows[0]?.ok) return 0;
       const rows = await trx
         .selectFrom('outbox')
         .select(['seq', 'topic', 'key', 'envelope'])

@@ -10,6 +10,12 @@ export interface EventEnvelope<T = Record<string, unknown>> {
   data: T;
 }
 
+/**
+ * Attempts of a failing handler before the message is given up and moved to
+ * the dead-letter queue (pg) or topic (kafka) of its consumer group.
+ */
+export const MAX_ATTEMPTS = 25;
+
 export interface BusMessage {
   /** Aggregate id: Kafka's message key, so one aggregate's events stay in order there. */
   key: string;

@@ -31,7 +31,7 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const logger = createLogger(config.service, config.logLevel);
   const database = createDatabase<DB>({ connectionString: config.databaseUrl, schema: config.schema, applicationName: `assay-${config.service}` });
   await migrateToLatest(database, opts.migrations);
-  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafkaBrokers: config.kafkaBrokers, clientId: `assay-${config.service}`, logger });
+  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafka: config.kafka, clientId: `assay-${config.service}`, logger });
   await bus.start();
   const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger });
   const ready = async () => ({ database: await isDatabaseReachable(database.pool), bus: await bus.isHealthy() });

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   });
 
   // The gateway owns no schema; it uses the bus only to hear revocations.
-  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafkaBrokers: config.kafkaBrokers, clientId: 'assay-gateway', logger });
+  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafka: config.kafka, clientId: 'assay-gateway', logger });
   await bus.start();
   const subscription = await subscribeToAuthEvents(bus, authenticator);
 
