@@ -266,6 +266,7 @@ describe('readCommonConfig', () => {
       kafkaBrokers: [],
       internalTokenSecret: SECRET,
       publicBaseUrl: 'http://localhost:8080',
+      migrateAtStart: true,
     });
   });
 
@@ -279,6 +280,7 @@ describe('readCommonConfig', () => {
         BUS: 'kafka',
         KAFKA_BROKERS: 'k1:9092, k2:9092',
         PUBLIC_BASE_URL: 'https://assay.example.com/',
+        MIGRATE_AT_START: 'false',
       },
       (r) => readCommonConfig(r, 'gateway', 8080),
     );
@@ -292,6 +294,7 @@ describe('readCommonConfig', () => {
       kafkaBrokers: ['k1:9092', 'k2:9092'],
       internalTokenSecret: SECRET,
       publicBaseUrl: 'https://assay.example.com',
+      migrateAtStart: false,
     });
   });
 

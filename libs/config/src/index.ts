@@ -141,6 +141,8 @@ export interface CommonConfig {
   kafkaBrokers: string[];
   internalTokenSecret: string;
   publicBaseUrl: string;
+  /** false (MIGRATE_AT_START=false): the schema was migrated beforehand (the chart's migration Job); start refuses a schema with pending migrations. */
+  migrateAtStart: boolean;
 }
 
 /** Reads the shared variables; `PORT` overrides the service's default port. */
@@ -161,5 +163,6 @@ export function readCommonConfig(r: ConfigReader, service: string, defaultPort: 
     kafkaBrokers,
     internalTokenSecret: r.secret('INTERNAL_TOKEN_SECRET', { minLength: 32 }),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', { default: 'http://localhost:8080' }),
+    migrateAtStart: r.bool('MIGRATE_AT_START', { default: true }),
   };
 }
