@@ -154,6 +154,8 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     DISCOVERY_CRAWLER_PORT: String(crawlerPort),
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
     ANALYSIS_PORT: String(analysisPort),
+    // The launcher waits this long for each service; the test as a whole waits READY_TIMEOUT_MS.
+    ASSAY_READY_TIMEOUT_MS: String(READY_TIMEOUT_MS),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
