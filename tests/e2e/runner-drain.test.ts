@@ -71,7 +71,7 @@ describe('a runner worker on SIGTERM', () => {
     const first = await startWorker({ RUNNER_CONCURRENCY: '1', SHUTDOWN_GRACE_SECONDS: '120' });
     const running = await gw('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId });
     expect(running.status).toBe(202);
-    await eventually(async () => (await gw('GET', running.body.polling_url)).body.status === 'running', 60_000, 100);
+    await eventually(async () => (await gw('GET', running.body.polling_url)).body.status === 'running', 120_000, 100);
 
     const exit = exited(first.proc);
     const termAt = Date.now();
@@ -103,7 +103,7 @@ describe('a runner worker on SIGTERM', () => {
     const { projectId, planId } = await slowPlan('requeue', 4);
     const first = await startWorker({ RUNNER_CONCURRENCY: '1', SHUTDOWN_GRACE_SECONDS: '1' });
     const queued = await gw('POST', '/api/v1/executions/async', { test_plan_id: planId, project_id: projectId });
-    await eventually(async () => (await gw('GET', queued.body.polling_url)).body.status === 'running', 60_000, 100);
+    await eventually(async () => (await gw('GET', queued.body.polling_url)).body.status === 'running', 120_000, 100);
 
     first.proc.kill('SIGTERM');
     const { code } = await exited(first.proc);

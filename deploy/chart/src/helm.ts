@@ -8,7 +8,7 @@ import { unzipSync } from 'fflate';
 const run = promisify(execFile);
 const require_ = createRequire(__filename);
 
-export const REPO_ROOT = path.resolve(__dirname, '../..');
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const CHART_DIR = path.join(REPO_ROOT, 'helm/assay');
 
 /**
