@@ -6,11 +6,11 @@
 #   SERVICE=auth assay-entrypoint        same as `assay-entrypoint auth`
 # Remaining arguments are passed to the service.
 set -eu
-cd /app
-if [ "$#" -gt 0 ] && [ -f "services/$1/src/main.ts" ]; then
-  SERVICE=$1
-  shift
-fi
+cd "${ASSAY_APP_DIR:-/app}"
+case "${1:-}" in
+  ""|-*|migrate) ;;
+  *) SERVICE=$1; shift ;;
+esac
 : "${SERVICE:?name a service (first argument or SERVICE): gateway, auth, test-case, execution-runner, discovery-crawler, analysis or webhook-dispatcher}"
 main="services/$SERVICE/src/main.ts"
 if [ ! -f "$main" ]; then

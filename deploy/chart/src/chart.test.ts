@@ -16,7 +16,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
 type Values = Record<string, unknown>;
 

@@ -354,7 +354,8 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- $_ := set $env "PUBLIC_BASE_URL" . -}}
 {{- end -}}
 {{- if $svc.chromium -}}
-{{- $_ := set $env "CHROMIUM_PATH" "/usr/bin/chromium" -}}
+{{- /* The -chromium image ships Debian's chromium-headless-shell. */ -}}
+{{- $_ := set $env "CHROMIUM_PATH" "/usr/bin/chromium-headless-shell" -}}
 {{- end -}}
 {{- if has $name (list "execution-runner" "discovery-crawler" "analysis" "webhook-dispatcher") -}}
 {{- /* libs/egress: loopback is the pod itself, never a customer's target. */ -}}
