@@ -7,7 +7,7 @@ import { launchForFile, startServiceProcess } from './support/launcher.js';
 // A Kubernetes pod gets SIGTERM on scale-down and upgrades. The runner worker is
 // a real process here (the launcher's execution-runner only serves the API), so
 // the test can send it SIGTERM mid-run and watch what it does with its work.
-jest.setTimeout(240_000);
+jest.setTimeout(480_000);
 
 const launched = launchForFile({ env: { RUNNER_ENABLED: 'false' } });
 let shop: Awaited<ReturnType<typeof startShop>>;
