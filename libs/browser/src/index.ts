@@ -73,7 +73,16 @@ export interface LaunchOptions {
  * @throws when the executable is missing or the browser does not start.
  */
 export function launchChromium(options: LaunchOptions): Promise<Browser> {
-  return chromium.launch({ executablePath: options.executablePath, headless: options.headless ?? true, args: chromiumArgs() });
+  // The service closes its browser when it stops: Playwright must not close it on the service's SIGTERM,
+  // or a runner draining on SIGTERM would lose the browser its running executions use.
+  return chromium.launch({
+    executablePath: options.executablePath,
+    headless: options.headless ?? true,
+    args: chromiumArgs(),
+    handleSIGTERM: false,
+    handleSIGINT: false,
+    handleSIGHUP: false,
+  });
 }
 
 /**

@@ -266,6 +266,7 @@ describe('readCommonConfig', () => {
       kafka: { brokers: [], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, provisionTopics: true, sessionTimeoutMs: 30_000 },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'http://localhost:8080',
+      migrateAtStart: true,
     });
   });
 
@@ -283,6 +284,7 @@ describe('readCommonConfig', () => {
         KAFKA_PROVISION_TOPICS: 'false',
         KAFKA_SESSION_TIMEOUT_MS: '45000',
         PUBLIC_BASE_URL: 'https://assay.example.com/',
+        MIGRATE_AT_START: 'false',
       },
       (r) => readCommonConfig(r, 'gateway', 8080),
     );
@@ -297,6 +299,7 @@ describe('readCommonConfig', () => {
       kafka: { brokers: ['k1:9092', 'k2:9092'], partitions: 12, replicationFactor: 1, minInsyncReplicas: 1, provisionTopics: false, sessionTimeoutMs: 45_000 },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'https://assay.example.com',
+      migrateAtStart: false,
     });
   });
 

@@ -153,6 +153,8 @@ export interface CommonConfig {
   kafka: KafkaConfig;
   internalTokenSecret: string;
   publicBaseUrl: string;
+  /** false (MIGRATE_AT_START=false): the schema was migrated beforehand (the chart's migration Job); start refuses a schema with pending migrations. */
+  migrateAtStart: boolean;
 }
 
 /** Reads the shared variables; `PORT` overrides the service's default port. */
@@ -173,6 +175,7 @@ export function readCommonConfig(r: ConfigReader, service: string, defaultPort: 
     kafka,
     internalTokenSecret: r.secret('INTERNAL_TOKEN_SECRET', { minLength: 32 }),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', { default: 'http://localhost:8080' }),
+    migrateAtStart: r.bool('MIGRATE_AT_START', { default: true }),
   };
 }
 

@@ -22,6 +22,8 @@ export interface ExecutionConfig extends CommonConfig {
   schedulerEnabled: boolean;
   /** How often due schedules are looked for (ms). */
   schedulerIntervalMs: number;
+  /** On SIGTERM, how long running executions may take to finish before they are stopped and put back in the queue. */
+  shutdownGraceSeconds: number;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -43,5 +45,6 @@ export function loadConfig(env: Env): ExecutionConfig {
     authUrl: r.optionalUrl('AUTH_URL'),
     schedulerEnabled: r.bool('SCHEDULER_ENABLED', { default: true }),
     schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
+    shutdownGraceSeconds: r.int('SHUTDOWN_GRACE_SECONDS', { default: 30, min: 0, max: 86_400 }),
   }));
 }

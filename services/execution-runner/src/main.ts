@@ -73,10 +73,13 @@ startMain(async () => {
         ready,
       });
     },
+    // Room for the drain, then for closing the bus and the pool.
+    shutdownTimeoutMs: (config.shutdownGraceSeconds + 20) * 1000,
     async stop() {
       await scheduler?.stop();
       await summaries?.close().catch(() => undefined);
-      await runner?.stop();
+      // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
+      await runner?.drain(config.shutdownGraceSeconds * 1000);
       janitor?.stop();
       await notifier?.stop();
     },

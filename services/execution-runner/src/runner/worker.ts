@@ -20,6 +20,7 @@ import {
   lockIfHeld,
   renewLease,
   requeueAbandoned,
+  requeueHeld,
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
@@ -59,6 +60,8 @@ interface RunControl {
   halt: Promise<never>;
   /** Element fingerprints taken in this execution, shared by its cases (see StepContext). */
   fingerprints: Map<string, ElementFingerprint>;
+  /** Stops the execution: halts its browser calls and closes its contexts. */
+  end: (why: 'cancelled' | 'timeout' | 'lost') => void;
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
@@ -91,11 +94,17 @@ export class Runner {
   private subscription: Subscription | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, RunControl>();
+  /** The background run of each active execution, so a drain can wait for it. */
+  private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
+  /** Resolves when a stop begins: messages still waiting for a slot give up and go back to the bus. */
+  private stopSignal!: Promise<void>;
+  private signalStop: () => void = () => undefined;
 
   constructor(private readonly o: RunnerOptions) {
     this.caseSlots = new Semaphore(o.concurrency);
     this.executionSlots = new Semaphore(o.concurrency);
+    this.stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
   }
 
   async start(): Promise<void> {
@@ -115,7 +124,13 @@ export class Runner {
   /** Waits for a free slot, claims the execution, and runs it in the background. */
   private async take(id: string): Promise<void> {
     if (this.stopping) throw new Error('runner is stopping');
-    const release = await this.executionSlots.acquire();
+    const acquiring = this.executionSlots.acquire();
+    const release = await Promise.race([acquiring, this.stopSignal.then(() => undefined)]);
+    if (!release || this.stopping) {
+      // Stopping: the handler fails, so the bus redelivers the message to another worker.
+      void acquiring.then((r) => r());
+      throw new Error('runner is stopping');
+    }
     let row: ExecutionRow | undefined;
     try {
       row = await claimExecution(this.o.db, id, this.o.workerId, this.o.leaseSeconds);
@@ -124,15 +139,19 @@ export class Runner {
       throw err;
     }
     if (!row) return release();
-    void this.run(row)
+    const running = this.run(row)
       .catch((err) => this.o.logger.error({ err, execution: id }, 'execution crashed'))
-      .finally(release);
+      .finally(() => {
+        this.running.delete(id);
+        release();
+      });
+    this.running.set(id, running);
   }
 
   private async run(claimed: ExecutionRow): Promise<void> {
     const { db, logger } = this.o;
     let halt: (err: Error) => void = () => undefined;
-    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map() };
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why) };
     ctl.halt.catch(() => undefined);
     this.active.set(claimed.id, ctl);
     const stop = (why: NonNullable<RunControl['stopped']>) => {
@@ -495,15 +514,62 @@ export class Runner {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.reaper) clearInterval(this.reaper);
-    await this.subscription?.close().catch(() => undefined);
-    // Executions still running are left to their leases: another worker retries them.
-    for (const ctl of this.active.values()) {
-      ctl.stopped = 'lost';
-      for (const c of ctl.contexts) await c.close().catch(() => undefined);
+  /**
+   * Stops on SIGTERM without losing work: takes no new execution (messages
+   * waiting for a slot go back to the bus), lets the running ones finish for up
+   * to `graceMs`, then puts those still running back in the queue (they start
+   * over on another worker; the attempt does not count as a crash) and closes
+   * the browser.
+   */
+  async drain(graceMs: number): Promise<void> {
+    await this.stopTaking();
+    const ids = [...this.running.keys()];
+    if (ids.length > 0) {
+      this.o.logger.info({ executions: ids, grace_seconds: graceMs / 1000 }, 'draining: waiting for running executions');
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
+      const outcome = await Promise.race([Promise.allSettled([...this.running.values()]).then(() => 'drained' as const), graceOver]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') await this.requeueRunning();
+      else this.o.logger.info({ executions: ids }, 'drained: every running execution finished');
     }
     await this.o.browsers.close();
+  }
+
+  /** Stops at once, as a killed process would: executions still running are left to their leases (another worker retries them). */
+  async stop(): Promise<void> {
+    await this.stopTaking();
+    for (const ctl of this.active.values()) ctl.end('lost');
+    await this.o.browsers.close();
+  }
+
+  private async stopTaking(): Promise<void> {
+    this.stopping = true;
+    this.signalStop();
+    if (this.reaper) clearInterval(this.reaper);
+    await this.subscription?.close().catch((err) => this.o.logger.warn({ err }, 'could not close the execution subscription'));
+  }
+
+  /** Past the grace period: each execution still running goes back to the queue, then its run is halted. */
+  private async requeueRunning(): Promise<void> {
+    const { db, logger } = this.o;
+    for (const [id, ctl] of this.active) {
+      const row = await withTransaction(db, async (trx) => {
+        const requeued = await requeueHeld(trx, id, this.o.workerId);
+        if (!requeued) return undefined;
+        await appendStreamEvent(trx, id, 'status', { status: 'queued', reason: 'the worker running it shut down; requeued' });
+        await enqueueEvents(trx, this.o.schema, [
+          { event: 'execution.requested', organization_id: requeued.org_id, project_id: requeued.project_id, key: id, data: { execution_id: id, attempt: requeued.attempts + 1 } },
+        ]);
+        return requeued;
+      }).catch((err) => {
+        logger.error({ err, execution: id }, 'could not requeue; its lease expiry will');
+        return undefined;
+      });
+      if (row) logger.warn({ execution: id }, 'shutdown grace period over: execution requeued');
+      // The lease is no longer ours, so the halted run writes nothing more.
+      ctl.end('lost');
+    }
+    await Promise.allSettled([...this.running.values()]);
   }
 }
