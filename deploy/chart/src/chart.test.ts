@@ -21,7 +21,7 @@ type Values = Record<string, unknown>;
 
 const SERVICES = ['gateway', 'auth', 'test-case', 'execution-runner', 'discovery-crawler', 'analysis', 'webhook-dispatcher'] as const;
 const DB = { externalDatabase: { url: 'postgres://assay:pw@db.example.internal:5432/assay' } };
-const KAFKA = { bus: { kind: 'kafka', kafka: { brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092'], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, topicPrefix: 'prod.' } } };
+const KAFKA = { bus: { kind: 'kafka', kafka: { brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092'], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, provisionTopics: false, sessionTimeoutMs: 45000 } } };
 const PG = { bus: { kind: 'pg' } };
 
 function valuesFile(values: Values): string {
@@ -177,7 +177,7 @@ describe('environment of each service', () => {
     };
     for (const service of SERVICES) {
       const env = envOf(objects, service);
-      const common = ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'BUS', 'KAFKA_BROKERS', 'KAFKA_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'KAFKA_TOPIC_PREFIX', 'PORT', 'HOST', 'LOG_LEVEL'];
+      const common = ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'BUS', 'KAFKA_BROKERS', 'KAFKA_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'KAFKA_PROVISION_TOPICS', 'KAFKA_SESSION_TIMEOUT_MS', 'PORT', 'HOST', 'LOG_LEVEL'];
       expect(Object.keys(env)).toEqual(expect.arrayContaining([...common, ...expected[service]]));
       for (const secret of ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY', 'REDIS_URL', 'STRIPE_WEBHOOK_SECRET', 'ANALYSIS_LLM_API_KEY', 'SMTP_URL']) {
         if (env[secret]) expect(env[secret]).toEqual({ name: secret, valueFrom: { secretKeyRef: expect.objectContaining({ key: secret }) } });
@@ -186,7 +186,8 @@ describe('environment of each service', () => {
       const urls = Object.keys(env).filter((k) => k.endsWith('_URL') && !['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PUBLIC_BASE_URL', 'ANALYSIS_LLM_URL'].includes(k));
       expect(urls.sort()).toEqual(expected[service].filter((k) => k.endsWith('_URL') && k !== 'REDIS_URL' && k !== 'SMTP_URL').sort());
     }
-    expect(envOf(objects, 'gateway').KAFKA_TOPIC_PREFIX).toMatchObject({ value: 'prod.' });
+    expect(envOf(objects, 'gateway').KAFKA_PROVISION_TOPICS).toMatchObject({ value: 'false' });
+    expect(envOf(objects, 'gateway').KAFKA_SESSION_TIMEOUT_MS).toMatchObject({ value: '45000' });
     expect(envOf(objects, 'execution-runner').ARTIFACT_ORG_QUOTA_BYTES).toMatchObject({ value: '10737418240' });
     expect(envOf(objects, 'execution-runner').EGRESS_ALLOW_LOOPBACK).toMatchObject({ value: 'false' });
     expect(envOf(objects, 'auth').STRIPE_WEBHOOK_SECRET!.valueFrom!.secretKeyRef).toEqual({ name: 'assay-tokens', key: 'STRIPE_WEBHOOK_SECRET', optional: true });
@@ -298,7 +299,7 @@ describe('KEDA', () => {
     expect(runner.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'assay-execution-runner' });
     expect(runner.spec.maxReplicaCount).toBe(6);
     expect(runner.spec.triggers).toEqual([
-      { type: 'kafka', metadata: expect.objectContaining({ bootstrapServers: 'kafka-0.kafka:9092,kafka-1.kafka:9092', consumerGroup: 'execution-runner', topic: 'prod.assay.executions.commands', lagThreshold: '5' }) },
+      { type: 'kafka', metadata: expect.objectContaining({ bootstrapServers: 'kafka-0.kafka:9092,kafka-1.kafka:9092', consumerGroup: 'execution-runner.assay.executions.commands', topic: 'assay.executions.commands', lagThreshold: '5' }) },
     ]);
     expect(byKind(objects, 'HorizontalPodAutoscaler')).toEqual([]);
     expect(await renderFails({ ...DB, ...KAFKA, keda: { enabled: true, 'execution-runner': { maxReplicaCount: 7 } } })).toMatch(/maxReplicaCount \(7\) is above bus.kafka.partitions \(6\)/);

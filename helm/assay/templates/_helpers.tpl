@@ -319,9 +319,8 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- $_ := set $env "KAFKA_PARTITIONS" (include "assay.int" $k.partitions) -}}
 {{- $_ := set $env "KAFKA_REPLICATION_FACTOR" (include "assay.int" $k.replicationFactor) -}}
 {{- $_ := set $env "KAFKA_MIN_INSYNC_REPLICAS" (include "assay.int" $k.minInsyncReplicas) -}}
-{{- with $k.topicPrefix -}}
-{{- $_ := set $env "KAFKA_TOPIC_PREFIX" . -}}
-{{- end -}}
+{{- $_ := set $env "KAFKA_PROVISION_TOPICS" (ternary "true" "false" (ne $k.provisionTopics false)) -}}
+{{- $_ := set $env "KAFKA_SESSION_TIMEOUT_MS" (include "assay.int" ($k.sessionTimeoutMs | default 30000)) -}}
 {{- end -}}
 {{- if eq $name "gateway" -}}
 {{- if $v.redis.existingSecret -}}
