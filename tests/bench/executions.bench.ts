@@ -2,13 +2,13 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CHROMIUM_ARGS, chromiumArgs } from '@assay/browser';
+import { CHROMIUM_ARGS, chromiumArgs, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { startShop } from '../fixtures/shop/server.js';
 import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
 import { cpuByProcess, startCpuMeter, type CpuMeter } from './cpu.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 100);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
 // Playwright Test runs with DESIGN's Chromium flags on top of its own defaults, as
 // a team would configure it; BENCH_BASELINE_ARGS=assay gives it Assay's tuned
 // flags too (see the execution-runner README, Performance).

@@ -6,6 +6,17 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { EgressProxy, type EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 
+/**
+ * The default browser (CHROMIUM_PATH): Debian's `chromium-headless-shell`, the
+ * same Chromium build as `chromium` without the browser UI, which is what
+ * Playwright itself runs headless. The full browser (`FULL_CHROMIUM_PATH`, new
+ * headless mode) stays an option for headed runs or extensions; it costs about
+ * 1.8x the wall time per case (see the execution-runner README, Performance).
+ */
+export const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
+/** Debian's full `chromium` (CHROMIUM_PATH=/usr/bin/chromium). */
+export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
+
 /** Chromium flags of DESIGN.md, Browsers. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',

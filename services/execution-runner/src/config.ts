@@ -1,5 +1,6 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
@@ -29,7 +30,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     ...readCommonConfig(r, 'execution-runner', 8083),
     schema: 'execution',
     testCaseUrl: r.url('TEST_CASE_URL'),
-    chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+    chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
 
 /**
@@ -300,7 +301,7 @@ export async function startServiceProcess(launched: LaunchedForFile, service: st
       INTERNAL_TOKEN_SECRET: launched.assay.internalSecret,
       PUBLIC_BASE_URL: launched.assay.gatewayUrl,
       TEST_CASE_URL: `http://127.0.0.1:${launched.assay.testCasePort}`,
-      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
