@@ -96,6 +96,8 @@ export interface FreshPage {
   page: Page;
   /** The context's egress proxy: what it refused, for diagnostics. */
   egress: EgressProxy;
+  /** How long making the context, its proxy and its page took (ms). */
+  createMs: number;
 }
 
 /** A context whose every connection passes the egress policy. */
@@ -161,8 +163,10 @@ export class BrowserPool {
   }
 
   private async create(): Promise<FreshPage> {
+    const t0 = performance.now();
     const { context, egress } = await this.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
-    return { context, egress, page: await context.newPage() };
+    const page = await context.newPage();
+    return { context, egress, page, createMs: performance.now() - t0 };
   }
 
   /**

@@ -23,6 +23,8 @@ export interface ExecutionConfig extends CommonConfig {
   schedulerEnabled: boolean;
   /** How often due schedules are looked for (ms). */
   schedulerIntervalMs: number;
+  /** Per-phase timings of each execution written here (`make bench BENCH_PROFILE=1`); unset: not gathered. */
+  profileFile: string | undefined;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -44,5 +46,6 @@ export function loadConfig(env: Env): ExecutionConfig {
     authUrl: r.optionalUrl('AUTH_URL'),
     schedulerEnabled: r.bool('SCHEDULER_ENABLED', { default: true }),
     schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
+    profileFile: r.optionalString('RUNNER_PROFILE_FILE'),
   }));
 }
