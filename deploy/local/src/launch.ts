@@ -46,6 +46,8 @@ const config = (() => {
       redisUrl: r.optionalUrl('REDIS_URL'),
       redisPort: r.int('ASSAY_REDIS_PORT', { default: 0, min: 0, max: 65535 }),
       redisServer: r.string('REDIS_SERVER_PATH', { default: 'redis-server' }),
+      // How long each service may take to answer /readyz (a loaded machine compiles slowly).
+      readyTimeoutMs: r.int('ASSAY_READY_TIMEOUT_MS', { default: 60_000, min: 1000, max: 3_600_000 }),
     }));
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : err);
@@ -101,7 +103,7 @@ function startService(spec: ServiceSpec, env: Record<string, string>): ChildProc
   return proc;
 }
 
-async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = config.readyTimeoutMs): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

@@ -138,7 +138,17 @@ export const discoverySchemas: Record<string, JsonSchema> = {
         items: {
           type: 'object',
           required: ['method', 'endpoint', 'response_time_ms', 'status_code'],
-          properties: { method: { type: 'string' }, endpoint: { type: 'string' }, response_time_ms: int, status_code: { type: 'integer' }, calls: int },
+          properties: {
+            method: { type: 'string' },
+            endpoint: { type: 'string', description: 'The path, ids templated (`{id}`: numbers, UUIDs) and three or more siblings differing in one segment folded into `{slug}`.' },
+            response_time_ms: { ...int, description: 'The median call.' },
+            status_code: { type: 'integer', description: 'The status most calls answered.' },
+            calls: int,
+            min_response_time_ms: int,
+            median_response_time_ms: int,
+            max_response_time_ms: int,
+            paths: { ...int, description: 'Distinct paths this endpoint stands for (1 unless templated by structure).' },
+          },
         },
       },
       ai_analysis: {

@@ -155,6 +155,8 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     DISCOVERY_CRAWLER_PORT: String(crawlerPort),
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
     ANALYSIS_PORT: String(analysisPort),
+    // The launcher waits for each service as long as this harness waits for it.
+    ASSAY_READY_TIMEOUT_MS: String(READY_TIMEOUT_MS),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });

@@ -100,9 +100,12 @@ export interface ApiEndpointTable {
   session_id: string;
   method: string;
   endpoint: string;
+  /** The latest call's. */
   response_time_ms: number;
   status_code: number;
   calls: Generated<number>;
+  /** Every call's, oldest first, at most ENDPOINT_TIMINGS_KEPT. */
+  response_times_ms: Generated<number[]>;
 }
 
 export interface FlowStep {
