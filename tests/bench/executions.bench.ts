@@ -96,7 +96,10 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
     }
     const results = await api(`/api/v1/executions/${queued.id}/results`);
     const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
-    if (status.status !== 'completed' || passed !== CASES) throw new Error(`Assay run ended ${status.status} with ${passed}/${CASES} passed`);
+    if (status.status !== 'completed' || passed !== CASES) {
+      const errors = results.test_results.filter((r: { status: string }) => r.status !== 'passed').map((r: { error: string | null }) => r.error);
+      throw new Error(`Assay run ended ${status.status} with ${passed}/${CASES} passed; first errors: ${JSON.stringify(errors.slice(0, 3))}`);
+    }
     const byAction = new Map<string, number[]>();
     for (const r of results.test_results) for (const [i, st] of r.steps.entries()) byAction.set(STEPS[i]!.action, [...(byAction.get(STEPS[i]!.action) ?? []), st.duration_ms]);
     const caseMs = results.test_results.map((r: { duration_ms: number }) => r.duration_ms);
