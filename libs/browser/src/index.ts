@@ -58,8 +58,9 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
- * Features Assay turns off on top of Playwright's. Debian's `chromium` is the
- * full browser in new headless mode: every browser context opens a window
+ * Features Assay turns off on top of Playwright's. For the full browser
+ * (`FULL_CHROMIUM_PATH`, new headless mode; the headless shell has no window
+ * and ignores them): every browser context opens a window
  * whose omnibox preloads two WebUI popups, each in a renderer process of its
  * own. Nothing headless ever shows them; they cost more CPU than the page under
  * test (see the execution-runner README, Performance).

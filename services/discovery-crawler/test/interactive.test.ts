@@ -67,6 +67,17 @@ describe('interactive discovery', () => {
   });
 });
 
+describe('interactive, bad input', () => {
+  it('refuses a non-boolean interactive with a 400 naming the field, and starts nothing', async () => {
+    const before = (await h.events('discovery.session.started')).length;
+    const res = await t.dc('POST', '/api/v1/discovery/start', { project_id: t.projectId, target_url: h.site.url, interactive: 'yes' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('validation_error');
+    expect(JSON.stringify(res.body.details)).toContain('interactive');
+    expect((await h.events('discovery.session.started')).length).toBe(before);
+  });
+});
+
 describe('discovery without interactive (the default)', () => {
   it('changes nothing on the target and lists only the calls the pages made by themselves', async () => {
     const results = await crawl({});
