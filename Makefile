@@ -10,16 +10,17 @@ STAMP := node_modules/.setup-stamp
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
 	@echo "make test   lint, type check, unit, integration and end-to-end tests"
-	@echo "make setup  install what is missing (pnpm, node modules, Chromium, redis-server, librdkafka-dev)"
+	@echo "make setup  install what is missing (pnpm, node modules, Chromium headless shell, redis-server, librdkafka-dev)"
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
 # the SDK's types from the OpenAPI document (libs/client, every time: fast);
-# Chromium and redis-server from Debian when apt is there and they are not.
+# Chromium (the headless shell, the default browser, and the full browser beside it)
+# and redis-server from Debian when apt is there and they are not.
 setup: $(STAMP)
 	@pnpm --silent --filter @assay/client generate
-	@if ! command -v chromium >/dev/null && [ ! -x "$${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null; then \
-	  echo "setup: installing Debian's chromium"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
+	@if { [ ! -x /usr/lib/chromium/chromium-headless-shell ] || [ ! -x /usr/bin/chromium ]; } && command -v apt-get >/dev/null; then \
+	  echo "setup: installing Debian's chromium-headless-shell and chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium-headless-shell chromium >/dev/null; \
 	fi
 	@if ! command -v redis-server >/dev/null && command -v apt-get >/dev/null; then \
 	  echo "setup: installing Debian's redis-server"; \

@@ -35,7 +35,8 @@ const config = (() => {
       discoveryCrawlerPort: r.int('DISCOVERY_CRAWLER_PORT', { default: 8084, min: 1, max: 65535 }),
       analysisPort: r.int('ANALYSIS_PORT', { default: 8085, min: 1, max: 65535 }),
       webhookDispatcherPort: r.int('WEBHOOK_DISPATCHER_PORT', { default: 8086, min: 1, max: 65535 }),
-      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+      // Debian's headless shell (@assay/browser DEFAULT_CHROMIUM_PATH; not imported: the launcher starts no browser).
+      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/lib/chromium/chromium-headless-shell' }),
       runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
       logLevel: r.string('LOG_LEVEL', { default: 'info' }),

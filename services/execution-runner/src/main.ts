@@ -9,6 +9,7 @@ import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
 import { EgressPolicy } from '@assay/egress';
+import { PhaseProfile } from './runner/profile.js';
 import { Runner } from './runner/worker.js';
 import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.js';
 import type { Subscription } from '@assay/bus';
@@ -44,6 +45,7 @@ startMain(async () => {
           publicBaseUrl: config.publicBaseUrl,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
           artifacts: config.artifacts,
+          profile: new PhaseProfile(config.profileFile),
         });
         await runner.start();
       }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
 
 /**
@@ -154,6 +155,8 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     DISCOVERY_CRAWLER_PORT: String(crawlerPort),
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
     ANALYSIS_PORT: String(analysisPort),
+    // The launcher waits for each service as long as this harness waits for it.
+    ASSAY_READY_TIMEOUT_MS: String(READY_TIMEOUT_MS),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     // Each service's own readiness wait in the launcher matches the test's.
     ASSAY_READY_TIMEOUT_SECONDS: String(Math.ceil(READY_TIMEOUT_MS / 1000)),
@@ -302,7 +305,7 @@ export async function startServiceProcess(launched: LaunchedForFile, service: st
       INTERNAL_TOKEN_SECRET: launched.assay.internalSecret,
       PUBLIC_BASE_URL: launched.assay.gatewayUrl,
       TEST_CASE_URL: `http://127.0.0.1:${launched.assay.testCasePort}`,
-      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

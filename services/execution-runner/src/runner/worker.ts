@@ -28,6 +28,7 @@ import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
+import { PhaseProfile } from './profile.js';
 import { Semaphore } from './semaphore.js';
 import { captureFailureEvidence } from './fingerprint.js';
 import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -49,6 +50,8 @@ export interface RunnerOptions {
   cancelPollMs?: number;
   /** Size caps of screenshots and traces. */
   artifacts: ArtifactLimits;
+  /** Per-phase timings (RUNNER_PROFILE_FILE); off by default. */
+  profile?: PhaseProfile;
 }
 
 const MAX_HTML = 200_000;
@@ -100,8 +103,10 @@ export class Runner {
   /** Resolves when a stop begins: messages still waiting for a slot give up and go back to the bus. */
   private stopSignal!: Promise<void>;
   private signalStop: () => void = () => undefined;
+  private readonly profile: PhaseProfile;
 
   constructor(private readonly o: RunnerOptions) {
+    this.profile = o.profile ?? new PhaseProfile(undefined);
     this.caseSlots = new Semaphore(o.concurrency);
     this.executionSlots = new Semaphore(o.concurrency);
     this.stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
@@ -191,6 +196,7 @@ export class Runner {
       logger.debug({ execution: execution.id, stopped: ctl.stopped }, 'all cases done');
       await this.finish(execution, ctl);
       logger.debug({ execution: execution.id }, 'execution finished');
+      await this.profile.flush().catch((err) => logger.warn({ err }, 'could not write the profile'));
     } finally {
       clearTimeout(timeout);
       clearInterval(watch);
@@ -213,14 +219,16 @@ export class Runner {
   private async runCaseInBrowser(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
     const { db, publicBaseUrl } = this.o;
     this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
+    const prof = this.profile;
     const creating = this.o.browsers.freshPage(this.o.concurrency);
-    const fresh = await unlessHalted(ctl, creating).catch(() => undefined);
+    const fresh = await prof.time('context wait', () => unlessHalted(ctl, creating)).catch(() => undefined);
     if (!fresh) {
       // Halted first: close the context whenever it arrives.
       void creating.then((f) => f.context.close()).catch(() => undefined);
       return;
     }
     const { context } = fresh;
+    prof.add('context create', fresh.createMs);
     // A stop that landed while the context was being made would not have closed it.
     if (ctl.stopped) return void (await context.close().catch(() => undefined));
     ctl.contexts.add(context);
@@ -249,12 +257,14 @@ export class Runner {
 
       if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
 
-      await withTransaction(db, async (trx) => {
-        if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
-        await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
-        await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
-        await enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]);
-      });
+      await prof.time('db case started (tx)', () =>
+        withTransaction(db, async (trx) => {
+          if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
+          await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
+          await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
+          await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
+        }),
+      );
 
       const steps = result.steps_snapshot as RunnableStep[];
       const outcomes: StepOutcome[] = [];
@@ -294,9 +304,11 @@ export class Runner {
               fingerprints: ctl.fingerprints,
               egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
               readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
+              ...(prof.enabled ? { profile: prof } : {}),
             },
             step,
           ));
+          prof.add(`step ${step.action}`, Date.now() - t0);
           if (out.fingerprint) fingerprints.push({ step_id: step.step_id, ...(step.selector ? { selector: step.selector } : {}), fingerprint: out.fingerprint });
           outcomes.push({
             step_id: step.step_id,
@@ -315,7 +327,7 @@ export class Runner {
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
         }
         blocked.endStep(step.step_id);
-        await appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! });
+        await prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! }));
       }
 
       const completedAt = new Date();
@@ -326,10 +338,12 @@ export class Runner {
       if (failure) {
         screenshotId = ctl.stopped
           ? undefined
-          : await page
-              .screenshot({ type: 'png', timeout: 5000 })
-              .then((png) => saveScreenshot(png).catch(refused))
-              .catch(() => undefined);
+          : await prof.time('screenshot', () =>
+              page
+                .screenshot({ type: 'png', timeout: 5000 })
+                .then((png) => saveScreenshot(png).catch(refused))
+                .catch(() => undefined),
+            );
         if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
         const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
         // Only now, on failure, the expensive reading: every visible candidate and what the selector matches.
@@ -362,7 +376,7 @@ export class Runner {
       const durationMs = completedAt.getTime() - startedAt.getTime();
       const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
-      await withTransaction(db, async (trx) => {
+      await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
         // A worker that lost its lease must not overwrite the retry's results.
         if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
         await updateResult(trx, result.id, {
@@ -391,7 +405,7 @@ export class Runner {
           ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
         });
         const fresh = { ...result, status, error: failure?.error.message ?? null } as TestResultRow;
-        await enqueueEvents(
+        await prof.time('event publish (outbox)', () => enqueueEvents(
           trx,
           this.o.schema,
           caseFinishedEvents(
@@ -414,11 +428,11 @@ export class Runner {
             },
             publicBaseUrl,
           ),
-        );
-      });
+        ));
+      }));
     } finally {
       ctl.contexts.delete(context);
-      await context.close().catch(() => undefined);
+      await prof.time('context close', () => context.close().catch(() => undefined));
     }
   }
 
