@@ -14,9 +14,11 @@ help:
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
 # the SDK's types from the OpenAPI document (libs/client, every time: fast);
+# the web console (apps/console/dist, served by the gateway at /; a few seconds);
 # Chromium and redis-server from Debian when apt is there and they are not.
 setup: $(STAMP)
 	@pnpm --silent --filter @assay/client generate
+	@pnpm --silent --filter @assay/console build
 	@if ! command -v chromium >/dev/null && [ ! -x "$${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null; then \
 	  echo "setup: installing Debian's chromium"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
