@@ -144,8 +144,10 @@ test('runs a plan and watches it pass live, then opens its trace in the bundled 
   await viewer.waitForLoadState();
   expect(viewer.url()).toContain('/trace/');
   // The viewer lists the run's actions once it has read the trace the console handed it.
-  await expect(viewer.getByText(/Navigate to|goto/i).first()).toBeVisible({ timeout: 60_000 });
-  await expect(viewer.getByText('#login-button').first()).toBeVisible();
+  await expect(viewer.getByRole('treeitem', { name: /^Navigate/ }).first()).toBeVisible({ timeout: 60_000 });
+  await expect(viewer.getByRole('treeitem', { name: /Click.*#login-button/ })).toBeVisible();
+  // And it renders the DOM snapshot (served by its service worker under this policy).
+  await expect(viewer.frameLocator('iframe').first().getByRole('heading', { name: 'Sign in' })).toBeVisible();
   if (shots) await viewer.screenshot({ path: path.join(shots, 'trace-viewer.png') });
   await viewer.close();
 });
@@ -186,7 +188,8 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   await page.getByLabel('Name').fill('Shop');
   await page.getByLabel('Base URL').fill(shop.url);
   await page.getByRole('button', { name: 'Create project' }).click();
-  await page.getByRole('link', { name: 'Discover' }).click();
+  await expect(page.getByRole('heading', { name: 'Shop', level: 1 })).toBeVisible();
+  await page.getByRole('link', { name: 'Discover', exact: true }).click();
   await expect(page.getByLabel('Target URL')).toHaveValue(shop.url);
   await page.getByLabel('Max pages').fill('15');
   await page.getByRole('button', { name: 'Start crawl' }).click();
@@ -204,7 +207,8 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
 
 test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
   await page.getByRole('link', { name: 'Keys' }).click();
-  await page.getByLabel('Key name').first().fill('CI');
+  const name = `CI ${Date.now()}`;
+  await page.getByLabel('Key name').first().fill(name);
   await page.getByRole('form', { name: 'Create a service key' }).getByRole('button', { name: 'Create key' }).click();
   const secret = page.getByTestId('secret-value');
   await expect(secret).toContainText('service_sk_');
@@ -216,8 +220,8 @@ test('creates a key shown once with a copy button, and revokes it so it stops wo
   await expect(secret).toHaveCount(0);
 
   page.once('dialog', (d) => void d.accept());
-  await page.getByRole('button', { name: 'Revoke CI' }).click();
-  await expect(page.getByRole('button', { name: 'Revoke CI' })).toHaveCount(0);
+  await page.getByRole('button', { name: `Revoke ${name}` }).click();
+  await expect(page.getByRole('button', { name: `Revoke ${name}` })).toHaveCount(0);
   await expect.poll(async () => (await page.request.get(`${gateway}/api/v1/projects`, { headers: { authorization: `Bearer ${key}` } })).status(), { timeout: 15_000 }).toBe(401);
 });
 
@@ -236,7 +240,7 @@ test('creates a webhook with its secret shown once and sees a test delivery arri
     }, { timeout: 60_000 })
     .toBeGreaterThan(0);
   expect(received.length).toBeGreaterThan(0);
-  await page.getByRole('button', { name: 'Details' }).first().click();
+  await page.locator('tbody tr', { has: page.locator('.badge-delivered') }).first().getByRole('button', { name: 'Details' }).click();
   await expect(page.locator('pre.body').first()).toContainText('"ok":true');
   await shot('webhooks');
 });

@@ -100,7 +100,10 @@ function startService(spec: ServiceSpec, env: Record<string, string>): ChildProc
   return proc;
 }
 
-async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+// A loaded machine (several test runs side by side) starts seven processes slowly: ASSAY_SERVICE_READY_TIMEOUT_MS raises it.
+const SERVICE_READY_TIMEOUT_MS = Number(process.env.ASSAY_SERVICE_READY_TIMEOUT_MS) || 60_000;
+
+async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = SERVICE_READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

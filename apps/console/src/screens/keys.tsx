@@ -7,7 +7,7 @@ type Kind = 'service' | 'api';
 
 function KeySection(props: { kind: Kind }): JSX.Element {
   const path = props.kind === 'service' ? '/api/service-keys' : '/api/api-keys';
-  const keys = useLoad(async () => (await api().requestJson<{ data: Array<{ id: string; name: string; environment?: string; scopes?: string[]; created_at: string; last_used: string | null; usage_count?: number }> }>('GET', path)).data, [path]);
+  const keys = useLoad(async () => (await api().requestJson<{ keys: Array<{ id: string; name: string; environment?: string; scopes?: string[]; created_at: string; last_used: string | null; usage_count?: number }> }>('GET', path)).keys, [path]);
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState('dev');
   const [scopes, setScopes] = useState('');
@@ -66,6 +66,7 @@ function KeySection(props: { kind: Kind }): JSX.Element {
             <th scope="col">{props.kind === 'service' ? 'Environment' : 'Scopes'}</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
+            <th scope="col">Calls</th>
             <th scope="col">
               <span class="visually-hidden">Actions</span>
             </th>
@@ -78,6 +79,7 @@ function KeySection(props: { kind: Kind }): JSX.Element {
               <td>{props.kind === 'service' ? k.environment : k.scopes?.length ? k.scopes.join(' ') : 'full access'}</td>
               <td>{formatDate(k.created_at)}</td>
               <td>{formatDate(k.last_used)}</td>
+              <td>{k.usage_count ?? 0}</td>
               <td>
                 <button
                   type="button"
