@@ -11,7 +11,8 @@ import { login, provisionOrganization } from './support/organizations.js';
 // switch, and fails with Playwright's report when any browser test fails.
 jest.setTimeout(900_000);
 
-const launched = launchForFile({ env: { RATE_LIMITS_ENABLED: 'false' } });
+// Seven processes start slowly beside other test runs: each may take longer than the launcher's default minute.
+const launched = launchForFile({ env: { RATE_LIMITS_ENABLED: 'false', ASSAY_SERVICE_READY_TIMEOUT_MS: process.env.ASSAY_SERVICE_READY_TIMEOUT_MS ?? '180000' } });
 
 describe('the web console', () => {
   it('passes its browser tests (tests/console) against the launched stack', async () => {

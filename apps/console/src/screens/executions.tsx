@@ -10,17 +10,18 @@ export function ExecutionList(): JSX.Element {
   const [status, setStatus] = useState('');
   const [projectId, setProjectId] = useState('');
   const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  // The API lists one project's executions at a time: the first project until another is chosen.
+  const project = projectId || projects.data?.[0]?.id || '';
   const list = useLoad(
-    async () => (await api().api.GET('/api/v1/executions', { params: { query: { limit: 50, ...(status ? { status } : {}), ...(projectId ? { project_id: projectId } : {}) } as never } })).data!,
-    [status, projectId],
+    async () => (project ? (await api().api.GET('/api/v1/executions', { params: { query: { limit: 50, project_id: project, ...(status ? { status } : {}) } as never } })).data! : { data: [] }),
+    [status, project],
   );
   return (
     <Page title="Executions">
       <div class="filters" role="search">
         <label>
           Project
-          <select value={projectId} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
-            <option value="">All projects</option>
+          <select value={project} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
             {projects.data?.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
