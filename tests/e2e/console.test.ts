@@ -26,11 +26,13 @@ describe('the web console', () => {
     const root = repoRoot();
     const cli = path.join(root, 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
     const output: string[] = [];
+    // Playwright refuses to run inside a jest worker (it looks for JEST_WORKER_ID): the child is not one.
+    const { JEST_WORKER_ID: _worker, ...env } = process.env;
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [cli, 'test', '-c', path.join('console', 'playwright.config.ts')], {
         cwd: path.join(root, 'tests'),
         env: {
-          ...process.env,
+          ...env,
           ASSAY_GATEWAY_URL: assay.gatewayUrl,
           ASSAY_ADMIN_EMAIL: assay.adminEmail,
           ASSAY_ADMIN_PASSWORD: assay.adminPassword,

@@ -51,8 +51,9 @@ export function toApiStep(s: EditableStep): Record<string, unknown> {
   const out: Record<string, unknown> = { action: s.action };
   if (s.step_id) out.step_id = s.step_id;
   if (s.description.trim()) out.description = s.description;
-  if (!rule || rule.selector !== 'no') if (s.selector !== '' || rule?.selector === 'required') out.selector = s.selector;
-  if (!rule || rule.value !== 'no') out.value = s.value;
-  if (rule?.timeout || s.timeout !== '') if (s.timeout !== '') out.timeout = Number(s.timeout);
+  // An empty optional selector means "the page"; an empty required one goes to the server, which names the field.
+  if (rule?.selector !== 'no' && (s.selector !== '' || rule?.selector === 'required')) out.selector = s.selector;
+  if (rule?.value !== 'no') out.value = s.value;
+  if (s.timeout !== '') out.timeout = Number(s.timeout);
   return out;
 }

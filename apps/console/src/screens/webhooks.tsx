@@ -1,4 +1,4 @@
-import type { JSX } from 'preact';
+import { Fragment, type JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
@@ -171,8 +171,8 @@ export function WebhookView(props: { id: string }): JSX.Element {
         </thead>
         <tbody>
           {deliveries.data?.data.map((d) => (
-            <>
-              <tr key={d.id}>
+            <Fragment key={d.id}>
+              <tr>
                 <td>
                   {d.event} {d.test ? <span class="muted">(test)</span> : null}
                 </td>
@@ -194,7 +194,7 @@ export function WebhookView(props: { id: string }): JSX.Element {
                 </td>
               </tr>
               {open === d.id ? (
-                <tr key={`${d.id}-detail`}>
+                <tr>
                   <td colSpan={6}>
                     {d.error ? <p class="error-note">{d.error}</p> : null}
                     <p>Response body:</p>
@@ -209,7 +209,7 @@ export function WebhookView(props: { id: string }): JSX.Element {
                   </td>
                 </tr>
               ) : null}
-            </>
+            </Fragment>
           ))}
         </tbody>
       </table>
