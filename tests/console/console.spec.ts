@@ -166,7 +166,7 @@ test('shows a failure with its step, error and screenshot, the analysis, and app
 
   await expect(page.getByTestId('analysis-category')).toHaveText('selector changed', { timeout: 120_000 });
   await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
-  await page.getByRole('heading', { name: 'Failure analysis' }).scrollIntoViewIfNeeded();
+  await page.getByRole('heading', { name: 'Failure analysis' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
   await shot('failure-analysis');
   await page.getByRole('button', { name: 'Apply fix' }).click();
   const applied = page.locator('.applied');
