@@ -14,10 +14,12 @@ help:
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
 # the SDK's types from the OpenAPI document (libs/client, every time: fast);
+# the web console (apps/console/dist, served by the gateway at /; a few seconds);
 # Chromium (the headless shell, the default browser, and the full browser beside it)
 # and redis-server from Debian when apt is there and they are not.
 setup: $(STAMP)
 	@pnpm --silent --filter @assay/client generate
+	@pnpm --silent --filter @assay/console build
 	@if { [ ! -x /usr/lib/chromium/chromium-headless-shell ] || [ ! -x /usr/bin/chromium ]; } && command -v apt-get >/dev/null; then \
 	  echo "setup: installing Debian's chromium-headless-shell and chromium"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium-headless-shell chromium >/dev/null; \

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
     ready: async () => ({ bus: await bus.isHealthy() }),
+    consoleDir: config.consoleDir,
     mcp: async (req, res, body, client) => (await (mcp ??= import('@assay/mcp'))).handleMcpHttpRequest(req, res, body, client),
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
