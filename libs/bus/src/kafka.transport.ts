@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
+import { withTraceparent } from '@assay/telemetry';
+import { handleInSpan } from './tracing.js';
 import type { Bus, BusMessage, EventEnvelope, SubscribeOptions, Subscription } from './types.js';
 
 export interface KafkaBusOptions {
@@ -39,11 +41,25 @@ export class KafkaBus implements Bus {
 
   async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value), headers: { event: m.value.event } })),
-    });
+    // kafkajs's instrumentation writes the active context into every message's headers: send each run of
+    // consecutive messages of one trace in that trace's context (runs, not groups, keep the order per key).
+    for (let start = 0; start < messages.length; ) {
+      let end = start + 1;
+      while (end < messages.length && messages[end]!.traceparent === messages[start]!.traceparent) end++;
+      const run = messages.slice(start, end);
+      await withTraceparent(run[0]!.traceparent, () =>
+        this.producer.send({
+          topic,
+          acks: -1,
+          messages: run.map((m) => ({
+            key: m.key,
+            value: JSON.stringify(m.value),
+            headers: { event: m.value.event, ...(m.traceparent ? { traceparent: m.traceparent } : {}) },
+          })),
+        }),
+      );
+      start = end;
+    }
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -56,7 +72,9 @@ export class KafkaBus implements Bus {
       eachMessage: async ({ message }) => {
         if (!message.value) return;
         const envelope = JSON.parse(message.value.toString('utf8')) as EventEnvelope;
-        await opts.handler(envelope, { topic: opts.topic, key: message.key?.toString('utf8') ?? '' });
+        const header = message.headers?.traceparent;
+        const traceparent = (Array.isArray(header) ? header[0] : header)?.toString('utf8');
+        await handleInSpan(opts.handler, envelope, { topic: opts.topic, key: message.key?.toString('utf8') ?? '', group: groupId, traceparent });
       },
     });
     this.consumers.add(consumer);
