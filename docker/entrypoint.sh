@@ -10,4 +10,4 @@ if [ ! -f "$main" ]; then
   for d in services/*/src/main.ts; do [ -f "$d" ] && echo "  $(basename "$(dirname "$(dirname "$d")")")" >&2; done
   exit 64
 fi
-exec node_modules/.bin/tsx "$main" "$@"
+exec node --import tsx --import ./libs/telemetry/src/register.ts "$main" "$@"

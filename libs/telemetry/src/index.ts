@@ -1,6 +1,9 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { FLUSH_TELEMETRY } from './flush.js';
 
+export { SERVICE_NODE_ARGS } from './preload.js';
+export { tracingRequested } from './enabled.js';
+
 // Only @opentelemetry/api here: without the preload's SDK every call below is a no-op.
 const tracer = () => trace.getTracer('@assay/telemetry');
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SERVICE_NODE_ARGS } from '@assay/telemetry';
 import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
 
 /**
@@ -31,6 +32,8 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'ANALYSIS_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST', 'REDIS_URL', 'ASSAY_REDIS_PORT', 'STRIPE_WEBHOOK_SECRET']) {
     delete env[name];
   }
+  // Tracing only where a test asks for it (tests/e2e/traces.test.ts), never from the developer's shell.
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
   return { ...env, ...extra };
 }
 
@@ -291,7 +294,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(launched: LaunchedForFile, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePortForTests();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', service, 'src', 'main.ts')], {
+  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', service, 'src', 'main.ts')], {
     cwd: repoRoot(),
     env: {
       PATH: process.env.PATH ?? '',
