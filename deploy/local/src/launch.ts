@@ -46,6 +46,8 @@ const config = (() => {
       redisUrl: r.optionalUrl('REDIS_URL'),
       redisPort: r.int('ASSAY_REDIS_PORT', { default: 0, min: 0, max: 65535 }),
       redisServer: r.string('REDIS_SERVER_PATH', { default: 'redis-server' }),
+      // A loaded machine (CI beside other jobs, tracing on) starts a service slowly: raise it there.
+      serviceReadyMs: r.int('ASSAY_SERVICE_READY_TIMEOUT_MS', { default: 60_000, min: 1000, max: 3_600_000 }),
     }));
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : err);
@@ -102,7 +104,7 @@ function startService(spec: ServiceSpec, env: Record<string, string>): ChildProc
   return proc;
 }
 
-async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = config.serviceReadyMs): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
