@@ -8,7 +8,9 @@ import { removeAssayHome, startAssay, type Assay } from './support/launcher.js';
 // an OTLP/HTTP endpoint (JSON protocol) served by this test. One API call, sent with a
 // traceparent the test chose, must yield spans of every service it reaches under that trace id,
 // linked into one tree across the outbox and the bus, and log lines carrying that trace id.
-jest.setTimeout(240_000);
+// The launcher waits this long for each service (a loaded machine starts seven slowly): ASSAY_TEST_READY_TIMEOUT_MS raises it.
+const READY_MS = Number(process.env.ASSAY_TEST_READY_TIMEOUT_MS) || 120_000;
+jest.setTimeout(2 * READY_MS + 120_000);
 
 interface Span {
   service: string;
@@ -50,7 +52,7 @@ beforeAll(async () => {
   launched.database = await createTestDatabase();
   launched.assay = await startAssay({
     databaseUrl: launched.database.url,
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', ASSAY_SERVICE_READY_TIMEOUT_MS: '200000' },
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', ASSAY_SERVICE_READY_TIMEOUT_MS: String(READY_MS) },
   });
 });
 
