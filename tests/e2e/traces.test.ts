@@ -64,7 +64,7 @@ afterAll(async () => {
 
 let shop: Awaited<ReturnType<typeof startShop>>;
 let receiver: TestServer;
-const received: Array<{ traceparent: string | undefined; event: string }> = [];
+const received: Array<{ traceparent: string | undefined; event: string; caseId: string | undefined }> = [];
 
 beforeAll(async () => {
   shop = await startShop();
@@ -72,8 +72,8 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { event?: string };
-      received.push({ traceparent: req.headers.traceparent as string | undefined, event: body.event ?? '' });
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { event?: string; data?: { test_case?: { id?: string } } };
+      received.push({ traceparent: req.headers.traceparent as string | undefined, event: body.event ?? '', caseId: body.data?.test_case?.id });
       res.writeHead(204).end();
     });
   });
@@ -125,11 +125,12 @@ describe('traces across services', () => {
     expect(created.status).toBe(201);
 
     // The receiver sees the delivery as a request of the same trace.
-    const delivery = await eventually(async () => received.find((r) => r.event === 'test.case.created' && r.traceparent?.includes(traceId)), 60_000);
+    const delivery = await eventually(async () => received.find((r) => r.event === 'test.case.created' && r.caseId === created.body.id), 120_000);
+    expect({ traceparent: delivery.traceparent, services: [...new Set(inTrace(traceId).map((s) => s.service))] }).toEqual({ traceparent: expect.stringContaining(traceId), services: expect.any(Array) });
     expect(delivery.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
     // Every span of the call, once all are exported: the webhook delivery's is among the last.
-    await eventually(async () => inTrace(traceId).some((s) => s.service === 'assay-webhook-dispatcher' && s.name === 'webhook delivery') && oneTree(traceId, rootSpanId), 60_000);
+    await eventually(async () => inTrace(traceId).some((s) => s.service === 'assay-webhook-dispatcher' && s.name === 'webhook delivery') && oneTree(traceId, rootSpanId), 120_000);
     const services = new Set(inTrace(traceId).map((s) => s.service));
     expect([...services].sort()).toEqual(expect.arrayContaining(['assay-gateway', 'assay-test-case', 'assay-webhook-dispatcher']));
     expect(oneTree(traceId, rootSpanId)).toBe(true);
@@ -158,9 +159,9 @@ describe('traces across services', () => {
     const run = await gw('POST', '/api/v1/executions', { test_plan_id: plan.body.id, project_id: project.id }, `00-${traceId}-${rootSpanId}-01`);
     expect(run.body).toMatchObject({ status: 'completed', passed_tests: 1 });
 
-    const delivery = await eventually(async () => received.find((r) => r.event === 'test.completed' && r.traceparent?.includes(traceId)), 60_000);
+    const delivery = await eventually(async () => received.find((r) => r.event === 'test.completed' && r.traceparent?.includes(traceId)), 120_000);
     expect(delivery).toBeDefined();
-    await eventually(async () => inTrace(traceId).some((s) => s.service === 'assay-webhook-dispatcher' && s.name === 'webhook delivery') && oneTree(traceId, rootSpanId), 60_000);
+    await eventually(async () => inTrace(traceId).some((s) => s.service === 'assay-webhook-dispatcher' && s.name === 'webhook delivery') && oneTree(traceId, rootSpanId), 120_000);
     expect(oneTree(traceId, rootSpanId)).toBe(true);
     const deliverySpan = inTrace(traceId).find((s) => s.name === 'webhook delivery')!;
     // gateway → runner (request, then its own execution command over the bus) → events → dispatcher.
