@@ -26,4 +26,4 @@ if [ "${1:-}" = "migrate" ]; then
   fi
   exec node_modules/.bin/tsx "services/$SERVICE/src/migrate.ts" "$@"
 fi
-exec node_modules/.bin/tsx "$main" "$@"
+exec node --import tsx --import ./libs/telemetry/src/register.ts "$main" "$@"

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig } from '@assay/config';
 import { ensureDatabase, freePort } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { SERVICE_NODE_ARGS } from '@assay/telemetry';
 
 /**
  * `make run`: embedded Postgres (or DATABASE_URL), every built service as its
@@ -86,7 +87,8 @@ function prefixLines(name: string, stream: NodeJS.ReadableStream | null, out: No
 }
 
 function startService(spec: ServiceSpec, env: Record<string, string>): ChildProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], {
+  // OTEL_* reach every service with the rest of the environment; the preload starts tracing when they ask for it.
+  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')], {
     cwd: REPO,
     env: { ...process.env, ...env, ...spec.env, PORT: String(spec.port), HOST: config.host },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,6 +14,7 @@ export {
   handleManyOnce,
   outboxChannel,
   outboxMigration,
+  outboxTraceparentMigration,
   startOutboxRelay,
   type NewEvent,
   type OutboxRelay,

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Consumer, type IHeaders, type KafkaMessage, type Producer } from 'kafkajs';
 import { TOPICS, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
+import { withTraceparent } from '@assay/telemetry';
+import { handleInSpan } from './tracing.js';
 import { MAX_ATTEMPTS, type Bus, type BusMessage, type EventEnvelope, type SubscribeOptions, type Subscription } from './types.js';
 
 export interface KafkaTopicSettings {
@@ -171,11 +173,25 @@ export class KafkaBus implements Bus {
 
   async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value), headers: { event: m.value.event } })),
-    });
+    // kafkajs's instrumentation writes the active context into every message's headers: send each run of
+    // consecutive messages of one trace in that trace's context (runs, not groups, keep the order per key).
+    for (let start = 0; start < messages.length; ) {
+      let end = start + 1;
+      while (end < messages.length && messages[end]!.traceparent === messages[start]!.traceparent) end++;
+      const run = messages.slice(start, end);
+      await withTraceparent(run[0]!.traceparent, () =>
+        this.producer.send({
+          topic,
+          acks: -1,
+          messages: run.map((m) => ({
+            key: m.key,
+            value: JSON.stringify(m.value),
+            headers: { event: m.value.event, ...(m.traceparent ? { traceparent: m.traceparent } : {}) },
+          })),
+        }),
+      );
+      start = end;
+    }
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -302,11 +318,13 @@ export class KafkaBus implements Bus {
   ): Promise<void> {
     const envelope = JSON.parse(m.message.value!.toString('utf8')) as EventEnvelope;
     const key = m.message.key?.toString('utf8') ?? '';
+    const header = m.message.headers?.traceparent;
+    const traceparent = (Array.isArray(header) ? header[0] : header)?.toString('utf8');
     const beat = setInterval(() => void m.heartbeat().catch(() => undefined), this.heartbeatInterval);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          await opts.handler(envelope, { topic: opts.topic, key });
+          await handleInSpan(opts.handler, envelope, { topic: opts.topic, key, group: groupId, traceparent });
           return;
         } catch (err) {
           if (opts.broadcast) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
+import { handleInSpan } from './tracing.js';
 import { MAX_ATTEMPTS, type Bus, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
 
 export interface PgBusOptions {
@@ -102,7 +103,7 @@ export class PgBus implements Bus {
       .getDb()
       .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
     const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
-      messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value } })),
+      messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value, ...(m.traceparent ? { traceparent: m.traceparent } : {}) } })),
     );
     if (jobs.length > 0) await this.boss.insert(jobs);
   }
@@ -130,12 +131,14 @@ export class PgBus implements Bus {
     // Set once work() returns; the handler reads it to wake its own worker.
     const worker: { id?: string } = {};
     // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
-    worker.id = await this.boss.work<{ key: string; value: EventEnvelope }>(
+    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
       name,
       { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
       async (jobs) => {
         const results = await Promise.allSettled(
-          jobs.map((job) => opts.handler(job.data.value, { topic: opts.topic, key: job.data.key })),
+          jobs.map((job) =>
+            handleInSpan(opts.handler, job.data.value, { topic: opts.topic, key: job.data.key, group: opts.group, traceparent: job.data.traceparent }),
+          ),
         );
         for (const [i, result] of results.entries()) {
           if (result.status === 'fulfilled') continue;

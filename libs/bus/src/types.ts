@@ -20,6 +20,8 @@ export interface BusMessage {
   /** Aggregate id: Kafka's message key, so one aggregate's events stay in order there. */
   key: string;
   value: EventEnvelope;
+  /** W3C trace context the message continues (a message header); the consumer's span is its child. */
+  traceparent?: string;
 }
 
 export type MessageHandler = (envelope: EventEnvelope, meta: { topic: Topic; key: string }) => Promise<void>;

@@ -2,7 +2,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS } from '@assay/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
-import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
+import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
 
 const logger = createSilentLogger();
 let testDb: TestDatabase;
@@ -29,7 +29,7 @@ function envelope(n: number): EventEnvelope {
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = createDatabase({ connectionString: testDb.url, schema: 'svc' });
-  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration });
+  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration, '20261202100000_outbox_traceparent': outboxTraceparentMigration });
 });
 
 afterAll(async () => {

@@ -4,6 +4,7 @@ import { ConfigError, readConfig, type CommonConfig, type Env } from '@assay/con
 import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, type Database, type Migration } from '@assay/db';
 import { answerClientErrorsWithJson } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
+import { flushTelemetry } from '@assay/telemetry';
 
 export interface ServiceDeps<DB> {
   database: Database<DB>;
@@ -68,6 +69,8 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
     await relay.stop();
     await bus.stop();
     await database.close();
+    // The last spans (this shutdown's) are still buffered: export them before exiting.
+    await flushTelemetry();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -4,6 +4,7 @@ import { createBus } from '@assay/bus';
 import { ConfigError } from '@assay/config';
 import { answerClientErrorsWithJson } from '@assay/http';
 import { createLogger } from '@assay/logger';
+import { flushTelemetry } from '@assay/telemetry';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { subscribeToAuthEvents } from './auth/eviction.js';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
     await bus.stop();
     redis?.disconnect();
     await dispatcher.close();
+    // The last spans (this shutdown's) are still buffered: export them before exiting.
+    await flushTelemetry();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
