@@ -114,8 +114,9 @@ describe.each([
     const runs = await client.api.GET('/api/v1/executions', { params: { query: { project_id: projectId, status: 'completed', limit: 100 } } });
     const checkout = runs.data!.data.find((e: { test_plan_id?: string | null }) => e.test_plan_id === planIds.Checkout)!;
     let analysis = json(await mcp.callTool({ name: 'get_failure_analysis', arguments: { execution_id: checkout.id } }));
-    for (const deadline = Date.now() + 60_000; analysis.status !== undefined && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 500));
+    // Every call counts against the key's rate limit (120 a minute on this plan): poll gently.
+    for (const deadline = Date.now() + 90_000; analysis.status !== undefined && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 3000));
       analysis = json(await mcp.callTool({ name: 'get_failure_analysis', arguments: { execution_id: checkout.id } }));
     }
     expect(analysis).toMatchObject({ id: checkout.id, analysis: [{ test_name: 'Wrong price', failure_category: 'assertion_mismatch' }] });
