@@ -161,6 +161,7 @@ export const ROUTES: RouteContract[] = [
   ...testCaseRoutes(),
   // execution-runner
   ...executionRoutes(),
+  ...testRunRoutes(),
   // discovery-crawler
   ...discoveryRoutes(),
   // webhook-dispatcher
@@ -380,6 +381,58 @@ function executionRoutes(): RouteContract[] {
       params: [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'string' } }],
       response: { status: 200, contentType: 'image/png' },
       errors: [404],
+    }),
+  ];
+}
+
+function testRunRoutes(): RouteContract[] {
+  const tr = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Test runs', ...r });
+  const id = idParam('test_run_id');
+  return [
+    tr({
+      method: 'POST',
+      path: '/api/v1/test-runs',
+      summary: 'Run steps, or a discovery session’s flows, once without saving a test case',
+      description:
+        'The "try it" of test authoring: `steps` run as one test in Chromium, with the results, screenshots, traces, stream, events and failure analysis of an execution. `discovery_session_id` instead generates the session’s flows as test cases in memory and runs them all. Waits for the results unless `wait_for_completion` is false (202).',
+      body: 'TestRunCreateRequest',
+      response: { status: 200, schema: 'TestRun' },
+      errors: [400, 404, 409, 501],
+    }),
+    tr({
+      method: 'GET',
+      path: '/api/v1/test-runs',
+      summary: 'List exploratory runs of a project, newest first',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'status', in: 'query', schema: { type: 'string', enum: ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'] } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'TestRunList' },
+      errors: [400, 404],
+    }),
+    tr({ method: 'GET', path: '/api/v1/test-runs/{test_run_id}', summary: 'An exploratory run with its per-step results', params: [id], response: { status: 200, schema: 'TestRun' }, errors: [404] }),
+    tr({ method: 'DELETE', path: '/api/v1/test-runs/{test_run_id}', summary: 'Cancel a queued or running exploratory run', params: [id], response: { status: 200, schema: 'ExecutionCancelled' }, errors: [404, 409] }),
+    tr({
+      method: 'GET',
+      path: '/api/v1/test-runs/{test_run_id}/stream',
+      summary: 'Server-Sent Events of the run as it happens',
+      description: 'The events of an execution’s stream (`status`, `test_started`, `step_finished`, `test_finished`, `completed`); resumable with `Last-Event-ID`.',
+      params: [id],
+      response: { status: 200, contentType: 'text/event-stream' },
+      errors: [404],
+    }),
+    tr({
+      method: 'POST',
+      path: '/api/v1/test-runs/{test_run_id}/save',
+      summary: 'Save a finished run of steps as a test case',
+      description:
+        'The new case keeps the run’s test id and step ids, so the element fingerprints its run captured are the case’s history for failure analysis from day one; `test_plan_id` appends it to a plan. 409 while the run is going or once it was saved.',
+      params: [id],
+      body: 'TestRunSaveRequest',
+      response: { status: 201, schema: 'TestRunSaved' },
+      errors: [400, 404, 409],
     }),
   ];
 }
