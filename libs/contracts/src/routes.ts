@@ -162,6 +162,7 @@ export const ROUTES: RouteContract[] = [
   // execution-runner
   ...executionRoutes(),
   ...testRunRoutes(),
+  ...reportRoutes(),
   // discovery-crawler
   ...discoveryRoutes(),
   // webhook-dispatcher
@@ -433,6 +434,55 @@ function testRunRoutes(): RouteContract[] {
       body: 'TestRunSaveRequest',
       response: { status: 201, schema: 'TestRunSaved' },
       errors: [400, 404, 409],
+    }),
+  ];
+}
+
+function reportRoutes(): RouteContract[] {
+  const rp = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'analysis', tag: 'Reports', ...r });
+  const id = idParam('report_id');
+  const sid = idParam('snapshot_id');
+  return [
+    rp({ method: 'POST', path: '/api/v1/reports', summary: 'Define a report over a project’s executions and analyses', body: 'ReportCreateRequest', response: { status: 201, schema: 'Report' }, errors: [400, 404] }),
+    rp({
+      method: 'GET',
+      path: '/api/v1/reports',
+      summary: 'List a project’s report definitions',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'ReportList' },
+      errors: [400, 404],
+    }),
+    rp({ method: 'GET', path: '/api/v1/reports/{report_id}', summary: 'A report definition', params: [id], response: { status: 200, schema: 'Report' }, errors: [404] }),
+    rp({ method: 'PUT', path: '/api/v1/reports/{report_id}', summary: 'Change a report definition (its snapshots stay as they were)', params: [id], body: 'ReportUpdateRequest', response: { status: 200, schema: 'Report' }, errors: [400, 404] }),
+    rp({ method: 'DELETE', path: '/api/v1/reports/{report_id}', summary: 'Delete a report definition and its snapshots', params: [id], response: { status: 200, schema: 'ReportDeleted' }, errors: [404] }),
+    rp({
+      method: 'POST',
+      path: '/api/v1/reports/{report_id}/snapshots',
+      summary: 'Freeze the report’s data now',
+      description: 'Computes the report from the runner’s raw results and the analyses and stores it as a row that never changes: reopening it later shows exactly what it showed.',
+      params: [id],
+      response: { status: 201, schema: 'ReportSnapshot' },
+      errors: [400, 404],
+    }),
+    rp({ method: 'GET', path: '/api/v1/reports/{report_id}/snapshots', summary: 'List a report’s snapshots, newest first', params: [id], response: { status: 200, schema: 'ReportSnapshotList' }, errors: [404] }),
+    rp({
+      method: 'GET',
+      path: '/api/v1/reports/{report_id}/snapshots/{snapshot_id}',
+      summary: 'A snapshot as JSON, CSV or a self-contained HTML page',
+      description:
+        '`format=json` (default); `format=csv` (one table, the first unless `table=` names another); `format=html`: a page with the chart as SVG rendered on the server (Vega-Lite) and every table, no script and no external resource, to open or attach to a mail.',
+      params: [
+        id,
+        sid,
+        { name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'csv', 'html'], default: 'json' } },
+        { name: 'table', in: 'query', schema: { type: 'string' }, description: 'CSV only: which table.' },
+      ],
+      response: { status: 200, schema: 'ReportSnapshot' },
+      errors: [400, 404],
     }),
   ];
 }

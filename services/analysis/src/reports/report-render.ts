@@ -20,7 +20,7 @@ const records = (t: ReportTable) => t.rows.map((r) => Object.fromEntries(t.colum
 /** The Vega-Lite chart of a report's data (its data inline: nothing is loaded). */
 export function chartSpec(data: ReportData): TopLevelSpec | undefined {
   const bar = (values: Array<Record<string, unknown>>, x: string, y: string, title: string, xTitle: string): TopLevelSpec => ({
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title,
     width: 560,
     data: { values },
@@ -32,7 +32,7 @@ export function chartSpec(data: ReportData): TopLevelSpec | undefined {
       const values = records(data.tables.by_day!).map((r) => ({ ...r, series: `${r.test_plan_name}${r.environment ? ` (${r.environment})` : ''}` }));
       if (!values.length) return undefined;
       return {
-        $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+        $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
         title: 'Pass rate by day',
         width: 560,
         height: 260,
