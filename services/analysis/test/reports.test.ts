@@ -162,7 +162,7 @@ describe('reports', () => {
     // Failure categories: the items of the executions' failure analyses.
     const counts: Record<string, number> = {};
     for (const e of results.filter((x) => x.failed_tests > 0)) {
-      for (const item of (await t.analysis(e.id)).analysis) counts[item.category] = (counts[item.category] ?? 0) + 1;
+      for (const item of (await t.analysis(e.id)).analysis) counts[item.failure_category] = (counts[item.failure_category] ?? 0) + 1;
     }
     expect(Object.keys(counts).length).toBeGreaterThan(0);
     const categories = (await snapshot('failure_categories')).snapshot.data.tables.categories;
