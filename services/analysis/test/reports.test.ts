@@ -212,6 +212,10 @@ describe('reports', () => {
       expect([r.status, r.body.error]).toEqual([400, 'validation_error']);
     }
     expect((await t.an('GET', `/api/v1/reports?project_id=${plan.projectId}`)).body.pagination.total).toBe(before);
+    // Filters narrow; a plan id that is no plan of the project matches nothing.
+    expect((await snapshot('pass_rate', { filters: { test_plan_ids: [plan.planId], environments: [''] } })).snapshot.data.executions_counted).toBe(runs.length);
+    expect((await snapshot('pass_rate', { filters: { test_plan_ids: ['not-a-plan'] } })).snapshot.data.executions_counted).toBe(0);
+    expect((await snapshot('pass_rate', { filters: { environments: ['staging'] } })).snapshot.data.executions_counted).toBe(0);
     const { report, snapshot: snap } = await snapshot('failure_categories');
     expect((await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=pdf`)).status).toBe(400);
     expect((await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=csv&table=nope`)).status).toBe(400);

@@ -60,7 +60,11 @@ export async function findReportResults(db: Db, orgId: string, f: ReportResultsF
     .where('status', 'in', ['completed', 'failed'])
     .where('completed_at', '>=', f.from)
     .where('completed_at', '<', f.to);
-  if (f.testPlanIds?.length) q = q.where('test_plan_id', 'in', f.testPlanIds);
+  // Named plans that are no ids match nothing (never "every plan").
+  if (f.testPlanIds) {
+    if (f.testPlanIds.length === 0) return { executions: [], results: [] };
+    q = q.where('test_plan_id', 'in', f.testPlanIds);
+  }
   if (f.environments?.length) {
     // '' stands for runs that named no environment.
     const named = f.environments.filter((e) => e !== '');
