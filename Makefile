@@ -10,16 +10,19 @@ STAMP := node_modules/.setup-stamp
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
 	@echo "make test   lint, type check, unit, integration and end-to-end tests"
-	@echo "make setup  install what is missing (pnpm, node modules, Chromium, redis-server)"
+	@echo "make setup  install what is missing (pnpm, node modules, Chromium headless shell, redis-server, librdkafka-dev)"
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
 # the SDK's types from the OpenAPI document (libs/client, every time: fast);
-# Chromium and redis-server from Debian when apt is there and they are not.
+# the web console (apps/console/dist, served by the gateway at /; a few seconds);
+# Chromium (the headless shell, the default browser, and the full browser beside it)
+# and redis-server from Debian when apt is there and they are not.
 setup: $(STAMP)
 	@pnpm --silent --filter @assay/client generate
-	@if ! command -v chromium >/dev/null && [ ! -x "$${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null; then \
-	  echo "setup: installing Debian's chromium"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; \
+	@pnpm --silent --filter @assay/console build
+	@if { [ ! -x /usr/lib/chromium/chromium-headless-shell ] || [ ! -x /usr/bin/chromium ]; } && command -v apt-get >/dev/null; then \
+	  echo "setup: installing Debian's chromium-headless-shell and chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium-headless-shell chromium >/dev/null; \
 	fi
 	@if ! command -v redis-server >/dev/null && command -v apt-get >/dev/null; then \
 	  echo "setup: installing Debian's redis-server"; \
@@ -27,6 +30,10 @@ setup: $(STAMP)
 	fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# @confluentinc/kafka-javascript (optional; its librdkafka mock cluster gives the Kafka bus tests real
+# brokers) builds against Debian's librdkafka (CKJS_LINKING=dynamic) with the node headers installed
+# beside node, since its prebuilt download and node-gyp's header download are not reachable everywhere.
+NODE_HEADERS := $(shell d="$$(dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")")"; [ -e "$$d/include/node/node.h" ] && echo "npm_config_nodedir=$$d")
 
 $(STAMP): pnpm-lock.yaml package.json
 	@if ! command -v pnpm >/dev/null || [ "$$(pnpm --version 2>/dev/null)" != "$(PNPM_VERSION)" ]; then \
@@ -34,7 +41,11 @@ $(STAMP): pnpm-lock.yaml package.json
 	  (COREPACK_ENABLE_DOWNLOAD_PROMPT=0 corepack enable pnpm && pnpm --version >/dev/null 2>&1) \
 	    || { corepack disable pnpm 2>/dev/null; $(SUDO) npm install -g --silent pnpm@$(PNPM_VERSION); }; \
 	fi
-	pnpm install --frozen-lockfile
+	@if [ ! -e /usr/include/librdkafka/rdkafka_mock.h ] && command -v apt-get >/dev/null; then \
+	  echo "setup: installing Debian's librdkafka-dev (the Kafka mock cluster of the bus tests)"; \
+	  $(SUDO) apt-get install -y -qq librdkafka-dev >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq librdkafka-dev >/dev/null; } || true; \
+	fi
+	CKJS_LINKING=dynamic $(NODE_HEADERS) pnpm install --frozen-lockfile
 	@touch $(STAMP)
 
 run: setup

@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**'] },
+  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,4 +19,6 @@ export default tseslint.config(
       ],
     },
   },
+  // The console runs in the browser.
+  { files: ['apps/console/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
 );

@@ -98,7 +98,7 @@ describe.each([
     expect(started).toMatchObject({ execution_id: expect.any(String), next: expect.stringContaining('get_execution') });
   });
 
-  it('creates a case from steps, and says what to do when analysis is not deployed or an id is unknown', async () => {
+  it('creates a case from steps, and reads the failure analysis of a run, and says what to do when an id is unknown', async () => {
     const mcp = await connect();
     const saved = json(
       await mcp.callTool({
@@ -110,11 +110,16 @@ describe.each([
     const plan = json(await mcp.callTool({ name: 'list_test_cases', arguments: { project_id: projectId, test_plan_id: draftsPlanId } }));
     expect(plan.test_cases.map((c: { name: string }) => c.name)).toContain(`Home title ${transport}`);
 
-    // The analysis service is not part of this stack yet: 501, said plainly.
-    const runs = await client.api.GET('/api/v1/executions', { params: { query: { project_id: projectId, limit: 1 } } });
-    const analysis = await mcp.callTool({ name: 'get_failure_analysis', arguments: { execution_id: runs.data!.data[0]!.id } });
-    expect(analysis.isError).toBe(true);
-    expect(text(analysis)).toMatch(/^not_implemented \(HTTP 501\)/);
+    // A finished run of Checkout failed on "Wrong price": the analysis explains it (202 with a status while it is produced).
+    const runs = await client.api.GET('/api/v1/executions', { params: { query: { project_id: projectId, status: 'completed', limit: 100 } } });
+    const checkout = runs.data!.data.find((e: { test_plan_id?: string | null }) => e.test_plan_id === planIds.Checkout)!;
+    let analysis = json(await mcp.callTool({ name: 'get_failure_analysis', arguments: { execution_id: checkout.id } }));
+    for (const deadline = Date.now() + 60_000; analysis.status !== undefined && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      analysis = json(await mcp.callTool({ name: 'get_failure_analysis', arguments: { execution_id: checkout.id } }));
+    }
+    expect(analysis).toMatchObject({ id: checkout.id, analysis: [{ test_name: 'Wrong price', failure_category: 'assertion_mismatch' }] });
+    expect(analysis.analysis).toHaveLength(1);
     const unknown = await mcp.callTool({ name: 'get_execution', arguments: { execution_id: '00000000-0000-4000-8000-000000000000' } });
     expect(unknown.isError).toBe(true);
     expect(text(unknown)).toContain('run_test_plan returns execution ids');

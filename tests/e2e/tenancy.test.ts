@@ -151,6 +151,7 @@ function rows(): Row[] {
     r('PUT /api/v1/test-cases/{test_case_id}', (i) => b('PUT', `/api/v1/test-cases/${i.test_case_id}`, { name: 'Hijacked' })),
     r('DELETE /api/v1/test-cases/{test_case_id}', (i) => b('DELETE', `/api/v1/test-cases/${i.test_case_id}?force_delete=true`)),
     r('POST /api/v1/test-cases/{test_case_id}/restore', (i) => b('POST', `/api/v1/test-cases/${i.test_case_id}/restore`)),
+    r('GET /api/v1/test-cases/{test_case_id}/export', (i) => b('GET', `/api/v1/test-cases/${i.test_case_id}/export`)),
     r('POST /api/v1/test-cases/bulk-delete', (i) => b('POST', '/api/v1/test-cases/bulk-delete', { test_case_ids: [i.test_case_id, i.other_case_id], soft_delete: false })),
     r('POST /api/v1/test-cases/import', async (i) => {
       const form = new FormData();
@@ -163,6 +164,7 @@ function rows(): Row[] {
     r('GET /api/v1/test-plans', (i) => b('GET', `/api/v1/test-plans?project_id=${i.project_id}`)),
     r('GET /api/v1/test-plans/{test_plan_id}', (i) => b('GET', `/api/v1/test-plans/${i.test_plan_id}`)),
     r('PUT /api/v1/test-plans/{test_plan_id}', (i) => b('PUT', `/api/v1/test-plans/${i.test_plan_id}`, { name: 'Hijacked' })),
+    r('GET /api/v1/test-plans/{test_plan_id}/export', (i) => b('GET', `/api/v1/test-plans/${i.test_plan_id}/export?format=json`)),
     r('DELETE /api/v1/test-plans/{test_plan_id}', (i) => b('DELETE', `/api/v1/test-plans/${i.test_plan_id}`)),
     r('POST /api/v1/test-plans/{test_plan_id}/test-cases', (i) => b('POST', `/api/v1/test-plans/${i.test_plan_id}/test-cases`, { test_case_id: i.other_case_id })),
     r('DELETE /api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', (i) => b('DELETE', `/api/v1/test-plans/${i.test_plan_id}/test-cases/${i.test_case_id}`)),

@@ -5,6 +5,7 @@
 //
 //   pnpm --filter @assay/cli bundle [outDir]      (default apps/cli/dist/package)
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +26,10 @@ const result = await build({
   target: 'node20',
   format: 'esm',
   legalComments: 'linked',
-  // Some bundled CommonJS packages call require(): give the module one.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __assayCreateRequire } from 'node:module';\nconst require = __assayCreateRequire(import.meta.url);" },
+  // Some bundled CommonJS packages call require() or read __dirname (re2-wasm loads re2.wasm beside itself): give the module both.
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __assayCreateRequire } from 'node:module';\nimport { dirname as __assayDirname } from 'node:path';\nimport { fileURLToPath as __assayFileURLToPath } from 'node:url';\nconst require = __assayCreateRequire(import.meta.url);\nconst __filename = __assayFileURLToPath(import.meta.url);\nconst __dirname = __assayDirname(__filename);",
+  },
   logLevel: 'warning',
 });
 await writeFile(
@@ -39,7 +42,7 @@ await writeFile(
       type: 'module',
       bin: { assay: 'assay.mjs' },
       engines: { node: '>=20.19' },
-      files: ['assay.mjs', 'assay.mjs.LEGAL.txt', 'THIRD_PARTY_LICENSES.txt', 'README.md'],
+      files: ['assay.mjs', 're2.wasm', 'assay.mjs.LEGAL.txt', 'THIRD_PARTY_LICENSES.txt', 'README.md'],
       license: 'UNLICENSED',
     },
     null,
@@ -47,6 +50,9 @@ await writeFile(
   )}\n`,
 );
 await copyFile(path.join(root, 'README.md'), path.join(out, 'README.md'));
+// The safe regular expressions of step validation (libs/contracts) run in re2-wasm: its module file travels with the bundle.
+const contracts = createRequire(path.join(root, '..', '..', 'libs', 'contracts', 'package.json'));
+await copyFile(path.join(path.dirname(contracts.resolve('re2-wasm')), '..', 'wasm', 're2.wasm'), path.join(out, 're2.wasm'));
 await writeFile(path.join(out, 'THIRD_PARTY_LICENSES.txt'), await thirdPartyLicenses(Object.keys(result.metafile.inputs)));
 console.error(`Built ${out}`);
 

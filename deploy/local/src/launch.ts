@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig } from '@assay/config';
 import { ensureDatabase, freePort } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { SERVICE_NODE_ARGS } from '@assay/telemetry';
 
 /**
  * `make run`: embedded Postgres (or DATABASE_URL), every built service as its
@@ -35,7 +36,8 @@ const config = (() => {
       discoveryCrawlerPort: r.int('DISCOVERY_CRAWLER_PORT', { default: 8084, min: 1, max: 65535 }),
       analysisPort: r.int('ANALYSIS_PORT', { default: 8085, min: 1, max: 65535 }),
       webhookDispatcherPort: r.int('WEBHOOK_DISPATCHER_PORT', { default: 8086, min: 1, max: 65535 }),
-      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+      // Debian's headless shell (@assay/browser DEFAULT_CHROMIUM_PATH; not imported: the launcher starts no browser).
+      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/lib/chromium/chromium-headless-shell' }),
       runnerConcurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
       host: r.string('ASSAY_HOST', { default: '127.0.0.1' }),
       logLevel: r.string('LOG_LEVEL', { default: 'info' }),
@@ -45,6 +47,7 @@ const config = (() => {
       redisUrl: r.optionalUrl('REDIS_URL'),
       redisPort: r.int('ASSAY_REDIS_PORT', { default: 0, min: 0, max: 65535 }),
       redisServer: r.string('REDIS_SERVER_PATH', { default: 'redis-server' }),
+      readyTimeoutSeconds: r.int('ASSAY_READY_TIMEOUT_SECONDS', { default: 120, min: 5, max: 3600 }),
     }));
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : err);
@@ -84,7 +87,8 @@ function prefixLines(name: string, stream: NodeJS.ReadableStream | null, out: No
 }
 
 function startService(spec: ServiceSpec, env: Record<string, string>): ChildProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], {
+  // OTEL_* reach every service with the rest of the environment; the preload starts tracing when they ask for it.
+  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')], {
     cwd: REPO,
     env: { ...process.env, ...env, ...spec.env, PORT: String(spec.port), HOST: config.host },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,7 +104,7 @@ function startService(spec: ServiceSpec, env: Record<string, string>): ChildProc
   return proc;
 }
 
-async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+async function waitReady(spec: ServiceSpec, proc: ChildProcess, timeoutMs = config.readyTimeoutSeconds * 1000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -288,7 +292,10 @@ async function main(): Promise<void> {
   const common = {
     DATABASE_URL: databaseUrl,
     BUS: config.bus,
-    ...(config.kafkaBrokers ? { KAFKA_BROKERS: config.kafkaBrokers } : {}),
+    // One machine usually means one broker: replicate topics once unless told otherwise.
+    ...(config.kafkaBrokers
+      ? { KAFKA_BROKERS: config.kafkaBrokers, KAFKA_REPLICATION_FACTOR: process.env.KAFKA_REPLICATION_FACTOR ?? '1' }
+      : {}),
     INTERNAL_TOKEN_SECRET: secrets.INTERNAL_TOKEN_SECRET!,
     PUBLIC_BASE_URL: gatewayUrl,
     LOG_LEVEL: config.logLevel,

@@ -6,6 +6,17 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { EgressProxy, type EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 
+/**
+ * The default browser (CHROMIUM_PATH): Debian's `chromium-headless-shell`, the
+ * same Chromium build as `chromium` without the browser UI, which is what
+ * Playwright itself runs headless. The full browser (`FULL_CHROMIUM_PATH`, new
+ * headless mode) stays an option for headed runs or extensions; it costs about
+ * 1.8x the wall time per case (see the execution-runner README, Performance).
+ */
+export const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
+/** Debian's full `chromium` (CHROMIUM_PATH=/usr/bin/chromium). */
+export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
+
 /** Chromium flags of DESIGN.md, Browsers. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -47,8 +58,9 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
- * Features Assay turns off on top of Playwright's. Debian's `chromium` is the
- * full browser in new headless mode: every browser context opens a window
+ * Features Assay turns off on top of Playwright's. For the full browser
+ * (`FULL_CHROMIUM_PATH`, new headless mode; the headless shell has no window
+ * and ignores them): every browser context opens a window
  * whose omnibox preloads two WebUI popups, each in a renderer process of its
  * own. Nothing headless ever shows them; they cost more CPU than the page under
  * test (see the execution-runner README, Performance).
@@ -73,7 +85,16 @@ export interface LaunchOptions {
  * @throws when the executable is missing or the browser does not start.
  */
 export function launchChromium(options: LaunchOptions): Promise<Browser> {
-  return chromium.launch({ executablePath: options.executablePath, headless: options.headless ?? true, args: chromiumArgs() });
+  // The service closes its browser when it stops: Playwright must not close it on the service's SIGTERM,
+  // or a runner draining on SIGTERM would lose the browser its running executions use.
+  return chromium.launch({
+    executablePath: options.executablePath,
+    headless: options.headless ?? true,
+    args: chromiumArgs(),
+    handleSIGTERM: false,
+    handleSIGINT: false,
+    handleSIGHUP: false,
+  });
 }
 
 /**
@@ -85,6 +106,8 @@ export interface FreshPage {
   page: Page;
   /** The context's egress proxy: what it refused, for diagnostics. */
   egress: EgressProxy;
+  /** How long making the context, its proxy and its page took (ms). */
+  createMs: number;
 }
 
 /** A context whose every connection passes the egress policy. */
@@ -150,8 +173,10 @@ export class BrowserPool {
   }
 
   private async create(): Promise<FreshPage> {
+    const t0 = performance.now();
     const { context, egress } = await this.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
-    return { context, egress, page: await context.newPage() };
+    const page = await context.newPage();
+    return { context, egress, page, createMs: performance.now() - t0 };
   }
 
   /**

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { BrowserPool } from '@assay/browser';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, EgressProxy } from '@assay/egress';
 import { createSilentLogger } from '@assay/logger';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
 
 /**
  * Loopback stands in for the forbidden networks here (127.0.0.2 is refused by

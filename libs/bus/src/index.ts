@@ -1,12 +1,12 @@
-import type { BusKind } from '@assay/config';
+import type { BusKind, KafkaConfig } from '@assay/config';
 import type { Logger } from '@assay/logger';
 import { KafkaBus } from './kafka.transport.js';
 import { PgBus } from './pg.transport.js';
 import type { Bus } from './types.js';
 
-export type { Bus, BusMessage, EventEnvelope, MessageHandler, SubscribeOptions, Subscription } from './types.js';
-export { PgBus, type PgBusOptions } from './pg.transport.js';
-export { KafkaBus, type KafkaBusOptions } from './kafka.transport.js';
+export { MAX_ATTEMPTS, type Bus, type BusMessage, type EventEnvelope, type MessageHandler, type SubscribeOptions, type Subscription } from './types.js';
+export { PgBus, deadLetterQueue, type DeadLetter, type PgBusOptions } from './pg.transport.js';
+export { KafkaBus, deadLetterTopic, kafkaGroupId, DEFAULT_KAFKA_TOPIC_SETTINGS, type KafkaBusOptions, type KafkaTopicSettings } from './kafka.transport.js';
 export {
   enqueueEvent,
   enqueueEvents,
@@ -14,6 +14,7 @@ export {
   handleManyOnce,
   outboxChannel,
   outboxMigration,
+  outboxTraceparentMigration,
   startOutboxRelay,
   type NewEvent,
   type OutboxRelay,
@@ -24,7 +25,7 @@ export {
 export interface CreateBusOptions {
   kind: BusKind;
   databaseUrl: string;
-  kafkaBrokers: string[];
+  kafka: KafkaConfig;
   clientId: string;
   logger: Logger;
 }
@@ -32,6 +33,14 @@ export interface CreateBusOptions {
 /** The bus the deployment chose with `BUS`; services depend only on the `Bus` interface. */
 export function createBus(opts: CreateBusOptions): Bus {
   return opts.kind === 'kafka'
-    ? new KafkaBus({ brokers: opts.kafkaBrokers, clientId: opts.clientId, logger: opts.logger })
+    ? new KafkaBus({
+        brokers: opts.kafka.brokers,
+        clientId: opts.clientId,
+        logger: opts.logger,
+        sessionTimeoutMs: opts.kafka.sessionTimeoutMs,
+        topics: opts.kafka.provisionTopics
+          ? { partitions: opts.kafka.partitions, replicationFactor: opts.kafka.replicationFactor, minInsyncReplicas: opts.kafka.minInsyncReplicas }
+          : false,
+      })
     : new PgBus({ connectionString: opts.databaseUrl, logger: opts.logger });
 }

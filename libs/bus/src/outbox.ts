@@ -3,7 +3,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { contractValidator, eventTopic, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
-import type { Bus, EventEnvelope } from './types.js';
+import { activeTraceparent, startSpanFrom, type DetachedSpan } from '@assay/telemetry';
+import type { Bus, BusMessage, EventEnvelope } from './types.js';
 
 /**
  * Tables of the transactional outbox and the consumer inbox, created in the
@@ -39,6 +40,20 @@ export const outboxMigration: Migration = {
   },
 };
 
+/**
+ * Adds `outbox.traceparent`: the W3C trace context of the request (or message)
+ * that wrote the row, so the trace continues when the relay publishes it.
+ * Nullable: rows written without tracing, or before this migration, have none.
+ */
+export const outboxTraceparentMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('outbox').addColumn('traceparent', 'text').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('outbox').dropColumn('traceparent').execute();
+  },
+};
+
 export interface OutboxTables {
   outbox: {
     seq: unknown;
@@ -50,6 +65,7 @@ export interface OutboxTables {
     published_at: unknown;
     attempts: unknown;
     last_error: string | null;
+    traceparent: string | null;
   };
   inbox: { consumer: string; event_id: string; handled_at: unknown };
 }
@@ -85,6 +101,7 @@ export async function enqueueEvent(trx: Kysely<any>, schema: string, event: NewE
 export async function enqueueEvents(trx: Kysely<any>, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
   const validator = contractValidator();
+  const traceparent = activeTraceparent() ?? null;
   const rows = events.map((event) => {
     const topic = eventTopic(event.event);
     const problems = validator.validateEventData(event.event, event.data);
@@ -97,9 +114,9 @@ export async function enqueueEvents(trx: Kysely<any>, schema: string, events: Ne
       ...(event.project_id ? { project_id: event.project_id } : {}),
       data: event.data,
     };
-    return { envelope, row: { id: envelope.id, topic, key: event.key ?? event.organization_id, envelope: JSON.stringify(envelope) } };
+    return { envelope, row: { id: envelope.id, topic, key: event.key ?? event.organization_id, envelope: JSON.stringify(envelope), traceparent } };
   });
-  // Postgres takes at most 65,535 parameters per statement: 4 per row.
+  // Postgres takes at most 65,535 parameters per statement: 5 per row.
   for (let i = 0; i < rows.length; i += 5000) {
     await trx.insertInto('outbox').values(rows.slice(i, i + 5000).map((r) => r.row)).execute();
   }
@@ -188,8 +205,10 @@ export interface OutboxRelay {
 
 /**
  * Publishes outbox rows to the bus in order and marks them sent. Several
- * replicas may run it: rows are claimed with `FOR UPDATE SKIP LOCKED`. A
- * publish failure leaves the rows pending for the next round (at-least-once).
+ * replicas may run it: a transaction-scoped advisory lock per schema lets one
+ * relay publish a batch at a time, so a key's events reach the bus in the
+ * order they were written. A publish failure leaves the rows pending for the
+ * next round (at-least-once).
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = opts;
@@ -209,9 +228,12 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   async function publishBatch(): Promise<number> {
     return db.transaction().execute(async (trx) => {
+      // One relay of the service publishes at a time (per-key order across replicas); the others skip this round.
+      const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${outboxChannel(opts.schema)})) as ok`.execute(trx);
+      if (!lock.rows[0]?.ok) return 0;
       const rows = await trx
         .selectFrom('outbox')
-        .select(['seq', 'topic', 'key', 'envelope'])
+        .select(['seq', 'topic', 'key', 'envelope', 'traceparent'])
         .where('published_at', 'is', null)
         .orderBy('seq')
         .limit(batchSize)
@@ -219,16 +241,29 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         .skipLocked()
         .execute();
       if (rows.length === 0) return 0;
-      const byTopic = new Map<string, Array<{ key: string; value: EventEnvelope }>>();
+      const byTopic = new Map<string, BusMessage[]>();
+      // One producer span per row, a child of the request that wrote it; the message carries the span on.
+      const spans: DetachedSpan[] = [];
       for (const r of rows) {
         const list = byTopic.get(r.topic) ?? [];
-        list.push({ key: r.key, value: r.envelope as EventEnvelope });
+        const value = r.envelope as EventEnvelope;
+        const span = startSpanFrom(r.traceparent, `${r.topic} publish`, 'producer', {
+          'messaging.system': bus.kind === 'kafka' ? 'kafka' : 'assay-pg',
+          'messaging.operation.type': 'publish',
+          'messaging.destination.name': r.topic,
+          'messaging.message.id': value.id,
+          'assay.event': value.event,
+        });
+        spans.push(span);
+        list.push({ key: r.key, value, ...(span.traceparent ? { traceparent: span.traceparent } : {}) });
         byTopic.set(r.topic, list);
       }
       const seqs = rows.map((r) => r.seq);
       try {
         for (const [topic, messages] of byTopic) await bus.publish(topic as Topic, messages);
+        for (const span of spans) span.end();
       } catch (err) {
+        for (const span of spans) span.end(err);
         await trx
           .updateTable('outbox')
           .set({ attempts: sql`attempts + 1`, last_error: String(err).slice(0, 1000) })

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
-import type { Bus, BusMessage, SubscribeOptions, Subscription, EventEnvelope } from './types.js';
+import { handleInSpan } from './tracing.js';
+import { MAX_ATTEMPTS, type Bus, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
 
 export interface PgBusOptions {
   connectionString: string;
@@ -11,6 +12,18 @@ export interface PgBusOptions {
   logger: Logger;
   /** How often idle workers poll, in seconds (pg-boss minimum 0.5). */
   pollingIntervalSeconds?: number;
+  /** Attempts per message before it goes to the group's dead-letter queue (default 25). */
+  maxAttempts?: number;
+}
+
+/** A message given up after `maxAttempts`, as the dead-letter queue keeps it. */
+export interface DeadLetter {
+  key: string;
+  value: EventEnvelope;
+  error: string;
+  attempts: number;
+  topic: string;
+  group: string;
 }
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
@@ -25,6 +38,28 @@ async function retryOnDeadlock<T>(fn: () => Promise<T>): Promise<T> {
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
     }
   }
+}
+
+/** pg-boss queue of the messages a (topic, group) gave up: `<queue>__dlq`. */
+export function deadLetterQueue(topic: string, group: string): string {
+  return `${queueName(topic, group)}__dlq`;
+}
+
+let lastMs = 0;
+let counter = 0;
+/**
+ * A UUID that sorts after every one made before by this process (time, then a
+ * counter): pg-boss fetches by `created_on, id`, and one insert gives every job
+ * the same `created_on`, so this keeps a batch in publish order.
+ */
+function orderedId(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else counter++;
+  const hex = lastMs.toString(16).padStart(12, '0') + counter.toString(16).padStart(8, '0') + randomBytes(6).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 function queueName(topic: string, group: string, instance?: string): string {
@@ -68,7 +103,7 @@ export class PgBus implements Bus {
       .getDb()
       .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
     const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
-      messages.map((m) => ({ name, data: { key: m.key, value: m.value } })),
+      messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value, ...(m.traceparent ? { traceparent: m.traceparent } : {}) } })),
     );
     if (jobs.length > 0) await this.boss.insert(jobs);
   }
@@ -76,12 +111,15 @@ export class PgBus implements Bus {
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (!GROUP_NAME.test(opts.group)) throw new Error(`Invalid consumer group "${opts.group}"`);
     const name = queueName(opts.topic, opts.group, opts.broadcast ? this.instance : undefined);
+    const maxAttempts = this.opts.maxAttempts ?? MAX_ATTEMPTS;
+    const deadLetters = deadLetterQueue(opts.topic, opts.group);
+    if (!opts.broadcast) await retryOnDeadlock(() => this.boss.createQueue(deadLetters, { name: deadLetters, retentionMinutes: 14 * 24 * 60 }));
     // pg-boss 10 creates a queue's partition with an ALTER TABLE; two processes creating
     // queues at once (services starting side by side) can deadlock: Postgres ends one, which retries.
     await retryOnDeadlock(() =>
       this.boss.createQueue(name, {
         name,
-        retryLimit: opts.broadcast ? 0 : 25,
+        retryLimit: opts.broadcast ? 0 : maxAttempts - 1,
         retryDelay: 1,
         retryBackoff: true,
         // A broadcast queue of a process that died is not drained: keep its messages briefly.
@@ -93,18 +131,28 @@ export class PgBus implements Bus {
     // Set once work() returns; the handler reads it to wake its own worker.
     const worker: { id?: string } = {};
     // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
-    worker.id = await this.boss.work<{ key: string; value: EventEnvelope }>(
+    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
       name,
-      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5 },
+      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
       async (jobs) => {
         const results = await Promise.allSettled(
-          jobs.map((job) => opts.handler(job.data.value, { topic: opts.topic, key: job.data.key })),
+          jobs.map((job) =>
+            handleInSpan(opts.handler, job.data.value, { topic: opts.topic, key: job.data.key, group: opts.group, traceparent: job.data.traceparent }),
+          ),
         );
         for (const [i, result] of results.entries()) {
           if (result.status === 'fulfilled') continue;
           const job = jobs[i]!;
-          this.opts.logger.warn({ err: result.reason, event: job.data.value.event, queue: name }, 'bus handler failed; will retry');
-          await this.boss.fail(name, job.id, { message: String(result.reason).slice(0, 500) });
+          const attempts = job.retryCount + 1;
+          const error = String(result.reason).slice(0, 2000);
+          if (!opts.broadcast && attempts >= maxAttempts) {
+            const letter: DeadLetter = { key: job.data.key, value: job.data.value, error, attempts, topic: opts.topic, group: opts.group };
+            await this.boss.send(deadLetters, letter);
+            this.opts.logger.error({ err: result.reason, event: job.data.value.event, queue: name, attempts, deadLetter: deadLetters }, 'bus handler gave up; message sent to the dead-letter queue');
+          } else {
+            this.opts.logger.warn({ err: result.reason, event: job.data.value.event, queue: name, attempts }, 'bus handler failed; will retry');
+          }
+          await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
         }
         // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
         if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);

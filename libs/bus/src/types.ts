@@ -10,10 +10,18 @@ export interface EventEnvelope<T = Record<string, unknown>> {
   data: T;
 }
 
+/**
+ * Attempts of a failing handler before the message is given up and moved to
+ * the dead-letter queue (pg) or topic (kafka) of its consumer group.
+ */
+export const MAX_ATTEMPTS = 25;
+
 export interface BusMessage {
   /** Aggregate id: Kafka's message key, so one aggregate's events stay in order there. */
   key: string;
   value: EventEnvelope;
+  /** W3C trace context the message continues (a message header); the consumer's span is its child. */
+  traceparent?: string;
 }
 
 export type MessageHandler = (envelope: EventEnvelope, meta: { topic: Topic; key: string }) => Promise<void>;

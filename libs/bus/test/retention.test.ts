@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { createTestDatabase, type TestDatabase } from '@assay/testing';
-import { outboxMigration, PgBus, startOutboxRelay } from '@assay/bus';
+import { outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay } from '@assay/bus';
 
 let testDb: TestDatabase;
 let database: Database<any>;
@@ -11,7 +11,7 @@ let bus: PgBus;
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = createDatabase({ connectionString: testDb.url, schema: 'svc' });
-  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration });
+  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration, '20261202100000_outbox_traceparent': outboxTraceparentMigration });
   bus = new PgBus({ connectionString: testDb.url, logger: createSilentLogger() });
   await bus.start();
 });

@@ -263,9 +263,10 @@ describe('readCommonConfig', () => {
       logLevel: 'info',
       databaseUrl: 'postgres://assay:assay@localhost:5432/assay',
       bus: 'pg',
-      kafkaBrokers: [],
+      kafka: { brokers: [], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, provisionTopics: true, sessionTimeoutMs: 30_000 },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'http://localhost:8080',
+      migrateAtStart: true,
     });
   });
 
@@ -278,7 +279,12 @@ describe('readCommonConfig', () => {
         LOG_LEVEL: 'debug',
         BUS: 'kafka',
         KAFKA_BROKERS: 'k1:9092, k2:9092',
+        KAFKA_PARTITIONS: '12',
+        KAFKA_REPLICATION_FACTOR: '1',
+        KAFKA_PROVISION_TOPICS: 'false',
+        KAFKA_SESSION_TIMEOUT_MS: '45000',
         PUBLIC_BASE_URL: 'https://assay.example.com/',
+        MIGRATE_AT_START: 'false',
       },
       (r) => readCommonConfig(r, 'gateway', 8080),
     );
@@ -289,10 +295,18 @@ describe('readCommonConfig', () => {
       logLevel: 'debug',
       databaseUrl: 'postgres://assay:assay@localhost:5432/assay',
       bus: 'kafka',
-      kafkaBrokers: ['k1:9092', 'k2:9092'],
+      // KAFKA_MIN_INSYNC_REPLICAS defaults to at most the replication factor.
+      kafka: { brokers: ['k1:9092', 'k2:9092'], partitions: 12, replicationFactor: 1, minInsyncReplicas: 1, provisionTopics: false, sessionTimeoutMs: 45_000 },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'https://assay.example.com',
+      migrateAtStart: false,
     });
+  });
+
+  it('refuses Kafka settings the cluster could never satisfy', () => {
+    expect(
+      problemsOf({ ...base, KAFKA_REPLICATION_FACTOR: '2', KAFKA_MIN_INSYNC_REPLICAS: '3', KAFKA_PARTITIONS: '0' }, (r) => readCommonConfig(r, 'auth', 3001)),
+    ).toEqual(['KAFKA_MIN_INSYNC_REPLICAS must be <= KAFKA_REPLICATION_FACTOR', 'KAFKA_PARTITIONS must be >= 1']);
   });
 
   it('lets PORT override the service default port', () => {

@@ -130,6 +130,18 @@ function isUrl(v: string): boolean {
 
 export type BusKind = 'pg' | 'kafka';
 
+/** The `KAFKA_*` settings (used when `BUS=kafka`). */
+export interface KafkaConfig {
+  brokers: string[];
+  /** Partitions of each topic: the ceiling on busy runner and crawler replicas. */
+  partitions: number;
+  replicationFactor: number;
+  minInsyncReplicas: number;
+  /** Create missing topics at start (false where ops own the topics). */
+  provisionTopics: boolean;
+  sessionTimeoutMs: number;
+}
+
 /** The settings every service process shares (DESIGN.md, Configuration). */
 export interface CommonConfig {
   service: string;
@@ -138,16 +150,18 @@ export interface CommonConfig {
   logLevel: string;
   databaseUrl: string;
   bus: BusKind;
-  kafkaBrokers: string[];
+  kafka: KafkaConfig;
   internalTokenSecret: string;
   publicBaseUrl: string;
+  /** false (MIGRATE_AT_START=false): the schema was migrated beforehand (the chart's migration Job); start refuses a schema with pending migrations. */
+  migrateAtStart: boolean;
 }
 
 /** Reads the shared variables; `PORT` overrides the service's default port. */
 export function readCommonConfig(r: ConfigReader, service: string, defaultPort: number): CommonConfig {
   const bus = r.oneOf('BUS', ['pg', 'kafka'] as const, { default: 'pg' });
-  const kafkaBrokers = r.list('KAFKA_BROKERS');
-  if (bus === 'kafka' && kafkaBrokers.length === 0) r.fail('KAFKA_BROKERS is required when BUS=kafka');
+  const kafka = readKafkaConfig(r);
+  if (bus === 'kafka' && kafka.brokers.length === 0) r.fail('KAFKA_BROKERS is required when BUS=kafka');
   const port = r.int('PORT', { default: defaultPort, min: 0, max: 65535 });
   return {
     service,
@@ -158,8 +172,24 @@ export function readCommonConfig(r: ConfigReader, service: string, defaultPort: 
     }),
     databaseUrl: r.url('DATABASE_URL'),
     bus,
-    kafkaBrokers,
+    kafka,
     internalTokenSecret: r.secret('INTERNAL_TOKEN_SECRET', { minLength: 32 }),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', { default: 'http://localhost:8080' }),
+    migrateAtStart: r.bool('MIGRATE_AT_START', { default: true }),
+  };
+}
+
+/** Reads the `KAFKA_*` variables (README, Configuration); defaults suit a cluster of three or more brokers. */
+export function readKafkaConfig(r: ConfigReader): KafkaConfig {
+  const replicationFactor = r.int('KAFKA_REPLICATION_FACTOR', { default: 3, min: 1, max: 32 });
+  const minInsyncReplicas = r.int('KAFKA_MIN_INSYNC_REPLICAS', { default: Math.min(2, replicationFactor), min: 1, max: 32 });
+  if (minInsyncReplicas > replicationFactor) r.fail('KAFKA_MIN_INSYNC_REPLICAS must be <= KAFKA_REPLICATION_FACTOR');
+  return {
+    brokers: r.list('KAFKA_BROKERS'),
+    partitions: r.int('KAFKA_PARTITIONS', { default: 6, min: 1, max: 10_000 }),
+    replicationFactor,
+    minInsyncReplicas,
+    provisionTopics: r.bool('KAFKA_PROVISION_TOPICS', { default: true }),
+    sessionTimeoutMs: r.int('KAFKA_SESSION_TIMEOUT_MS', { default: 30_000, min: 6000, max: 3_600_000 }),
   };
 }

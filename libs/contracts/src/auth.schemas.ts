@@ -35,6 +35,43 @@ export const authSchemas: Record<string, JsonSchema> = {
       expires_at: timestamp,
     },
   },
+  SwitchOrganizationRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['organization_id'],
+    properties: { organization_id: { type: 'string', minLength: 1, maxLength: 64 } },
+  },
+  SwitchOrganizationResponse: {
+    type: 'object',
+    required: ['token', 'expires_at', 'organization_id'],
+    properties: {
+      token: { type: 'string', description: 'A new session token acting in that organization; the old one stays valid until it expires.' },
+      expires_at: timestamp,
+      organization_id: { type: 'string' },
+    },
+  },
+  SessionOrganizations: {
+    type: 'object',
+    required: ['current', 'data'],
+    properties: {
+      current: { type: 'string', description: 'The organization the calling credential acts in.' },
+      data: {
+        type: 'array',
+        description: 'The signed-in user’s organizations, oldest membership first (empty for a key).',
+        items: {
+          type: 'object',
+          required: ['id', 'name', 'plan', 'status', 'role'],
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            plan: { type: 'string', enum: [...PLAN_NAMES] },
+            status: { type: 'string', enum: ['active', 'suspended'] },
+            role: { type: 'string', enum: ['owner', 'admin', 'member'] },
+          },
+        },
+      },
+    },
+  },
   ServiceKeyCreateRequest: {
     type: 'object',
     additionalProperties: false,

@@ -58,6 +58,12 @@ export const discoverySchemas: Record<string, JsonSchema> = {
       exclude_patterns: { type: 'array', maxItems: L.patterns, items: glob, description: 'Globs on the URL path: matching pages are never crawled.' },
       headless: { type: 'boolean', default: true },
       wait_for_navigation: { type: 'boolean', default: true, description: 'Wait for the page’s own XHR/fetch calls to settle before reading it.' },
+      interactive: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Also exercise each crawled page: fill its visible forms with generated values and submit them, click its in-page buttons, and record the XHR/fetch calls and form posts this causes (api_endpoints, crud and form_submission evidence). It changes data on the target: point it at a test environment. Bounded per page; never on pages robots.txt disallows or the egress policy refuses; payment forms and sign-out or account-deletion buttons are left alone.',
+      },
       enable_ai_analysis: {
         type: 'boolean',
         default: false,
@@ -138,7 +144,17 @@ export const discoverySchemas: Record<string, JsonSchema> = {
         items: {
           type: 'object',
           required: ['method', 'endpoint', 'response_time_ms', 'status_code'],
-          properties: { method: { type: 'string' }, endpoint: { type: 'string' }, response_time_ms: int, status_code: { type: 'integer' }, calls: int },
+          properties: {
+            method: { type: 'string' },
+            endpoint: { type: 'string', description: 'The path, ids templated (`{id}`: numbers, UUIDs) and three or more siblings differing in one segment folded into `{slug}`.' },
+            response_time_ms: { ...int, description: 'The median call.' },
+            status_code: { type: 'integer', description: 'The status most calls answered.' },
+            calls: int,
+            min_response_time_ms: int,
+            median_response_time_ms: int,
+            max_response_time_ms: int,
+            paths: { ...int, description: 'Distinct paths this endpoint stands for (1 unless templated by structure).' },
+          },
         },
       },
       ai_analysis: {

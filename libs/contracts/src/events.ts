@@ -201,6 +201,7 @@ export const EVENTS: Record<string, EventContract> = {
             headless: { type: 'boolean' },
             wait_for_navigation: { type: 'boolean' },
             enable_ai_analysis: { type: 'boolean' },
+            interactive: { type: 'boolean' },
           },
         },
       },

@@ -97,6 +97,15 @@ export async function migrateToLatest<DB>(
   });
 }
 
+/** Names of the migrations not yet applied to the database's schema (all of them when it has none). */
+export async function pendingMigrations<DB>(database: Database<DB>, migrations: Record<string, Migration>): Promise<string[]> {
+  const { db, schema } = database;
+  assertSchemaName(schema);
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrations), migrationTableSchema: schema });
+  const known = await migrator.getMigrations();
+  return known.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
 /** True when a query reaches the database; used by `/readyz`. */
 export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
   try {

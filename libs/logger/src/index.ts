@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { activeTraceId } from '@assay/telemetry';
 
 export type { Logger };
 
@@ -19,12 +20,19 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
-/** A pino logger with the service name bound and secrets redacted. */
+/** `trace_id` of the active span on every line written inside one (nothing when tracing is off). */
+function traceMixin(): { trace_id?: string } {
+  const traceId = activeTraceId();
+  return traceId ? { trace_id: traceId } : {};
+}
+
+/** A pino logger with the service name bound, secrets redacted and the active trace id on each line. */
 export function createLogger(service: string, level = 'info'): Logger {
   return pino({
     name: service,
     level,
     base: { service },
+    mixin: traceMixin,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   });

@@ -1,5 +1,6 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 
 export interface AnalysisConfig extends CommonConfig {
   schema: string;
@@ -39,7 +40,7 @@ export function loadConfig(env: Env): AnalysisConfig {
       executionRunnerUrl: r.url('EXECUTION_RUNNER_URL'),
       testCaseUrl: r.url('TEST_CASE_URL'),
       ...(discovery ? { discoveryCrawlerUrl: discovery } : {}),
-      chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+      chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
       workerEnabled: r.bool('ANALYSIS_WORKER_ENABLED', { default: true }),
       concurrency: r.int('ANALYSIS_CONCURRENCY', { default: 1, min: 1, max: 8 }),
       leaseSeconds: r.int('ANALYSIS_LEASE_SECONDS', { default: 60, min: 5, max: 3600 }),

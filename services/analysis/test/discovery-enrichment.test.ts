@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { BrowserPool } from '@assay/browser';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { PgBus, startOutboxRelay, type OutboxRelay, type Subscription } from '@assay/bus';
 import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
@@ -125,7 +125,7 @@ beforeAll(async () => {
     db: dcDb.db,
     schema: 'discovery',
     logger,
-    browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, LOOPBACK_EGRESS),
+    browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, LOOPBACK_EGRESS),
     sessions: 1,
     pagesInParallel: 3,
     navigationTimeoutMs: 20_000,

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BrowserPool } from '@assay/browser';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { PgBus, startOutboxRelay, type OutboxRelay, type Subscription } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
@@ -110,7 +110,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
     schema: 'execution',
     bus: await newBus(),
     logger,
-    browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, LOOPBACK_EGRESS),
+    browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, LOOPBACK_EGRESS),
     concurrency: 2,
     // Generous: a shared machine under load must not turn a passing step into a failure.
     stepTimeoutMs: 5000,
@@ -123,7 +123,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   });
   await runner.start();
 
-  const browsers = new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, LOOPBACK_EGRESS);
+  const browsers = new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, LOOPBACK_EGRESS);
   const worker = new AnalysisWorker({
     db: database.db,
     logger,

@@ -1,5 +1,6 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 
 export interface DiscoveryConfig extends CommonConfig {
   schema: string;
@@ -22,7 +23,7 @@ export function loadConfig(env: Env): DiscoveryConfig {
     ...readCommonConfig(r, 'discovery-crawler', 8084),
     schema: 'discovery',
     testCaseUrl: r.url('TEST_CASE_URL'),
-    chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+    chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
     crawlerEnabled: r.bool('CRAWLER_ENABLED', { default: true }),
     sessions: r.int('CRAWLER_SESSIONS', { default: 2, min: 1, max: 16 }),
     pagesInParallel: r.int('CRAWLER_PAGES_IN_PARALLEL', { default: 4, min: 1, max: 16 }),

@@ -52,6 +52,20 @@ describe('a crawl of the fixture site', () => {
     expect(results.api_endpoints.find((e: any) => e.endpoint === '/api/products/{id}')).toMatchObject({ status_code: 200, calls: 8 });
   });
 
+  it('folds sibling paths that differ in one segment into one {slug} endpoint, with its calls and min/median/max time', () => {
+    const stock = results.api_endpoints.filter((e: any) => e.endpoint.startsWith('/api/stock/'));
+    // Eight product pages, each calling /api/stock/<its slug> once: one endpoint, not eight.
+    expect(stock).toHaveLength(1);
+    expect(stock[0]).toMatchObject({ method: 'GET', endpoint: '/api/stock/{slug}', status_code: 200, calls: 8, paths: 8 });
+    const { min_response_time_ms: min, median_response_time_ms: median, max_response_time_ms: max, response_time_ms } = stock[0];
+    expect(min).toBeGreaterThanOrEqual(0);
+    expect(min).toBeLessThanOrEqual(median);
+    expect(median).toBeLessThanOrEqual(max);
+    expect(response_time_ms).toBe(median);
+    // Numeric ids stay {id}, a path of its own.
+    expect(results.api_endpoints.find((e: any) => e.endpoint === '/api/products/{id}')).toMatchObject({ paths: 1 });
+  });
+
   it('detects a flow of each type from structure and network behaviour', () => {
     const byType = (type: string) => results.flows.filter((f: any) => f.type === type);
     expect(new Set(results.flows.map((f: any) => f.type))).toEqual(new Set(['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud']));

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BrowserPool } from '@assay/browser';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
@@ -62,7 +62,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       db: database.db,
       schema: 'discovery',
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true })),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true })),
       sessions: 2,
       pagesInParallel: 3,
       navigationTimeoutMs: 20_000,

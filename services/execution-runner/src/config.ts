@@ -1,5 +1,6 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
@@ -24,6 +25,10 @@ export interface ExecutionConfig extends CommonConfig {
   schedulerEnabled: boolean;
   /** How often due schedules are looked for (ms). */
   schedulerIntervalMs: number;
+  /** On SIGTERM, how long running executions may take to finish before they are stopped and put back in the queue. */
+  shutdownGraceSeconds: number;
+  /** Per-phase timings of each execution written here (`make bench BENCH_PROFILE=1`); unset: not gathered. */
+  profileFile: string | undefined;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -32,7 +37,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     schema: 'execution',
     testCaseUrl: r.url('TEST_CASE_URL'),
     discoveryUrl: r.optionalUrl('DISCOVERY_CRAWLER_URL'),
-    chromiumPath: r.string('CHROMIUM_PATH', { default: '/usr/bin/chromium' }),
+    chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
@@ -46,5 +51,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     authUrl: r.optionalUrl('AUTH_URL'),
     schedulerEnabled: r.bool('SCHEDULER_ENABLED', { default: true }),
     schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
+    shutdownGraceSeconds: r.int('SHUTDOWN_GRACE_SECONDS', { default: 30, min: 0, max: 86_400 }),
+    profileFile: r.optionalString('RUNNER_PROFILE_FILE'),
   }));
 }

@@ -10,6 +10,7 @@ import { migrations } from './db/migrations/index.js';
 import { ExecutionNotifier } from './executions/notifier.js';
 import { BrowserPool } from '@assay/browser';
 import { EgressPolicy } from '@assay/egress';
+import { PhaseProfile } from './runner/profile.js';
 import { Runner } from './runner/worker.js';
 import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.js';
 import type { Subscription } from '@assay/bus';
@@ -45,6 +46,7 @@ startMain(async () => {
           publicBaseUrl: config.publicBaseUrl,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
           artifacts: config.artifacts,
+          profile: new PhaseProfile(config.profileFile),
         });
         await runner.start();
       }
@@ -75,10 +77,13 @@ startMain(async () => {
         ready,
       });
     },
+    // Room for the drain, then for closing the bus and the pool.
+    shutdownTimeoutMs: (config.shutdownGraceSeconds + 20) * 1000,
     async stop() {
       await scheduler?.stop();
       await summaries?.close().catch(() => undefined);
-      await runner?.stop();
+      // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
+      await runner?.drain(config.shutdownGraceSeconds * 1000);
       janitor?.stop();
       await notifier?.stop();
     },

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '@assay/browser';
+import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { captureFailureEvidence, FINGERPRINT, MAX_CANDIDATES } from '../src/runner/fingerprint.js';
 
 jest.setTimeout(60_000);
@@ -7,7 +7,7 @@ jest.setTimeout(60_000);
 let browser: Browser;
 let page: Page;
 beforeAll(async () => {
-  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
   page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
 });
 afterAll(() => browser?.close());

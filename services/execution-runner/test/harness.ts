@@ -12,7 +12,7 @@ import { TestCaseClient } from '../src/clients/test-case.client.js';
 import type { ExecutionDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ExecutionNotifier } from '../src/executions/notifier.js';
-import { BrowserPool } from '@assay/browser';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
 import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
@@ -88,7 +88,7 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       schema: 'execution',
       bus: await newBus(),
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true })),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true })),
       concurrency: o.concurrency ?? opts.concurrency ?? 2,
       stepTimeoutMs: opts.stepTimeoutMs ?? 3000,
       navigationTimeoutMs: 10_000,

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '@assay/browser';
+import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { runStep, StepError, type ElementFingerprint, type StepContext } from '../src/runner/steps.js';
 
 jest.setTimeout(60_000);
@@ -7,7 +7,7 @@ jest.setTimeout(60_000);
 let browser: Browser;
 let page: Page;
 beforeAll(async () => {
-  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
   page = await (await browser.newContext()).newPage();
 });
 afterAll(() => browser?.close());

@@ -9,6 +9,7 @@ import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assa
 import { planRefusal, quotaRefusal } from './access/access.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { UpstreamName } from './config.js';
+import { consoleRoutes } from './console/console.routes.js';
 import { docsRoutes } from './docs/docs.routes.js';
 import { mcpHandler } from './mcp/mcp.routes.js';
 import { forward } from './proxy/proxy.js';
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   ready?: () => Promise<Record<string, boolean>>;
   /** Serves `POST /mcp` (libs/mcp); main.ts loads it on the first call. Absent: /mcp answers 501. */
   mcp?: typeof handleMcpHttpRequest;
+  /** The built web console (apps/console/dist); absent: console pages answer 501. */
+  consoleDir?: string;
 }
 
 const SERVICE_LABEL: Record<UpstreamName, string> = {
@@ -70,6 +73,8 @@ export function buildApp(deps: GatewayDeps): Express {
     ...(deps.ready ? { ready: deps.ready } : {}),
     mount(app) {
       app.use(docsRoutes(openApi, deps.publicBaseUrl));
+      // The web console and the trace viewer: static files, no credential (the app signs in through the API).
+      app.use(consoleRoutes({ consoleDir: deps.consoleDir ?? '/nonexistent' }));
 
       // Resolve the route before anything else: unknown paths are 404 for everyone.
       app.use((req: Request, res: Response, next: NextFunction) => {

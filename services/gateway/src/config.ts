@@ -1,5 +1,6 @@
 import { readConfig, readCommonConfig, type CommonConfig, type Env } from '@assay/config';
 import type { ServiceName } from '@assay/contracts';
+import { DEFAULT_CONSOLE_DIR } from './console/console.routes.js';
 
 export type UpstreamName = Exclude<ServiceName, 'gateway'>;
 
@@ -17,6 +18,8 @@ export interface GatewayConfig extends CommonConfig {
   redisUrl: string | undefined;
   /** How often per-key usage is reported to auth (ms). */
   usageFlushMs: number;
+  /** The built web console served at `/` (default: apps/console/dist of this checkout). */
+  consoleDir: string;
 }
 
 export const UPSTREAM_ENV: Record<UpstreamName, string> = {
@@ -44,6 +47,7 @@ export function loadConfig(env: Env): GatewayConfig {
       rateLimitsEnabled: r.bool('RATE_LIMITS_ENABLED', { default: true }),
       redisUrl: r.optionalUrl('REDIS_URL'),
       usageFlushMs: r.int('USAGE_FLUSH_MS', { default: 1000, min: 50, max: 60_000 }),
+      consoleDir: r.optionalString('CONSOLE_DIR') ?? DEFAULT_CONSOLE_DIR,
     };
   });
 }

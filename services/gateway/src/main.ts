@@ -4,6 +4,7 @@ import { createBus } from '@assay/bus';
 import { ConfigError } from '@assay/config';
 import { answerClientErrorsWithJson } from '@assay/http';
 import { createLogger } from '@assay/logger';
+import { flushTelemetry } from '@assay/telemetry';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { subscribeToAuthEvents } from './auth/eviction.js';
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   });
 
   // The gateway owns no schema; it uses the bus only to hear revocations.
-  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafkaBrokers: config.kafkaBrokers, clientId: 'assay-gateway', logger });
+  const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafka: config.kafka, clientId: 'assay-gateway', logger });
   await bus.start();
   const subscription = await subscribeToAuthEvents(bus, authenticator);
 
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
     ready: async () => ({ bus: await bus.isHealthy() }),
+    consoleDir: config.consoleDir,
     mcp: async (req, res, body, client) => (await (mcp ??= import('@assay/mcp'))).handleMcpHttpRequest(req, res, body, client),
   });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
@@ -60,6 +62,8 @@ async function main(): Promise<void> {
     await bus.stop();
     redis?.disconnect();
     await dispatcher.close();
+    // The last spans (this shutdown's) are still buffered: export them before exiting.
+    await flushTelemetry();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

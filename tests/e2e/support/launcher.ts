@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import { SERVICE_NODE_ARGS } from '@assay/telemetry';
 import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
 
 /**
@@ -31,6 +33,8 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of ['DATABASE_URL', 'ASSAY_HOME', 'ASSAY_PG_PORT', 'GATEWAY_PORT', 'AUTH_PORT', 'TEST_CASE_PORT', 'EXECUTION_RUNNER_PORT', 'DISCOVERY_CRAWLER_PORT', 'ANALYSIS_PORT', 'WEBHOOK_DISPATCHER_PORT', 'PUBLIC_BASE_URL', 'BUS', 'KAFKA_BROKERS', 'PORT', 'HOST', 'REDIS_URL', 'ASSAY_REDIS_PORT', 'STRIPE_WEBHOOK_SECRET']) {
     delete env[name];
   }
+  // Tracing only where a test asks for it (tests/e2e/traces.test.ts), never from the developer's shell.
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
   return { ...env, ...extra };
 }
 
@@ -155,6 +159,8 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     WEBHOOK_DISPATCHER_PORT: String(webhookPort),
     ANALYSIS_PORT: String(analysisPort),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // Each service's own readiness wait in the launcher matches the test's.
+    ASSAY_READY_TIMEOUT_SECONDS: String(Math.ceil(READY_TIMEOUT_MS / 1000)),
     ...opts.env,
   });
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'launch.ts')], {
@@ -291,7 +297,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(launched: LaunchedForFile, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePortForTests();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join('services', service, 'src', 'main.ts')], {
+  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', service, 'src', 'main.ts')], {
     cwd: repoRoot(),
     env: {
       PATH: process.env.PATH ?? '',
@@ -300,7 +306,7 @@ export async function startServiceProcess(launched: LaunchedForFile, service: st
       INTERNAL_TOKEN_SECRET: launched.assay.internalSecret,
       PUBLIC_BASE_URL: launched.assay.gatewayUrl,
       TEST_CASE_URL: `http://127.0.0.1:${launched.assay.testCasePort}`,
-      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

@@ -71,6 +71,19 @@ export async function findMembership(db: Db, orgId: string, userId: string) {
     .executeTakeFirst();
 }
 
+/** Every organization the user is a member of (not deleted), oldest membership first. */
+export async function listMembershipsOfUser(db: Db, userId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('organizations', 'organizations.id', 'memberships.org_id')
+    .select(['organizations.id', 'organizations.name', 'organizations.plan', 'organizations.status', 'memberships.role'])
+    .where('memberships.user_id', '=', userId)
+    .where('organizations.status', '!=', 'deleted')
+    .orderBy('memberships.created_at')
+    .orderBy('organizations.id')
+    .execute();
+}
+
 /** The user's oldest membership: the organization a login acts in by default. */
 export async function findFirstMembership(db: Db, userId: string) {
   return db

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { orgPrincipal, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { getOrganization, toOrganizationBody } from '../organizations/organizations.service.js';
-import { login } from './sessions.service.js';
+import { listSessionOrganizations, login, switchOrganization } from './sessions.service.js';
 
 export function authRoutes(ctx: AuthContext): Router {
   const router = Router();
@@ -15,6 +15,14 @@ export function authRoutes(ctx: AuthContext): Router {
     const p = orgPrincipal(res);
     const org = await getOrganization(ctx.db, p.org_id);
     res.json({ organization: toOrganizationBody(org), principal: { kind: p.kind, sub: p.sub, role: p.role, scopes: p.scopes } });
+  });
+
+  router.get('/api/auth/organizations', async (_req, res) => {
+    res.json(await listSessionOrganizations(ctx.db, orgPrincipal(res)));
+  });
+
+  router.post('/api/auth/switch-organization', validateBody('SwitchOrganizationRequest'), async (req, res) => {
+    res.json(await switchOrganization(ctx.db, ctx.session, orgPrincipal(res), req.body.organization_id));
   });
 
   return router;

@@ -2,7 +2,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import { AppError, forbidden, invalidApiKey, isUuid } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
-import { findFirstMembership, findMembership, findUserByEmail } from '../organizations/organizations.repository.js';
+import { findFirstMembership, findMembership, findUserByEmail, listMembershipsOfUser } from '../organizations/organizations.repository.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords.js';
 
 const ISSUER = 'assay-auth';
@@ -39,6 +39,34 @@ export async function login(
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   if (membership.status === 'deleted') throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
   return signSession(cfg, user.id, membership.org_id);
+}
+
+/** The organizations a signed-in user can act in (a key: its own organization only). */
+export async function listSessionOrganizations(db: Kysely<AuthDatabase>, principal: { kind: string; sub: string; org_id: string }) {
+  const rows = principal.kind === 'session' ? await listMembershipsOfUser(db, principal.sub) : [];
+  return {
+    current: principal.org_id,
+    data: rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan, status: r.status, role: r.role })),
+  };
+}
+
+/**
+ * A new session of the same user in another of their organizations (the
+ * console's organization switch). An organization the user is not a member
+ * of answers exactly like one that does not exist.
+ * @throws AppError 403 for a key (it belongs to one organization) or a suspended organization, 404 for a foreign or unknown one.
+ */
+export async function switchOrganization(
+  db: Kysely<AuthDatabase>,
+  cfg: SessionConfig,
+  principal: { kind: string; sub: string },
+  organizationId: string,
+): Promise<{ token: string; expires_at: string; organization_id: string }> {
+  if (principal.kind !== 'session') throw forbidden('Only a signed-in user can switch organization: a key belongs to one organization');
+  const membership = isUuid(organizationId) ? await findMembership(db, organizationId, principal.sub) : undefined;
+  if (!membership || membership.status === 'deleted') throw new AppError(404, 'not_found', 'Organization not found');
+  if (membership.status === 'suspended') throw forbidden('Organization is suspended');
+  return { ...(await signSession(cfg, principal.sub, membership.org_id)), organization_id: membership.org_id };
 }
 
 /** Mints a session token for a member of an organization (login, accepted invitations). */

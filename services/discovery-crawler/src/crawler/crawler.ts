@@ -26,6 +26,7 @@ import {
   claimSession,
   releaseSession,
 } from '../sessions/sessions.repository.js';
+import { DEFAULT_EXPLORE_LIMITS } from './explore.js';
 import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows.js';
 import { PageLoader, type LoadedPage, type Pace } from './page-loader.js';
 import { detectPatterns } from './patterns.js';
@@ -227,6 +228,15 @@ export class Crawler {
               loaded = { status_code: 0, content_type: '', response_time_ms: 0, api_calls: [] };
             }
             if (ctl.stopped) return frontier.unshift(next);
+            // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
+            if (config.interactive && loaded.extract && robots.allowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed) {
+              const observed = await loader.explore(loaded.extract.forms, DEFAULT_EXPLORE_LIMITS).catch((err: unknown) => {
+                logger.debug({ err, url: next.url }, 'exploring the page failed');
+                return [];
+              });
+              loaded.api_calls.push(...observed);
+            }
+            if (ctl.stopped) return frontier.unshift(next);
             const added = await this.record(session, next, loaded, { accept, config, analysed, knownFlows });
             if (added === undefined) return this.halt(ctl, 'lost');
             crawled++;
@@ -266,7 +276,9 @@ export class Crawler {
       if (url && url !== page.url) links.add(url);
       if (links.size >= MAX_LINKS_PER_PAGE) break;
     }
-    const apiCalls = loaded.api_calls.filter((c) => sameOrigin(c.url, session.target_url));
+    // Form posts made while exploring are evidence for flows, not API endpoints.
+    const apiCalls = loaded.api_calls.filter((c) => !c.document && sameOrigin(c.url, session.target_url));
+    const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: templateEndpoint(c.url), status: c.status, cause: c.cause! }));
     let analysis: PageAnalysis | null = null;
     if (ex) {
       const writes = new Map<string, { method: string; endpoint: string }>();
@@ -288,6 +300,7 @@ export class Crawler {
         pagination: ex.pagination,
         writes: [...writes.values()],
         reads: apiCalls.filter((c) => c.method === 'GET').map((c) => ({ endpoint: templateEndpoint(c.url), url: c.url, status: c.status })),
+        ...(observed.length ? { observed } : {}),
         link_selectors: Object.fromEntries(Object.entries(ex.link_selectors).flatMap(([href, sel]) => {
           const url = normaliseUrl(href);
           return url ? [[url, sel]] : [];

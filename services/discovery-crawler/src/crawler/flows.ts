@@ -159,13 +159,16 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
       cruds.add(resource);
       const form = p.analysis.forms.find((f) => !claimed.has(`${p.url} ${f.selector}`) && f.fields.some(isTextual));
       if (form) claim(p, form);
+      // Interactive sessions saw the writes happen: the calls and what they answered back the flow.
+      const seen = (p.analysis.observed ?? []).filter((o) => o.method !== 'GET' && resourceOf(o.endpoint) === resource);
+      const answered = [...new Set(seen.map((o) => `${o.method} ${o.endpoint} ${o.status}`))].sort();
       add({
         key: `crud ${resource}`,
         type: 'crud',
         pages: [p.url],
         steps: [{ action: 'navigate', url: p.url }, ...(form ? [...fillSteps(form), ...(form.submit ? [{ action: 'submit' as const, selector: form.submit }] : [])] : [])],
-        confidence: 0.2 + 0.2 * methods.size,
-        evidence: [`${[...methods].sort().join(', ')} on ${resource}`, 'record list on the page'],
+        confidence: Math.min(1, 0.2 + 0.2 * methods.size + (answered.length ? 0.1 : 0)),
+        evidence: [`${[...methods].sort().join(', ')} on ${resource}`, 'record list on the page', ...(answered.length ? [`observed ${answered.join(', ')}`] : [])],
       });
     }
   }
@@ -207,13 +210,15 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
     for (const form of p.analysis.forms) {
       if (claimed.has(`${p.url} ${form.selector}`) || !form.submit || form.fields.length === 0) continue;
       const labelled = form.fields.filter((f) => f.label).length;
+      // Interactive sessions submitted it: what the submission called and what it answered.
+      const submitted = [...new Set((p.analysis.observed ?? []).filter((o) => o.cause === `form ${form.selector}`).map((o) => `${o.method} ${o.endpoint} ${o.status}`))].sort();
       add({
         key: `form ${p.url} ${form.selector}`,
         type: 'form_submission',
         pages: [p.url, ...(form.action && form.action !== p.url ? [form.action] : [])],
         steps: [{ action: 'navigate', url: p.url }, ...fillSteps(form), { action: 'submit', selector: form.submit }],
-        confidence: 0.5 + (labelled === form.fields.length ? 0.2 : 0) + (form.method === 'post' || !form.action ? 0.2 : 0),
-        evidence: [`form of ${form.fields.length} field(s)`, ...(labelled ? [`${labelled} labelled`] : [])],
+        confidence: Math.min(1, 0.5 + (labelled === form.fields.length ? 0.2 : 0) + (form.method === 'post' || !form.action ? 0.2 : 0) + (submitted.length ? 0.1 : 0)),
+        evidence: [`form of ${form.fields.length} field(s)`, ...(labelled ? [`${labelled} labelled`] : []), ...(submitted.length ? [`submitted: ${submitted.join(', ')}`] : [])],
       });
     }
   }

@@ -1,4 +1,6 @@
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { FormInfo } from '../db/database.js';
+import { explorePage, type ExploreLimits } from './explore.js';
 import { extractPage, type PageExtract } from './extract.js';
 
 export interface ApiCall {
@@ -6,6 +8,10 @@ export interface ApiCall {
   url: string;
   status: number;
   response_time_ms: number;
+  /** While exploring: the action that caused it (`form <selector>`, `button <text>`). */
+  cause?: string;
+  /** A form post (a document request), not an XHR/fetch call. */
+  document?: boolean;
 }
 
 export interface LoadedPage {
@@ -55,6 +61,9 @@ const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() ===
 export class PageLoader {
   private visit: Visit = { calls: [] };
   private pace: Pace = async () => () => undefined;
+  /** Set while exploring: navigations do not leave the page, calls are tagged with this cause. */
+  private cause: string | undefined;
+  private exploring = false;
 
   private constructor(readonly page: Page) {}
 
@@ -62,17 +71,23 @@ export class PageLoader {
     const loader = new PageLoader(await context.newPage());
     await loader.page.addInitScript(COUNT_CALLS);
     await loader.page.route('**/*', (route) => loader.handle(route));
-    const visits = new WeakMap<Request, Visit>();
+    const visits = new WeakMap<Request, { visit: Visit; cause: string | undefined }>();
     loader.page.on('request', (r) => {
       if (!isApi(r)) return;
-      visits.set(r, loader.visit);
+      visits.set(r, { visit: loader.visit, cause: loader.cause });
     });
     const done = async (r: Request, failed: boolean) => {
       if (!isApi(r)) return;
-      const v = visits.get(r) ?? loader.visit;
+      const { visit: v, cause } = visits.get(r) ?? { visit: loader.visit, cause: loader.cause };
       const res = failed ? null : await r.response().catch(() => null);
       const t = r.timing();
-      v.calls.push({ method: r.method(), url: r.url(), status: res?.status() ?? 0, response_time_ms: Math.max(0, Math.round(t.responseEnd > 0 ? t.responseEnd : 0)) });
+      v.calls.push({
+        method: r.method(),
+        url: r.url(),
+        status: res?.status() ?? 0,
+        response_time_ms: Math.max(0, Math.round(t.responseEnd > 0 ? t.responseEnd : 0)),
+        ...(cause ? { cause } : {}),
+      });
     };
     loader.page.on('requestfinished', (r) => void done(r, false));
     loader.page.on('requestfailed', (r) => void done(r, true));
@@ -82,6 +97,7 @@ export class PageLoader {
   private async handle(route: Route): Promise<void> {
     const req = route.request();
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue().catch(() => undefined);
+    if (this.exploring) return this.handleWhileExploring(route);
     const visit = this.visit;
     try {
       // Pacing happens here, right before the request leaves, so the target never sees two closer than the delay.
@@ -99,6 +115,64 @@ export class PageLoader {
       await route.abort('failed').catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * While exploring, the page stays where it is: a GET navigation (a button
+   * or link leading away) is not sent at all; a form post is sent, its answer
+   * recorded as a call of the action that submitted it, and not rendered.
+   */
+  private async handleWhileExploring(route: Route): Promise<void> {
+    const req = route.request();
+    if (req.method() === 'GET' || !this.cause) return route.abort('aborted').catch(() => undefined);
+    const visit = this.visit;
+    const cause = this.cause;
+    try {
+      const done = await this.pace();
+      if (!done) return void (await route.abort('aborted'));
+      const t0 = Date.now();
+      const res = await route.fetch({ maxRedirects: 0 }).finally(done);
+      visit.calls.push({ method: req.method(), url: req.url(), status: res.status(), response_time_ms: Date.now() - t0, cause, document: true });
+    } catch {
+      // Refused by the egress proxy or failed: nothing was answered.
+    }
+    await route.abort('aborted').catch(() => undefined);
+  }
+
+  /** Waits until every API call the page started is recorded and it stayed quiet a moment, at most `ms`. */
+  private async settle(visit: Visit, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    let quietSince = Date.now();
+    let seen = -1;
+    while (Date.now() < deadline) {
+      const started = await this.page.evaluate(READ_CALLS).catch(() => 0);
+      if (started !== seen) {
+        seen = started;
+        quietSince = Date.now();
+      } else if (visit.calls.filter((c) => !c.document).length >= started && Date.now() - quietSince >= QUIET_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /**
+   * Explores the page loaded last (see explore.ts): fills and submits `forms`,
+   * clicks in-page buttons. Answers the calls those actions caused, each with
+   * its cause.
+   */
+  async explore(forms: FormInfo[], limits: ExploreLimits): Promise<ApiCall[]> {
+    const visit = this.visit;
+    const before = visit.calls.length;
+    this.exploring = true;
+    try {
+      await explorePage(this.page, forms, limits, {
+        mark: (a) => (this.cause = `${a.kind} ${a.selector}`),
+        settle: () => this.settle(visit, 1500),
+      });
+    } finally {
+      this.exploring = false;
+      this.cause = undefined;
+    }
+    return visit.calls.slice(before).filter((c) => c.cause);
   }
 
   /**
@@ -120,19 +194,7 @@ export class PageLoader {
     // The page counts the API calls its scripts start (COUNT_CALLS); wait until
     // each one started is recorded here as finished, and the page stayed quiet
     // for a moment, so late-starting calls are not missed.
-    if (opts.waitForApi) {
-      const deadline = Date.now() + (opts.settleMs ?? 3000);
-      let quietSince = Date.now();
-      let seen = -1;
-      while (Date.now() < deadline) {
-        const started = await this.page.evaluate(READ_CALLS).catch(() => 0);
-        if (started !== seen) {
-          seen = started;
-          quietSince = Date.now();
-        } else if (visit.calls.length >= started && Date.now() - quietSince >= QUIET_MS) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
+    if (opts.waitForApi) await this.settle(visit, opts.settleMs ?? 3000);
     const extract = await extractPage(this.page);
     // Calls made while the page was read belong to this visit too.
     return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, extract, api_calls: [...visit.calls] };

@@ -14,6 +14,8 @@ export interface CrawlConfig {
   wait_for_navigation: boolean;
   enable_ai_analysis: boolean;
   request_delay_ms: number;
+  /** Fill and submit forms, click in-page buttons (absent in sessions from before: false). */
+  interactive?: boolean;
 }
 
 export interface SessionTable {
@@ -58,6 +60,8 @@ export interface PageAnalysis {
   reads: Array<{ endpoint: string; url: string; status: number }>;
   /** Links to other pages, with a stable selector, keyed by target URL. */
   link_selectors: Record<string, string>;
+  /** Interactive sessions: the calls that filling and submitting a form (`cause`: its selector) or clicking a button caused. */
+  observed?: Array<{ method: string; endpoint: string; status: number; cause: string }>;
 }
 
 export interface FieldInfo {
@@ -100,9 +104,12 @@ export interface ApiEndpointTable {
   session_id: string;
   method: string;
   endpoint: string;
+  /** The latest call's. */
   response_time_ms: number;
   status_code: number;
   calls: Generated<number>;
+  /** Every call's, oldest first, at most ENDPOINT_TIMINGS_KEPT. */
+  response_times_ms: Generated<number[]>;
 }
 
 export interface FlowStep {

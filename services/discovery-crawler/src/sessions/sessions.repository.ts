@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus } from '../db/database.js';
+import { templateSiblings, type TemplatedEndpoint } from '../crawler/endpoints.js';
 
 type Db = Kysely<DiscoveryDatabase>;
 
@@ -110,13 +111,13 @@ export interface SessionCounts {
 }
 
 export async function countSession(db: Db, id: string): Promise<SessionCounts> {
-  const row = await sql<SessionCounts>`
+  const row = await sql<Omit<SessionCounts, 'endpoints'>>`
     select (select count(*) from pages where session_id = ${id})::int as discovered,
            (select count(*) from pages where session_id = ${id} and state = 'crawled')::int as crawled,
            (select count(*) from pages where session_id = ${id} and state = 'pending')::int as pending,
-           (select count(*) from flows where session_id = ${id})::int as flows,
-           (select count(*) from api_endpoints where session_id = ${id})::int as endpoints`.execute(db);
-  return row.rows[0]!;
+           (select count(*) from flows where session_id = ${id})::int as flows`.execute(db);
+  // Endpoints count as the results list them: templated, which SQL cannot do.
+  return { ...row.rows[0]!, endpoints: (await listEndpoints(db, id)).length };
 }
 
 /** Adds URLs to the frontier; the ones already known are left alone. Returns those added. */
@@ -151,17 +152,29 @@ export async function crawledPages(db: Db, sessionId: string): Promise<PageRow[]
   return db.selectFrom('pages').selectAll().where('session_id', '=', sessionId).where('state', '=', 'crawled').orderBy('crawled_at').orderBy('id').execute();
 }
 
-/** Records an API call: one row per method and templated endpoint, with the latest timing and status. */
+/** Response times kept per endpoint row: enough for a median, bounded for a chatty page. */
+export const ENDPOINT_TIMINGS_KEPT = 500;
+
+/** Records an API call: one row per method and id-templated endpoint, with the latest status and every call's timing. */
 export async function recordEndpoint(db: Db, sessionId: string, e: { method: string; endpoint: string; response_time_ms: number; status_code: number }): Promise<void> {
   await db
     .insertInto('api_endpoints')
-    .values({ session_id: sessionId, ...e })
-    .onConflict((oc) => oc.columns(['session_id', 'method', 'endpoint']).doUpdateSet({ response_time_ms: e.response_time_ms, status_code: e.status_code, calls: sql`api_endpoints.calls + 1` }))
+    .values({ session_id: sessionId, ...e, response_times_ms: [e.response_time_ms] })
+    .onConflict((oc) =>
+      oc.columns(['session_id', 'method', 'endpoint']).doUpdateSet({
+        response_time_ms: e.response_time_ms,
+        status_code: e.status_code,
+        calls: sql`api_endpoints.calls + 1`,
+        response_times_ms: sql`case when cardinality(api_endpoints.response_times_ms) < ${ENDPOINT_TIMINGS_KEPT} then array_append(api_endpoints.response_times_ms, ${e.response_time_ms}::int) else api_endpoints.response_times_ms end`,
+      }),
+    )
     .execute();
 }
 
-export async function listEndpoints(db: Db, sessionId: string) {
-  return db.selectFrom('api_endpoints').select(['method', 'endpoint', 'response_time_ms', 'status_code', 'calls']).where('session_id', '=', sessionId).orderBy('endpoint').orderBy('method').execute();
+/** The session's API endpoints, siblings templated by structure (see templateSiblings). */
+export async function listEndpoints(db: Db, sessionId: string): Promise<TemplatedEndpoint[]> {
+  const rows = await db.selectFrom('api_endpoints').select(['method', 'endpoint', 'status_code', 'calls', 'response_times_ms']).where('session_id', '=', sessionId).execute();
+  return templateSiblings(rows);
 }
 
 /**

@@ -20,6 +20,7 @@ export interface StartRequest {
   wait_for_navigation?: boolean;
   enable_ai_analysis?: boolean;
   request_delay_ms?: number;
+  interactive?: boolean;
 }
 
 /** A rough time per page, for estimates before any page was crawled (ms). */
@@ -48,6 +49,7 @@ export async function startSession(ctx: DiscoveryContext, orgId: string, req: St
     wait_for_navigation: req.wait_for_navigation ?? true,
     enable_ai_analysis: req.enable_ai_analysis ?? false,
     request_delay_ms: req.request_delay_ms ?? L.requestDelayMs.default,
+    interactive: req.interactive ?? false,
   };
   const perPage = Math.max(config.request_delay_ms, PAGE_MS / ctx.pagesInParallel);
   return withTransaction(ctx.db, async (trx) => {

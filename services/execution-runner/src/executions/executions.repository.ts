@@ -173,6 +173,31 @@ export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow
   return row;
 }
 
+/**
+ * Hands an execution this worker holds back to the queue (a shutdown that could
+ * not wait for it): its partial results are discarded and, unlike a crash, the
+ * attempt does not count. The lease is released first, so the halted run's own
+ * writes (guarded by the lease) are refused.
+ */
+export async function requeueHeld(db: Db, id: string, owner: string): Promise<ExecutionRow | undefined> {
+  const row = await db
+    .updateTable('executions')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, started_at: null, passed_tests: 0, failed_tests: 0, skipped_tests: 0, attempts: sql`greatest(attempts - 1, 0)` })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', 'in', ['pending', 'running'])
+    .returningAll()
+    .executeTakeFirst();
+  if (row) {
+    await db
+      .updateTable('test_results')
+      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, trace_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
+      .where('execution_id', '=', id)
+      .execute();
+  }
+  return row;
+}
+
 export async function failAbandoned(db: Db, id: string, reason: string): Promise<ExecutionRow | undefined> {
   return db
     .updateTable('executions')

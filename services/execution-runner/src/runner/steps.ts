@@ -43,6 +43,8 @@ export interface StepContext {
   egress?: { policy: EgressPolicy; proxy: EgressProxy };
   /** A file uploaded for `upload` steps, read only when it belongs to the run's organization. */
   readUpload?(id: string): Promise<UploadedFile | undefined>;
+  /** Per-phase timings (fingerprint reads, screenshots), when profiling. */
+  profile?: { add(phase: string, ms: number): void };
 }
 
 export interface UploadedFile {
@@ -91,7 +93,9 @@ async function fingerprint(ctx: StepContext, selector: string, read: () => Promi
   const key = fingerprintKey(ctx.page, selector);
   const known = ctx.fingerprints?.get(key);
   if (known) return known;
+  const t0 = performance.now();
   const fp = await read();
+  ctx.profile?.add('fingerprint', performance.now() - t0);
   if (fp) ctx.fingerprints?.set(key, fp);
   return fp;
 }

@@ -20,6 +20,7 @@ import {
   lockIfHeld,
   renewLease,
   requeueAbandoned,
+  requeueHeld,
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
@@ -27,6 +28,7 @@ import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
+import { PhaseProfile } from './profile.js';
 import { Semaphore } from './semaphore.js';
 import { captureFailureEvidence } from './fingerprint.js';
 import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -48,6 +50,8 @@ export interface RunnerOptions {
   cancelPollMs?: number;
   /** Size caps of screenshots and traces. */
   artifacts: ArtifactLimits;
+  /** Per-phase timings (RUNNER_PROFILE_FILE); off by default. */
+  profile?: PhaseProfile;
 }
 
 const MAX_HTML = 200_000;
@@ -59,6 +63,8 @@ interface RunControl {
   halt: Promise<never>;
   /** Element fingerprints taken in this execution, shared by its cases (see StepContext). */
   fingerprints: Map<string, ElementFingerprint>;
+  /** Stops the execution: halts its browser calls and closes its contexts. */
+  end: (why: 'cancelled' | 'timeout' | 'lost') => void;
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
@@ -91,11 +97,19 @@ export class Runner {
   private subscription: Subscription | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, RunControl>();
+  /** The background run of each active execution, so a drain can wait for it. */
+  private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
+  /** Resolves when a stop begins: messages still waiting for a slot give up and go back to the bus. */
+  private stopSignal!: Promise<void>;
+  private signalStop: () => void = () => undefined;
+  private readonly profile: PhaseProfile;
 
   constructor(private readonly o: RunnerOptions) {
+    this.profile = o.profile ?? new PhaseProfile(undefined);
     this.caseSlots = new Semaphore(o.concurrency);
     this.executionSlots = new Semaphore(o.concurrency);
+    this.stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
   }
 
   async start(): Promise<void> {
@@ -115,7 +129,13 @@ export class Runner {
   /** Waits for a free slot, claims the execution, and runs it in the background. */
   private async take(id: string): Promise<void> {
     if (this.stopping) throw new Error('runner is stopping');
-    const release = await this.executionSlots.acquire();
+    const acquiring = this.executionSlots.acquire();
+    const release = await Promise.race([acquiring, this.stopSignal.then(() => undefined)]);
+    if (!release || this.stopping) {
+      // Stopping: the handler fails, so the bus redelivers the message to another worker.
+      void acquiring.then((r) => r());
+      throw new Error('runner is stopping');
+    }
     let row: ExecutionRow | undefined;
     try {
       row = await claimExecution(this.o.db, id, this.o.workerId, this.o.leaseSeconds);
@@ -124,15 +144,19 @@ export class Runner {
       throw err;
     }
     if (!row) return release();
-    void this.run(row)
+    const running = this.run(row)
       .catch((err) => this.o.logger.error({ err, execution: id }, 'execution crashed'))
-      .finally(release);
+      .finally(() => {
+        this.running.delete(id);
+        release();
+      });
+    this.running.set(id, running);
   }
 
   private async run(claimed: ExecutionRow): Promise<void> {
     const { db, logger } = this.o;
     let halt: (err: Error) => void = () => undefined;
-    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map() };
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why) };
     ctl.halt.catch(() => undefined);
     this.active.set(claimed.id, ctl);
     const stop = (why: NonNullable<RunControl['stopped']>) => {
@@ -172,6 +196,7 @@ export class Runner {
       logger.debug({ execution: execution.id, stopped: ctl.stopped }, 'all cases done');
       await this.finish(execution, ctl);
       logger.debug({ execution: execution.id }, 'execution finished');
+      await this.profile.flush().catch((err) => logger.warn({ err }, 'could not write the profile'));
     } finally {
       clearTimeout(timeout);
       clearInterval(watch);
@@ -194,14 +219,16 @@ export class Runner {
   private async runCaseInBrowser(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
     const { db, publicBaseUrl } = this.o;
     this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
+    const prof = this.profile;
     const creating = this.o.browsers.freshPage(this.o.concurrency);
-    const fresh = await unlessHalted(ctl, creating).catch(() => undefined);
+    const fresh = await prof.time('context wait', () => unlessHalted(ctl, creating)).catch(() => undefined);
     if (!fresh) {
       // Halted first: close the context whenever it arrives.
       void creating.then((f) => f.context.close()).catch(() => undefined);
       return;
     }
     const { context } = fresh;
+    prof.add('context create', fresh.createMs);
     // A stop that landed while the context was being made would not have closed it.
     if (ctl.stopped) return void (await context.close().catch(() => undefined));
     ctl.contexts.add(context);
@@ -230,12 +257,14 @@ export class Runner {
 
       if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
 
-      await withTransaction(db, async (trx) => {
-        if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
-        await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
-        await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
-        await enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]);
-      });
+      await prof.time('db case started (tx)', () =>
+        withTransaction(db, async (trx) => {
+          if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
+          await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
+          await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
+          await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
+        }),
+      );
 
       const steps = result.steps_snapshot as RunnableStep[];
       const outcomes: StepOutcome[] = [];
@@ -275,9 +304,11 @@ export class Runner {
               fingerprints: ctl.fingerprints,
               egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
               readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
+              ...(prof.enabled ? { profile: prof } : {}),
             },
             step,
           ));
+          prof.add(`step ${step.action}`, Date.now() - t0);
           if (out.fingerprint) fingerprints.push({ step_id: step.step_id, ...(step.selector ? { selector: step.selector } : {}), fingerprint: out.fingerprint });
           outcomes.push({
             step_id: step.step_id,
@@ -296,7 +327,7 @@ export class Runner {
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
         }
         blocked.endStep(step.step_id);
-        await appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! });
+        await prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! }));
       }
 
       const completedAt = new Date();
@@ -307,10 +338,12 @@ export class Runner {
       if (failure) {
         screenshotId = ctl.stopped
           ? undefined
-          : await page
-              .screenshot({ type: 'png', timeout: 5000 })
-              .then((png) => saveScreenshot(png).catch(refused))
-              .catch(() => undefined);
+          : await prof.time('screenshot', () =>
+              page
+                .screenshot({ type: 'png', timeout: 5000 })
+                .then((png) => saveScreenshot(png).catch(refused))
+                .catch(() => undefined),
+            );
         if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
         const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
         // Only now, on failure, the expensive reading: every visible candidate and what the selector matches.
@@ -343,7 +376,7 @@ export class Runner {
       const durationMs = completedAt.getTime() - startedAt.getTime();
       const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
-      await withTransaction(db, async (trx) => {
+      await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
         // A worker that lost its lease must not overwrite the retry's results.
         if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
         await updateResult(trx, result.id, {
@@ -372,7 +405,7 @@ export class Runner {
           ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
         });
         const fresh = { ...result, status, error: failure?.error.message ?? null } as TestResultRow;
-        await enqueueEvents(
+        await prof.time('event publish (outbox)', () => enqueueEvents(
           trx,
           this.o.schema,
           caseFinishedEvents(
@@ -395,11 +428,11 @@ export class Runner {
             },
             publicBaseUrl,
           ),
-        );
-      });
+        ));
+      }));
     } finally {
       ctl.contexts.delete(context);
-      await context.close().catch(() => undefined);
+      await prof.time('context close', () => context.close().catch(() => undefined));
     }
   }
 
@@ -495,15 +528,62 @@ export class Runner {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.reaper) clearInterval(this.reaper);
-    await this.subscription?.close().catch(() => undefined);
-    // Executions still running are left to their leases: another worker retries them.
-    for (const ctl of this.active.values()) {
-      ctl.stopped = 'lost';
-      for (const c of ctl.contexts) await c.close().catch(() => undefined);
+  /**
+   * Stops on SIGTERM without losing work: takes no new execution (messages
+   * waiting for a slot go back to the bus), lets the running ones finish for up
+   * to `graceMs`, then puts those still running back in the queue (they start
+   * over on another worker; the attempt does not count as a crash) and closes
+   * the browser.
+   */
+  async drain(graceMs: number): Promise<void> {
+    await this.stopTaking();
+    const ids = [...this.running.keys()];
+    if (ids.length > 0) {
+      this.o.logger.info({ executions: ids, grace_seconds: graceMs / 1000 }, 'draining: waiting for running executions');
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
+      const outcome = await Promise.race([Promise.allSettled([...this.running.values()]).then(() => 'drained' as const), graceOver]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') await this.requeueRunning();
+      else this.o.logger.info({ executions: ids }, 'drained: every running execution finished');
     }
     await this.o.browsers.close();
+  }
+
+  /** Stops at once, as a killed process would: executions still running are left to their leases (another worker retries them). */
+  async stop(): Promise<void> {
+    await this.stopTaking();
+    for (const ctl of this.active.values()) ctl.end('lost');
+    await this.o.browsers.close();
+  }
+
+  private async stopTaking(): Promise<void> {
+    this.stopping = true;
+    this.signalStop();
+    if (this.reaper) clearInterval(this.reaper);
+    await this.subscription?.close().catch((err) => this.o.logger.warn({ err }, 'could not close the execution subscription'));
+  }
+
+  /** Past the grace period: each execution still running goes back to the queue, then its run is halted. */
+  private async requeueRunning(): Promise<void> {
+    const { db, logger } = this.o;
+    for (const [id, ctl] of this.active) {
+      const row = await withTransaction(db, async (trx) => {
+        const requeued = await requeueHeld(trx, id, this.o.workerId);
+        if (!requeued) return undefined;
+        await appendStreamEvent(trx, id, 'status', { status: 'queued', reason: 'the worker running it shut down; requeued' });
+        await enqueueEvents(trx, this.o.schema, [
+          { event: 'execution.requested', organization_id: requeued.org_id, project_id: requeued.project_id, key: id, data: { execution_id: id, attempt: requeued.attempts + 1 } },
+        ]);
+        return requeued;
+      }).catch((err) => {
+        logger.error({ err, execution: id }, 'could not requeue; its lease expiry will');
+        return undefined;
+      });
+      if (row) logger.warn({ execution: id }, 'shutdown grace period over: execution requeued');
+      // The lease is no longer ours, so the halted run writes nothing more.
+      ctl.end('lost');
+    }
+    await Promise.allSettled([...this.running.values()]);
   }
 }

@@ -3,12 +3,14 @@ import { request, type Dispatcher } from 'undici';
 import type { Logger } from '@assay/logger';
 import { AppError } from '@assay/http';
 import { PRINCIPAL_HEADER } from '@assay/principal';
+import { activeTraceparent } from '@assay/telemetry';
 
 // Hop-by-hop headers, and credentials that stop at the gateway.
 const DROP_REQUEST = new Set([
   'host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'upgrade',
   'transfer-encoding', 'authorization', 'x-api-key', PRINCIPAL_HEADER, 'cookie',
 ]);
+const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer', 'proxy-authenticate']);
 
 export interface ProxyTarget {
@@ -31,8 +33,12 @@ export interface ProxyOptions {
  */
 export async function forward(req: Request, res: Response, target: ProxyTarget, opts: ProxyOptions): Promise<void> {
   const headers: Record<string, string | string[]> = {};
+  // Traced here, the caller's trace context is continued by this gateway's span and undici's
+  // instrumentation writes that span's headers: a forwarded copy would make them duplicates.
+  const traced = activeTraceparent() !== undefined;
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined && !DROP_REQUEST.has(name)) headers[name] = value;
+    if (value === undefined || DROP_REQUEST.has(name) || (traced && TRACE_CONTEXT.has(name))) continue;
+    headers[name] = value;
   }
   headers[PRINCIPAL_HEADER] = target.principalToken;
   headers['x-request-id'] = res.locals.requestId as string;

@@ -65,6 +65,8 @@ export interface DeliveryTable {
   expires_at: Timestamp;
   /** Every attempt, oldest first (jsonb: timestamps are ISO strings). */
   attempts: ColumnType<DeliveryAttempt[], never, never>;
+  /** W3C trace context of the event or request that made it: its sends continue that trace. */
+  traceparent: string | null;
 }
 
 export interface DeliveryAttempt {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DeliveryRow, DeliveryStatus, NewDeliveryRow, WebhookDatabase } from '../db/database.js';
+import { activeTraceparent } from '@assay/telemetry';
 
 type Db = Kysely<WebhookDatabase>;
 
@@ -54,11 +55,12 @@ export async function findDelivery(db: Db, orgId: string, webhookId: string, id:
   return q.executeTakeFirst();
 }
 
-/** A finished delivery goes out once more, at `now`: one attempt more than it had. */
+/** A finished delivery goes out once more, at `now`: one attempt more than it had, in the trace of the request that asked. */
 export async function requeueDelivery(db: Db, id: string, now: Date): Promise<DeliveryRow> {
+  const traceparent = activeTraceparent();
   const row = await db
     .updateTable('deliveries')
-    .set({ status: 'pending', next_attempt_at: now, max_attempts: sql`attempt_count + 1`, completed_at: null })
+    .set({ status: 'pending', next_attempt_at: now, max_attempts: sql`attempt_count + 1`, completed_at: null, ...(traceparent ? { traceparent } : {}) })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Plan } from '@assay/principal';
+import { activeTraceparent } from '@assay/telemetry';
 import type { NewDeliveryRow, WebhookRow } from '../db/database.js';
 import { PLAN_LIMITS } from '../shared/plans.js';
 
@@ -11,6 +12,8 @@ export interface DeliveryInput {
   timestamp: string;
   data: Record<string, unknown>;
   test?: boolean;
+  /** Trace context the sends continue; default: the active span's. */
+  traceparent?: string;
 }
 
 /**
@@ -42,5 +45,6 @@ export function newDelivery(webhook: WebhookRow, input: DeliveryInput, plan: Pla
     next_attempt_at: now,
     created_at: now,
     expires_at: new Date(now.getTime() + limits.historyDays * 86_400_000),
+    traceparent: input.traceparent ?? activeTraceparent() ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { handleManyOnce, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import type { Logger } from '@assay/logger';
+import { activeTraceparent } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { fanOutMany, PUBLIC_EVENTS, PUBLIC_TOPICS } from './intake.js';
@@ -14,21 +15,24 @@ export const CONSUMER_GROUP = 'webhook-dispatcher';
  * transaction fails (and redelivers) every message in it.
  */
 class IntakeBatcher {
-  private pending: Array<{ envelope: EventEnvelope; done: (err?: unknown) => void }> = [];
+  private pending: Array<{ envelope: EventEnvelope; traceparent: string | undefined; done: (err?: unknown) => void }> = [];
   private scheduled = false;
 
-  constructor(private readonly flush: (envelopes: EventEnvelope[]) => Promise<void>) {}
+  constructor(private readonly flush: (envelopes: EventEnvelope[], traceparents: Map<string, string>) => Promise<void>) {}
 
   add(envelope: EventEnvelope): Promise<void> {
+    // Each message's own consumer span: the batch is flushed in the context of whichever came first.
+    const traceparent = activeTraceparent();
     return new Promise((resolve, reject) => {
-      this.pending.push({ envelope, done: (err) => (err ? reject(err) : resolve()) });
+      this.pending.push({ envelope, traceparent, done: (err) => (err ? reject(err) : resolve()) });
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => {
         const batch = this.pending;
         this.pending = [];
         this.scheduled = false;
-        this.flush(batch.map((b) => b.envelope)).then(
+        const traceparents = new Map(batch.flatMap((b) => (b.traceparent ? [[b.envelope.id, b.traceparent] as const] : [])));
+        this.flush(batch.map((b) => b.envelope), traceparents).then(
           () => batch.forEach((b) => b.done()),
           (err) => batch.forEach((b) => b.done(err ?? new Error('intake failed'))),
         );
@@ -42,11 +46,11 @@ class IntakeBatcher {
  * deliveries, once per event id (the inbox makes redeliveries no-ops).
  */
 export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookDatabase>; clock: Clock; logger: Logger; onDeliveries(): void; concurrency?: number }): Promise<Subscription[]> {
-  const batcher = new IntakeBatcher(async (envelopes) => {
+  const batcher = new IntakeBatcher(async (envelopes, traceparents) => {
     let made = 0;
     await handleManyOnce(opts.db, CONSUMER_GROUP, envelopes.map((e) => e.id), async (trx, fresh) => {
       const once = new Map(envelopes.filter((e) => fresh.has(e.id)).map((e) => [e.id, e]));
-      made = await fanOutMany(trx, [...once.values()], opts.clock);
+      made = await fanOutMany(trx, [...once.values()], opts.clock, traceparents);
     });
     if (made > 0) opts.onDeliveries();
   });

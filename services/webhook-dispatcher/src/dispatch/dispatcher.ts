@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 import type { Plan } from '@assay/principal';
+import { inSpanFrom } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
 import { purgeExpiredDeliveries } from '../deliveries/deliveries.repository.js';
 import type { SecretBox } from '../webhooks/secrets.js';
@@ -49,6 +50,7 @@ interface Claimed {
   max_attempts: number;
   /** When it was due, as Postgres wrote it (never parsed here): a row put back unsent keeps its place. */
   due_at: string;
+  traceparent: string | null;
 }
 
 /** Where a batch's deliveries of one webhook go, and the secrets that sign them (or why none can). */
@@ -277,11 +279,15 @@ export class Dispatcher {
       join deliveries d on d.id = u.id`.execute(trx);
   }
 
-  private async sendOne(d: Claimed, target: Target, at: Date): Promise<Outcome> {
-    // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
-    if ('error' in target) return this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error: target.error, retryAfter: undefined }, at);
-    const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets: target.secrets, at });
-    return this.outcomeOf(d, await this.sender.send(target.endpoint, headers, d.body), at);
+  private sendOne(d: Claimed, target: Target, at: Date): Promise<Outcome> {
+    // Each attempt is a span of the trace that made the delivery (the event's, or the test request's).
+    const attributes = { 'assay.delivery.id': d.id, 'assay.webhook.id': d.webhook_id, 'assay.event': d.event, 'assay.delivery.attempt': d.attempt_count + 1 };
+    return inSpanFrom(d.traceparent, 'webhook delivery', 'internal', attributes, async () => {
+      // Only this delivery fails (and retries): the rest of the batch is recorded as usual.
+      if ('error' in target) return this.outcomeOf(d, { statusCode: null, body: null, responseTimeMs: 0, error: target.error, retryAfter: undefined }, at);
+      const headers = signDelivery({ deliveryId: d.id, event: d.event, body: d.body, secrets: target.secrets, at });
+      return this.outcomeOf(d, await this.sender.send(target.endpoint, headers, d.body), at);
+    });
   }
 
   private outcomeOf(d: Claimed, r: SendResult, at: Date): Outcome {
@@ -329,7 +335,7 @@ export class Dispatcher {
               for update of q skip locked))
             returning delivery_id, next_attempt_at
           )
-          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at::text as due_at
+          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at::text as due_at, d.traceparent
           from taken t join deliveries d on d.id = t.delivery_id
           order by t.next_attempt_at`.execute(trx)
       ).rows;

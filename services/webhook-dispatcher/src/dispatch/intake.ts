@@ -53,7 +53,7 @@ async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelop
  * through. Runs inside the inbox transaction (`handleManyOnce`), so a
  * redelivered event fans out once. Returns the number of deliveries made.
  */
-export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Clock): Promise<number> {
+export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Clock, traceparents?: Map<string, string>): Promise<number> {
   const relevant = envelopes.filter((e) => PUBLIC_EVENTS.has(e.event));
   if (relevant.length === 0) return 0;
   const now = clock.now();
@@ -72,7 +72,8 @@ export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Cloc
         const input = { event, project_id: envelope.project_id, data, consecutiveFailures: streak, now };
         if (!passesFilters({ projects: webhook.filter_projects, priorities: webhook.filter_priorities }, input)) continue;
         if (!rulesHold(webhook.conditional_rules, input)) continue;
-        rows.push(newDelivery(webhook, { event, eventId: envelope.id, timestamp: envelope.timestamp, data }, plan, now));
+        const traceparent = traceparents?.get(envelope.id);
+        rows.push(newDelivery(webhook, { event, eventId: envelope.id, timestamp: envelope.timestamp, data, ...(traceparent ? { traceparent } : {}) }, plan, now));
       }
     }
   }

@@ -1,5 +1,5 @@
 import type { Migration } from '@assay/db';
-import { outboxMigration } from '@assay/bus';
+import { outboxMigration, outboxTraceparentMigration } from '@assay/bus';
 import * as createAnalysisTables from './20261123100000_create_analysis_tables.js';
 import * as createReports from './20261202130000_create_reports.js';
 
@@ -7,5 +7,6 @@ import * as createReports from './20261202130000_create_reports.js';
 export const migrations: Record<string, Migration> = {
   '20261123095900_create_outbox': outboxMigration,
   '20261123100000_create_analysis_tables': createAnalysisTables,
+  '20261202100000_outbox_traceparent': outboxTraceparentMigration,
   '20261202130000_create_reports': createReports,
 };

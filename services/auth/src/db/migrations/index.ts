@@ -1,5 +1,5 @@
 import type { Migration } from '@assay/db';
-import { outboxMigration } from '@assay/bus';
+import { outboxMigration, outboxTraceparentMigration } from '@assay/bus';
 import * as createAuthTables from './20261122120000_create_auth_tables.js';
 import * as saas from './20261201120000_saas.js';
 
@@ -8,4 +8,5 @@ export const migrations: Record<string, Migration> = {
   '20261122115900_create_outbox': outboxMigration,
   '20261122120000_create_auth_tables': createAuthTables,
   '20261201120000_saas': saas,
+  '20261202100000_outbox_traceparent': outboxTraceparentMigration,
 };

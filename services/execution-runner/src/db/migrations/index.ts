@@ -1,5 +1,5 @@
 import type { Migration } from '@assay/db';
-import { outboxMigration } from '@assay/bus';
+import { outboxMigration, outboxTraceparentMigration } from '@assay/bus';
 import * as createExecutionTables from './20261122140000_create_execution_tables.js';
 import * as addTraces from './20261122160000_add_traces.js';
 import * as artifactRetention from './20261123100000_artifact_retention.js';
@@ -15,5 +15,6 @@ export const migrations: Record<string, Migration> = {
   '20261123100000_artifact_retention': artifactRetention,
   '20261201120000_uploaded_artifacts': uploadedArtifacts,
   '20261201130000_create_schedules': createSchedules,
+  '20261202100000_outbox_traceparent': outboxTraceparentMigration,
   '20261202120000_test_runs': testRuns,
 };

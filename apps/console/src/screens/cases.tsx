@@ -1,0 +1,205 @@
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, fieldErrors } from '../api';
+import { Link, navigate } from '../router';
+import { ACTIONS, toApiStep, toEditable, type EditableStep } from '../steps';
+import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
+
+const getCase = async (id: string) => (await api().api.GET('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: id } } })).data!;
+
+export function CaseView(props: { id: string }): JSX.Element {
+  const tc = useLoad(() => getCase(props.id), [props.id]);
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  if (tc.error) return <Page title="Test case">{<ErrorNote error={tc.error} />}</Page>;
+  if (!tc.data) return <Loading what="test case" />;
+  const c = tc.data;
+  const archive = async () => {
+    setError(undefined);
+    try {
+      if (c.status === 'archived') await api().api.POST('/api/v1/test-cases/{test_case_id}/restore', { params: { path: { test_case_id: c.id } } });
+      else await api().api.DELETE('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: c.id } } });
+      setNotice(c.status === 'archived' ? 'Restored.' : 'Archived: runs skip it until it is restored.');
+      tc.reload();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <Page
+      title={c.name}
+      actions={
+        <>
+          <Link class="button" href={`/cases/${c.id}/edit`}>
+            Edit
+          </Link>
+          <button type="button" class="secondary" onClick={archive}>
+            {c.status === 'archived' ? 'Restore' : 'Archive'}
+          </button>
+        </>
+      }
+    >
+      <p>
+        <StatusBadge status={c.status} /> <span class="muted">priority {c.priority} · updated {formatDate(c.updated_at)} ·</span>{' '}
+        <Link href={`/projects/${c.project_id}`}>Back to the project</Link>
+      </p>
+      {c.description ? <p>{c.description}</p> : null}
+      <p role="status">{notice}</p>
+      <ErrorNote error={error} />
+      <h2>Steps</h2>
+      <ol class="steps" aria-label="Steps">
+        {c.steps.map((s) => (
+          <li key={s.step_id}>
+            <code class="action">{s.action}</code> {s.selector ? <code>{s.selector}</code> : null} {s.value !== undefined && s.value !== null ? <span class="value">“{s.value}”</span> : null}
+            {s.description ? <span class="muted"> — {s.description}</span> : null}
+          </li>
+        ))}
+      </ol>
+    </Page>
+  );
+}
+
+const emptyStep = (): EditableStep => ({ action: 'navigate', selector: '', value: '/', description: '', timeout: '' });
+
+export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Element {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [priority, setPriority] = useState('medium');
+  const [steps, setSteps] = useState<EditableStep[]>([emptyStep()]);
+  const [projectId, setProjectId] = useState(props.projectId ?? '');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(Boolean(props.id));
+
+  useEffect(() => {
+    if (!props.id) return;
+    getCase(props.id).then(
+      (c) => {
+        setName(c.name);
+        setDescription(c.description ?? '');
+        setPriority(c.priority);
+        setProjectId(c.project_id);
+        setSteps(c.steps.map((s) => toEditable(s as never)));
+        setLoading(false);
+      },
+      (err) => {
+        setError(errorText(err));
+        setLoading(false);
+      },
+    );
+  }, [props.id]);
+
+  if (loading) return <Loading what="test case" />;
+  const update = (i: number, patch: Partial<EditableStep>) => setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const move = (i: number, d: number) => {
+    const next = [...steps];
+    const [s] = next.splice(i, 1);
+    next.splice(i + d, 0, s!);
+    setSteps(next);
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setError(undefined);
+    const body = { name, description: description || null, priority, steps: steps.map(toApiStep) };
+    try {
+      const saved = props.id
+        ? (await api().api.PUT('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: props.id } }, body: body as never })).data!
+        : (await api().api.POST('/api/v1/test-cases', { body: { ...body, project_id: projectId } as never })).data!;
+      navigate(`/cases/${saved.id}`);
+    } catch (err) {
+      const fields = fieldErrors(err);
+      setErrors(fields);
+      setError(Object.keys(fields).length ? `The test case was not saved: ${Object.keys(fields).length} field(s) need a change.` : errorText(err));
+    }
+  };
+
+  return (
+    <Page title={props.id ? `Edit ${name || 'test case'}` : 'New test case'}>
+      <form class="form case-form" onSubmit={save} noValidate>
+        <Field label="Name" id="case-name" error={errors.name}>
+          {(a) => <input {...a} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />}
+        </Field>
+        <Field label="Description" id="case-description" error={errors.description}>
+          {(a) => <textarea {...a} rows={2} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />}
+        </Field>
+        <Field label="Priority" id="case-priority" error={errors.priority}>
+          {(a) => (
+            <select {...a} value={priority} onChange={(e) => setPriority((e.target as HTMLSelectElement).value)}>
+              {['low', 'medium', 'high', 'critical'].map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <fieldset class="steps-editor">
+          <legend>Steps</legend>
+          {errors.steps ? <p class="field-error">{errors.steps}</p> : null}
+          <ol>
+            {steps.map((s, i) => {
+              const rule = ACTIONS[s.action];
+              const n = i + 1;
+              const err = (f: string) => errors[`steps[${i}].${f}`];
+              return (
+                <li key={i} class="step-row" aria-label={`Step ${n}`}>
+                  <Field label={`Step ${n} action`} id={`step-${i}-action`} error={err('action')} hint={rule?.hint ?? ''}>
+                    {(a) => (
+                      <select {...a} value={s.action} onChange={(e) => update(i, { action: (e.target as HTMLSelectElement).value })}>
+                        {Object.keys(ACTIONS).map((k) => (
+                          <option key={k} value={k}>
+                            {k}
+                          </option>
+                        ))}
+                      </select>
+                    )}
+                  </Field>
+                  {rule?.selector !== 'no' || err('selector') ? (
+                    <Field label={`Step ${n} selector`} id={`step-${i}-selector`} error={err('selector')}>
+                      {(a) => <input {...a} value={s.selector} placeholder="#id, text=…, role=button[name=…]" onInput={(e) => update(i, { selector: (e.target as HTMLInputElement).value })} />}
+                    </Field>
+                  ) : null}
+                  {rule?.value !== 'no' || err('value') ? (
+                    <Field label={`Step ${n} value`} id={`step-${i}-value`} error={err('value')}>
+                      {(a) => <input {...a} value={s.value} onInput={(e) => update(i, { value: (e.target as HTMLInputElement).value })} />}
+                    </Field>
+                  ) : null}
+                  {rule?.timeout || err('timeout') ? (
+                    <Field label={`Step ${n} timeout (ms)`} id={`step-${i}-timeout`} error={err('timeout')}>
+                      {(a) => <input {...a} inputMode="numeric" value={s.timeout} onInput={(e) => update(i, { timeout: (e.target as HTMLInputElement).value })} />}
+                    </Field>
+                  ) : null}
+                  <Field label={`Step ${n} description`} id={`step-${i}-description`} error={err('description')}>
+                    {(a) => <input {...a} value={s.description} onInput={(e) => update(i, { description: (e.target as HTMLInputElement).value })} />}
+                  </Field>
+                  <div class="step-tools">
+                    <button type="button" class="secondary" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move step ${n} up`}>
+                      ↑
+                    </button>
+                    <button type="button" class="secondary" disabled={i === steps.length - 1} onClick={() => move(i, 1)} aria-label={`Move step ${n} down`}>
+                      ↓
+                    </button>
+                    <button type="button" class="secondary danger" onClick={() => setSteps(steps.filter((_, j) => j !== i))} aria-label={`Remove step ${n}`}>
+                      Remove
+                    </button>
+                  </div>
+                </li>
+              );
+            })}
+          </ol>
+          <button type="button" class="secondary" onClick={() => setSteps([...steps, { ...emptyStep(), action: 'click', value: '' }])}>
+            Add step
+          </button>
+        </fieldset>
+        <ErrorNote error={error} />
+        <div class="row">
+          <button type="submit">Save test case</button>
+          <Link class="button secondary" href={props.id ? `/cases/${props.id}` : `/projects/${projectId}`}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </Page>
+  );
+}

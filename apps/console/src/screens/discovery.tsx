@@ -1,0 +1,283 @@
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { TERMINAL_DISCOVERY_STATUSES, type Schemas } from '@assay/client';
+import { api, errorText, fieldErrors } from '../api';
+import { Link, navigate, useLocation } from '../router';
+import { ErrorNote, Field, Loading, Page, StatusBadge, useLoad } from '../ui';
+
+/** Sessions started from this tab (the API has no list of sessions): newest first. */
+const started: Array<{ id: string; target: string; projectId: string }> = [];
+
+export function DiscoveryList(): JSX.Element {
+  const { query } = useLocation();
+  const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  const [projectId, setProjectId] = useState(query.get('project') ?? '');
+  const [target, setTarget] = useState('');
+  const [maxPages, setMaxPages] = useState('20');
+  const [maxDepth, setMaxDepth] = useState('3');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    const p = projects.data?.find((x) => x.id === projectId) ?? (projectId ? undefined : projects.data?.[0]);
+    if (p && !projectId) setProjectId(p.id);
+    if (p && !target) setTarget(p.base_url);
+  }, [projects.data, projectId]);
+  return (
+    <Page title="Discovery">
+      <p class="muted">Crawl your app in Chromium: its pages, the flows through them (sign-in, search, checkout, forms) and the API calls it makes; then turn flows into test cases.</p>
+      <form
+        class="card form"
+        aria-label="Start a crawl"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setErrors({});
+          setError(undefined);
+          try {
+            const s = (await api().api.POST('/api/v1/discovery/start', { body: { project_id: projectId, target_url: target, max_pages: Number(maxPages), max_depth: Number(maxDepth) } })).data!;
+            started.unshift({ id: s.session_id, target, projectId });
+            navigate(`/discovery/${s.session_id}`);
+          } catch (err) {
+            setErrors(fieldErrors(err));
+            setError(errorText(err));
+          }
+        }}
+      >
+        <Field label="Project" id="discovery-project" error={errors.project_id}>
+          {(a) => (
+            <select {...a} value={projectId} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
+              {projects.data?.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Target URL" id="discovery-target" error={errors.target_url}>
+          {(a) => <input {...a} type="url" value={target} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} />}
+        </Field>
+        <div class="row">
+          <Field label="Max pages" id="discovery-max-pages" error={errors.max_pages}>
+            {(a) => <input {...a} inputMode="numeric" value={maxPages} onInput={(e) => setMaxPages((e.target as HTMLInputElement).value)} />}
+          </Field>
+          <Field label="Max depth" id="discovery-max-depth" error={errors.max_depth}>
+            {(a) => <input {...a} inputMode="numeric" value={maxDepth} onInput={(e) => setMaxDepth((e.target as HTMLInputElement).value)} />}
+          </Field>
+        </div>
+        <ErrorNote error={Object.keys(errors).length ? undefined : error} />
+        <button type="submit" disabled={!projectId}>
+          Start crawl
+        </button>
+      </form>
+      {started.length ? (
+        <section aria-labelledby="recent-title">
+          <h2 id="recent-title">Started from this tab</h2>
+          <ul class="list">
+            {started.map((s) => (
+              <li key={s.id}>
+                <Link href={`/discovery/${s.id}`}>{s.target}</Link> <span class="muted">{s.id.slice(0, 8)}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </Page>
+  );
+}
+
+interface TreeNode {
+  name: string;
+  url?: string;
+  title?: string;
+  children: Map<string, TreeNode>;
+}
+
+/** Pages as a tree of their URL paths. */
+function buildTree(urls: Array<{ url: string; title: string }>): TreeNode {
+  const root: TreeNode = { name: '/', children: new Map() };
+  for (const p of urls) {
+    let u: URL;
+    try {
+      u = new URL(p.url);
+    } catch {
+      continue;
+    }
+    const parts = u.pathname.split('/').filter(Boolean);
+    let node = root;
+    for (const part of parts) {
+      if (!node.children.has(part)) node.children.set(part, { name: part, children: new Map() });
+      node = node.children.get(part)!;
+    }
+    const tail = u.search ? `${u.search}` : '';
+    if (tail) {
+      if (!node.children.has(tail)) node.children.set(tail, { name: tail, children: new Map() });
+      node = node.children.get(tail)!;
+    }
+    node.url = p.url;
+    node.title = p.title;
+  }
+  return root;
+}
+
+function Tree(props: { node: TreeNode; highlighted: Set<string> }): JSX.Element {
+  const { node } = props;
+  const on = node.url !== undefined && props.highlighted.has(node.url);
+  return (
+    <li role="treeitem" aria-expanded={node.children.size ? true : undefined} aria-selected={on} class={on ? 'in-flow' : ''}>
+      <span>
+        {node.name} {node.title ? <span class="muted">{node.title}</span> : null}
+      </span>
+      {node.children.size ? (
+        <ul role="group">
+          {[...node.children.values()].map((c) => (
+            <Tree key={c.name} node={c} highlighted={props.highlighted} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+export function DiscoveryView(props: { id: string }): JSX.Element {
+  const [progress, setProgress] = useState<Schemas['DiscoveryProgress']>();
+  const [pages, setPages] = useState<Array<{ url: string; title: string; status_code?: number }>>([]);
+  const [flows, setFlows] = useState<Array<{ flow_id: string; type: string; pages: string[]; name?: string }>>([]);
+  const [results, setResults] = useState<Schemas['DiscoveryResults']>();
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [generated, setGenerated] = useState<Schemas['DiscoveryGenerated']>();
+  const [error, setError] = useState<string>();
+  const [live, setLive] = useState(false);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const path = { params: { path: { session_id: props.id } } };
+    (async () => {
+      try {
+        const p = (await api().api.GET('/api/v1/discovery/{session_id}/progress', path)).data!;
+        setProgress(p);
+        if (!TERMINAL_DISCOVERY_STATUSES.has(p.status)) {
+          setLive(true);
+          await api().followDiscovery(props.id, {
+            signal: abort.signal,
+            onEvent: (e) => {
+              if (e.event === 'page_discovered') setPages((x) => (x.some((y) => y.url === e.data.url) ? x : [...x, e.data]));
+              if (e.event === 'flow_detected') setFlows((x) => (x.some((y) => y.flow_id === e.data.flow_id) ? x : [...x, e.data]));
+            },
+          });
+          setLive(false);
+        }
+        const [r, p2] = await Promise.all([api().api.GET('/api/v1/discovery/{session_id}/results', path), api().api.GET('/api/v1/discovery/{session_id}/progress', path)]);
+        setResults(r.data!);
+        setProgress(p2.data!);
+        setPages(r.data!.pages);
+        setFlows(r.data!.flows as never);
+      } catch (err) {
+        if (!abort.signal.aborted) setError(errorText(err));
+      }
+    })();
+    return () => abort.abort();
+  }, [props.id]);
+
+  if (!progress) return error ? <Page title="Discovery">{<ErrorNote error={error} />}</Page> : <Loading what="discovery session" />;
+  const highlighted = new Set(flows.filter((f) => selected.has(f.flow_id)).flatMap((f) => f.pages));
+  const status = results?.status ?? progress.status;
+  const control = async (action: 'pause' | 'resume' | 'cancel') => {
+    const path = { params: { path: { session_id: props.id } } };
+    try {
+      if (action === 'pause') await api().api.POST('/api/v1/discovery/{session_id}/pause', path);
+      else if (action === 'resume') await api().api.POST('/api/v1/discovery/{session_id}/resume', path);
+      else await api().api.DELETE('/api/v1/discovery/{session_id}', path);
+      setProgress((await api().api.GET('/api/v1/discovery/{session_id}/progress', path)).data!);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <Page
+      title={`Discovery of ${progress.target_url}`}
+      actions={
+        !TERMINAL_DISCOVERY_STATUSES.has(status) ? (
+          <>
+            {status === 'paused' ? (
+              <button type="button" class="secondary" onClick={() => control('resume')}>
+                Resume
+              </button>
+            ) : (
+              <button type="button" class="secondary" onClick={() => control('pause')}>
+                Pause
+              </button>
+            )}
+            <button type="button" class="secondary danger" onClick={() => control('cancel')}>
+              Cancel
+            </button>
+          </>
+        ) : undefined
+      }
+    >
+      <p class="summary" aria-live="polite" data-testid="discovery-summary">
+        <StatusBadge status={status} /> {live ? <span class="live-dot">live</span> : null} {pages.length} pages · {flows.length} flows
+        {results ? ` · ${results.summary.ui_patterns} UI patterns · ${results.summary.api_endpoints} API endpoints` : ''} · <Link href={`/projects/${progress.project_id}`}>project</Link>
+      </p>
+      <ErrorNote error={error ?? progress.error} />
+      <div class="two-col">
+        <section aria-labelledby="pages-title">
+          <h2 id="pages-title">Pages</h2>
+          <ul role="tree" aria-label="Pages by path" class="tree">
+            <Tree node={buildTree(pages)} highlighted={highlighted} />
+          </ul>
+        </section>
+        <section aria-labelledby="flows-title">
+          <h2 id="flows-title">Flows</h2>
+          {flows.length === 0 ? <p class="empty">No flows detected yet.</p> : null}
+          <ul class="list flows">
+            {flows.map((f) => (
+              <li key={f.flow_id}>
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={selected.has(f.flow_id)}
+                    onChange={() => {
+                      const next = new Set(selected);
+                      if (next.has(f.flow_id)) next.delete(f.flow_id);
+                      else next.add(f.flow_id);
+                      setSelected(next);
+                    }}
+                  />{' '}
+                  <strong>{f.name ?? f.type.replace(/_/g, ' ')}</strong> <span class="muted">{f.pages.length} page(s)</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          {status === 'completed' && flows.length ? (
+            <button
+              type="button"
+              onClick={async () => {
+                setError(undefined);
+                try {
+                  const body = selected.size ? { flow_ids: [...selected] } : {};
+                  setGenerated((await api().api.POST('/api/v1/discovery/{session_id}/generate-test-cases', { params: { path: { session_id: props.id } }, body })).data as Schemas['DiscoveryGenerated']);
+                } catch (err) {
+                  setError(errorText(err));
+                }
+              }}
+            >
+              Generate test cases {selected.size ? `from ${selected.size} selected flow(s)` : 'from every flow'}
+            </button>
+          ) : null}
+          {generated ? (
+            <div role="status" class="applied">
+              <p>{generated.test_cases.length} test case(s) created:</p>
+              <ul>
+                {generated.test_cases.map((c) => (
+                  <li key={c.id}>
+                    <Link href={`/cases/${c.id}`}>{c.name}</Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </section>
+      </div>
+    </Page>
+  );
+}

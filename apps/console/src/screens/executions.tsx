@@ -1,0 +1,255 @@
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { TERMINAL_EXECUTION_STATUSES, type ExecutionEvent, type Schemas } from '@assay/client';
+import { api, artifactBlob, errorText } from '../api';
+import { Link } from '../router';
+import { ArtifactImage, ErrorNote, formatDate, Loading, ms, Page, StatusBadge, useLoad } from '../ui';
+import { FailureAnalysisPanel } from './analysis';
+
+export function ExecutionList(): JSX.Element {
+  const [status, setStatus] = useState('');
+  const [projectId, setProjectId] = useState('');
+  const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  // The API lists one project's executions at a time: the first project until another is chosen.
+  const project = projectId || projects.data?.[0]?.id || '';
+  const list = useLoad(
+    async () => (project ? (await api().api.GET('/api/v1/executions', { params: { query: { limit: 50, project_id: project, ...(status ? { status } : {}) } as never } })).data! : { data: [] }),
+    [status, project],
+  );
+  return (
+    <Page title="Executions">
+      <div class="filters" role="search">
+        <label>
+          Project
+          <select value={project} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
+            {projects.data?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+            <option value="">Any</option>
+            {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="secondary" onClick={list.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorNote error={list.error} />
+      {list.data && list.data.data.length === 0 ? <p class="empty">No executions: run a test plan from its page.</p> : null}
+      {list.data && list.data.data.length > 0 ? (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Execution</th>
+              <th scope="col">Status</th>
+              <th scope="col">Passed</th>
+              <th scope="col">Failed</th>
+              <th scope="col">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((x) => (
+              <tr key={x.id}>
+                <td>
+                  <Link href={`/executions/${x.id}`}>{x.id.slice(0, 8)}</Link>
+                </td>
+                <td>
+                  <StatusBadge status={x.status} />
+                </td>
+                <td>{x.passed_tests}</td>
+                <td>{x.failed_tests}</td>
+                <td>{formatDate(x.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Page>
+  );
+}
+
+interface LiveStep {
+  step_id: string;
+  name: string;
+  status: string;
+  duration_ms?: number;
+  error?: string;
+  screenshot?: string;
+}
+interface LiveTest {
+  test_id: string;
+  name: string;
+  status: string;
+  duration_ms?: number;
+  error?: string;
+  screenshot?: string;
+  trace?: string;
+  steps: LiveStep[];
+}
+
+function fromResults(results: { test_results?: Schemas['TestResult'][] } | undefined): LiveTest[] {
+  return (results?.test_results ?? []).map((t) => ({ ...t, steps: t.steps.map((s) => ({ ...s })) })) as LiveTest[];
+}
+
+/** Applies one stream event to the tests shown. */
+function applyEvent(tests: LiveTest[], e: ExecutionEvent): LiveTest[] {
+  if (e.event === 'test_started') {
+    if (tests.some((t) => t.test_id === e.data.test_id)) return tests;
+    return [...tests, { test_id: e.data.test_id, name: e.data.name, status: 'running', steps: [] }];
+  }
+  if (e.event === 'step_finished') {
+    return tests.map((t) =>
+      t.test_id !== e.data.test_id || t.steps.some((s) => s.step_id === e.data.step_id)
+        ? t
+        : { ...t, steps: [...t.steps, { step_id: e.data.step_id, name: e.data.name, status: e.data.status, duration_ms: e.data.duration_ms, ...(e.data.error ? { error: e.data.error } : {}) }] },
+    );
+  }
+  if (e.event === 'test_finished') {
+    const known = tests.some((t) => t.test_id === e.data.test_id);
+    const base = known ? tests : [...tests, { test_id: e.data.test_id, name: e.data.name, status: 'running', steps: [] }];
+    return base.map((t) => (t.test_id === e.data.test_id ? { ...t, ...e.data, steps: t.steps } : t));
+  }
+  return tests;
+}
+
+/** Opens Playwright's trace viewer (served by this gateway at /trace/) and hands it the trace, fetched with the session. */
+async function openTrace(url: string): Promise<void> {
+  const viewer = window.open('/trace/index.html', '_blank');
+  if (!viewer) throw new Error('The browser blocked the trace viewer window: allow pop-ups for this site');
+  const blob = await artifactBlob(url);
+  await new Promise<void>((resolve) => {
+    const onMessage = (m: MessageEvent) => {
+      if (m.source !== viewer || (m.data as { method?: string })?.method !== 'ready') return;
+      window.removeEventListener('message', onMessage);
+      viewer.postMessage({ method: 'load', params: { trace: blob } }, window.location.origin);
+      resolve();
+    };
+    window.addEventListener('message', onMessage);
+  });
+}
+
+export function ExecutionView(props: { id: string }): JSX.Element {
+  const [execution, setExecution] = useState<Schemas['Execution']>();
+  const [tests, setTests] = useState<LiveTest[]>([]);
+  const [status, setStatus] = useState<string>('');
+  const [error, setError] = useState<string>();
+  const [live, setLive] = useState(false);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const load = async () => {
+      const x = (await api().api.GET('/api/v1/executions/{execution_id}', { params: { path: { execution_id: props.id } } })).data!;
+      setExecution(x);
+      setStatus(x.status);
+      setTests(fromResults(x.results));
+      return x;
+    };
+    (async () => {
+      try {
+        const x = await load();
+        if (TERMINAL_EXECUTION_STATUSES.has(x.status)) return;
+        setLive(true);
+        setTests([]);
+        const ended = await api().followExecution(props.id, {
+          signal: abort.signal,
+          onEvent: (e) => {
+            if (e.event === 'status' || e.event === 'completed') setStatus(e.data.status);
+            setTests((t) => applyEvent(t, e));
+          },
+        });
+        setLive(false);
+        if (ended.finished) {
+          setExecution(ended.execution);
+          setStatus(ended.execution.status);
+          setTests(fromResults(ended.execution.results));
+        }
+      } catch (err) {
+        if (!abort.signal.aborted) setError(errorText(err));
+      }
+    })();
+    return () => abort.abort();
+  }, [props.id]);
+
+  if (error && !execution) return <Page title="Execution">{<ErrorNote error={error} />}</Page>;
+  if (!execution) return <Loading what="execution" />;
+  const passed = tests.filter((t) => t.status === 'passed').length;
+  const failed = tests.filter((t) => t.status === 'failed').length;
+  const ended = TERMINAL_EXECUTION_STATUSES.has(status);
+
+  return (
+    <Page
+      title={`Execution ${props.id.slice(0, 8)}`}
+      actions={
+        !ended ? (
+          <button
+            type="button"
+            class="secondary danger"
+            onClick={async () => {
+              try {
+                await api().api.DELETE('/api/v1/executions/{execution_id}', { params: { path: { execution_id: props.id } } });
+              } catch (err) {
+                setError(errorText(err));
+              }
+            }}
+          >
+            Cancel run
+          </button>
+        ) : undefined
+      }
+    >
+      <p class="summary" aria-live="polite" data-testid="execution-summary">
+        <StatusBadge status={status} /> {live ? <span class="live-dot">live</span> : null} {passed} passed · {failed} failed · {execution.total_tests || tests.length} tests
+        {execution.duration_seconds ? ` · ${execution.duration_seconds} s` : ''} · <span class="muted">plan</span> <Link href={`/plans/${execution.test_plan_id}`}>{execution.test_plan_id.slice(0, 8)}</Link>
+      </p>
+      <ErrorNote error={error} />
+      {(execution as { error?: string }).error ? <ErrorNote error={(execution as { error?: string }).error} /> : null}
+      <ol class="tests">
+        {tests.map((t) => (
+          <li key={t.test_id} class={`test test-${t.status}`}>
+            <h2>
+              <StatusBadge status={t.status} /> <Link href={`/cases/${t.test_id}`}>{t.name}</Link> <span class="muted">{ms(t.duration_ms)}</span>
+            </h2>
+            <ol class="step-results" aria-label={`Steps of ${t.name}`}>
+              {t.steps.map((s, i) => (
+                <li key={s.step_id} class={`step step-${s.status}`} aria-current={s.status === 'failed' ? 'step' : undefined}>
+                  <span class="step-icon" aria-hidden="true">
+                    {s.status === 'passed' ? '✓' : s.status === 'failed' ? '✗' : '–'}
+                  </span>
+                  <span class="visually-hidden">{s.status}: </span>
+                  <span>
+                    {i + 1}. {s.name}
+                  </span>
+                  <span class="muted">{ms(s.duration_ms)}</span>
+                  {s.error ? (
+                    <p class="error-note" role="note">
+                      {s.error}
+                    </p>
+                  ) : null}
+                  {s.screenshot ? <ArtifactImage url={s.screenshot} alt={`Screenshot at step ${i + 1} of ${t.name}`} /> : null}
+                </li>
+              ))}
+            </ol>
+            {t.error && !t.steps.some((s) => s.error) ? <p class="error-note">{t.error}</p> : null}
+            {t.screenshot && !t.steps.some((s) => s.screenshot) ? <ArtifactImage url={t.screenshot} alt={`Screenshot of ${t.name} at the failure`} /> : null}
+            {t.trace ? (
+              <button type="button" class="secondary" onClick={() => openTrace(t.trace!).catch((err) => setError(errorText(err)))}>
+                Open trace of {t.name}
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+      {ended && (execution.failed_tests > 0 || failed > 0) ? <FailureAnalysisPanel executionId={props.id} /> : null}
+    </Page>
+  );
+}

@@ -1,0 +1,82 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, errorText } from '../api';
+import { Link } from '../router';
+import { ErrorNote, formatDate, Page, StatusBadge, useLoad } from '../ui';
+
+const STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
+
+export function IssueList(): JSX.Element {
+  const [status, setStatus] = useState('open');
+  const issues = useLoad(async () => (await api().api.GET('/api/v1/issues', { params: { query: { limit: 100, ...(status ? { status } : {}) } as never } })).data!, [status]);
+  const [error, setError] = useState<string>();
+  return (
+    <Page title="Issues">
+      <p class="muted">Failures grouped by cause: one issue per test case, step, category and error.</p>
+      <div class="filters" role="search">
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <ErrorNote error={issues.error ?? error} />
+      {issues.data && issues.data.data.length === 0 ? <p class="empty">No issues with this status.</p> : null}
+      {issues.data && issues.data.data.length > 0 ? (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Issue</th>
+              <th scope="col">Category</th>
+              <th scope="col">Seen</th>
+              <th scope="col">Last</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {issues.data.data.map((i) => (
+              <tr key={i.id}>
+                <td>
+                  {i.title}
+                  <br />
+                  <Link href={`/cases/${i.test_case_id}`}>{i.test_name}</Link> · <Link href={`/executions/${i.last_execution_id}`}>last run</Link>
+                </td>
+                <td>
+                  <StatusBadge status={i.category} />
+                </td>
+                <td>{i.occurrence_count}×</td>
+                <td>{formatDate(i.last_seen)}</td>
+                <td>
+                  <select
+                    aria-label={`Triage state of ${i.title}`}
+                    value={i.status}
+                    onChange={async (e) => {
+                      try {
+                        await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof STATUSES)[number] } });
+                        issues.reload();
+                      } catch (err) {
+                        setError(errorText(err));
+                      }
+                    }}
+                  >
+                    {STATUSES.map((s) => (
+                      <option key={s} value={s}>
+                        {s}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Page>
+  );
+}

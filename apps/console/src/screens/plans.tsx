@@ -1,0 +1,112 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, errorText, fieldErrors } from '../api';
+import { Link, navigate } from '../router';
+import { ErrorNote, Field, Loading, Page, useLoad } from '../ui';
+
+export function PlanView(props: { id: string }): JSX.Element {
+  const data = useLoad(async () => {
+    const plan = (await api().api.GET('/api/v1/test-plans/{test_plan_id}', { params: { path: { test_plan_id: props.id } } })).data!;
+    const [project, cases] = await Promise.all([
+      api().api.GET('/api/v1/projects/{project_id}', { params: { path: { project_id: plan.project_id } } }),
+      api().api.GET('/api/v1/test-cases', { params: { query: { project_id: plan.project_id, test_plan_id: plan.id, status: 'all', limit: 500 } as never } }),
+    ]);
+    return { plan, project: project.data!, cases: cases.data!.data };
+  }, [props.id]);
+  const [environment, setEnvironment] = useState('');
+  const [variables, setVariables] = useState('');
+  const [trace, setTrace] = useState<'off' | 'on' | 'retain-on-failure'>('retain-on-failure');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+
+  if (data.error) return <Page title="Test plan">{<ErrorNote error={data.error} />}</Page>;
+  if (!data.data) return <Loading what="test plan" />;
+  const { plan, project, cases } = data.data;
+  const envs = Object.keys(project.environments ?? {});
+
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setError(undefined);
+    const vars: Record<string, string> = {};
+    for (const line of variables.split('\n')) {
+      const eq = line.indexOf('=');
+      if (line.trim() === '') continue;
+      if (eq < 1) return setErrors({ variables: `“${line}” is not name=value` });
+      vars[line.slice(0, eq).trim()] = line.slice(eq + 1);
+    }
+    try {
+      const queued = (
+        await api().api.POST('/api/v1/executions/async', {
+          body: { test_plan_id: plan.id, project_id: plan.project_id, trace, ...(environment ? { environment } : {}), ...(Object.keys(vars).length ? { variables: vars } : {}) },
+        })
+      ).data!;
+      navigate(`/executions/${queued.id}`);
+    } catch (err) {
+      const f = fieldErrors(err);
+      setErrors(Object.fromEntries(Object.entries(f).map(([k, v]) => [k.startsWith('variables') ? 'variables' : k, v])));
+      setError(errorText(err));
+    }
+  };
+
+  return (
+    <Page title={plan.name}>
+      <p>
+        <Link href={`/projects/${project.id}`}>{project.name}</Link>
+        {plan.description ? ` · ${plan.description}` : ''}
+      </p>
+      <h2>Test cases, in run order</h2>
+      <ol class="list">
+        {cases.map((c) => (
+          <li key={c.id}>
+            <Link href={`/cases/${c.id}`}>{c.name}</Link> {c.status === 'archived' ? <span class="muted">(archived: skipped)</span> : null}{' '}
+            <button
+              type="button"
+              class="link danger"
+              aria-label={`Remove ${c.name} from the plan`}
+              onClick={async () => {
+                try {
+                  await api().api.DELETE('/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', { params: { path: { test_plan_id: plan.id, test_case_id: c.id } } });
+                  data.reload();
+                } catch (err) {
+                  setError(errorText(err));
+                }
+              }}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ol>
+      <form class="card form" aria-labelledby="run-title" onSubmit={run}>
+        <h2 id="run-title">Run this plan</h2>
+        <Field label="Environment" id="run-environment" error={errors.environment} hint={`Default: the project’s base URL (${project.base_url})`}>
+          {(a) => (
+            <select {...a} value={environment} onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value)}>
+              <option value="">Default</option>
+              {envs.map((k) => (
+                <option key={k} value={k}>
+                  {k} ({project.environments[k]})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Variables" id="run-variables" error={errors.variables} hint="One name=value a line; replaces {{name}} in steps">
+          {(a) => <textarea {...a} rows={3} value={variables} onInput={(e) => setVariables((e.target as HTMLTextAreaElement).value)} />}
+        </Field>
+        <Field label="Trace" id="run-trace" error={errors.trace}>
+          {(a) => (
+            <select {...a} value={trace} onChange={(e) => setTrace((e.target as HTMLSelectElement).value as typeof trace)}>
+              <option value="retain-on-failure">Keep traces of failed cases</option>
+              <option value="on">Keep every trace</option>
+              <option value="off">No trace</option>
+            </select>
+          )}
+        </Field>
+        <ErrorNote error={Object.keys(errors).length ? undefined : error} />
+        <button type="submit">Run plan</button>
+      </form>
+    </Page>
+  );
+}

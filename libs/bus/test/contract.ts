@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { TOPICS, type Topic } from '@assay/contracts';
+import { eventually } from '@assay/testing';
+import type { Bus, EventEnvelope, Subscription } from '@assay/bus';
+
+/** What the contract suite needs from a transport: fresh bus "processes" (own clients and connections) and its dead letters. */
+export interface BusFixture {
+  /** A new bus, started; stopped by the fixture at the end. */
+  newBus(opts?: { maxAttempts?: number }): Promise<Bus>;
+  /** The messages given up for (topic, group): envelope ids with the error each carries. */
+  deadLetters(topic: Topic, group: string): Promise<Array<{ id: string; error: string }>>;
+  /** How long a handler may run before the transport would count its consumer dead (Kafka's session timeout). */
+  livenessMs: number;
+}
+
+/** Consumer groups the suite uses (a Kafka fixture without topic creation makes their dead-letter topics first). */
+export const CONTRACT_GROUPS = ['contract-giveup'] as const;
+export const CONTRACT_TOPICS: Topic[] = [TOPICS.orgEvents, TOPICS.authEvents, TOPICS.testcases];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Envelopes of one test: the handlers look only at these ids, since a Kafka
+ * group new to a topic also reads what earlier tests published there.
+ */
+function batch(n: number, key = (i: number) => `key-${i}`) {
+  const messages = Array.from({ length: n }, (_, i) => ({
+    key: key(i),
+    value: {
+      id: randomUUID(),
+      event: 'organization.member.removed',
+      timestamp: new Date().toISOString(),
+      organization_id: 'org-contract',
+      data: { user_id: `u${i}` },
+    } satisfies EventEnvelope,
+  }));
+  const ids = new Set<string>(messages.map((m) => m.value.id));
+  return { messages, ids, mine: (e: EventEnvelope) => ids.has(e.id) };
+}
+
+let groupCounter = 0;
+/** A group name new to this run (a fresh pg queue, a fresh Kafka group). */
+const freshGroup = (name: string) => `${name}-${process.pid}-${++groupCounter}`;
+
+/**
+ * The behaviour every transport must show (issue 15): the same cases run
+ * against pg (tests/pg.contract.test.ts) and Kafka (kafka.contract.test.ts).
+ */
+export function describeBusContract(fixture: () => BusFixture): void {
+  const subs: Subscription[] = [];
+  afterEach(async () => {
+    for (const s of subs.splice(0)) await s.close().catch(() => undefined);
+  });
+
+  it('shares a group’s work across two processes and gives every group every message', async () => {
+    const f = fixture();
+    const [publisher, a1, a2, b1] = [await f.newBus(), await f.newBus(), await f.newBus(), await f.newBus()];
+    const { messages, ids, mine } = batch(30);
+    const byA1: string[] = [];
+    const byA2: string[] = [];
+    const byB: string[] = [];
+    const record = (list: string[]) => async (e: EventEnvelope) => {
+      if (!mine(e)) return;
+      await sleep(20);
+      list.push(e.id);
+    };
+    const [groupA, groupB] = [freshGroup('share-a'), freshGroup('share-b')];
+    subs.push(await a1.subscribe({ topic: TOPICS.orgEvents, group: groupA, handler: record(byA1) }));
+    subs.push(await a2.subscribe({ topic: TOPICS.orgEvents, group: groupA, handler: record(byA2) }));
+    subs.push(await b1.subscribe({ topic: TOPICS.orgEvents, group: groupB, handler: record(byB) }));
+    // Kafka: the first member rejoins when the second arrives; let the group settle before publishing.
+    await sleep(1000);
+    for (const m of messages) await publisher.publish(TOPICS.orgEvents, [m]);
+
+    await eventually(async () => byA1.length + byA2.length >= 30 && byB.length >= 30, 30_000);
+    await sleep(1000); // time for a duplicate to show up
+    expect([...byA1, ...byA2].sort()).toEqual([...ids].sort());
+    expect(byA1.length).toBeGreaterThan(0);
+    expect(byA2.length).toBeGreaterThan(0);
+    expect([...byB].sort()).toEqual([...ids].sort());
+  });
+
+  it('lets one service consume several topics in one group across two processes', async () => {
+    const f = fixture();
+    const [publisher, p1, p2] = [await f.newBus(), await f.newBus(), await f.newBus()];
+    const group = freshGroup('multi');
+    const orgs = batch(10);
+    const auths = batch(10);
+    const seen: Array<{ topic: string; id: string }> = [];
+    for (const bus of [p1, p2]) {
+      for (const topic of [TOPICS.orgEvents, TOPICS.authEvents]) {
+        subs.push(
+          await bus.subscribe({
+            topic,
+            group,
+            handler: async (e, meta) => {
+              if (orgs.mine(e) || auths.mine(e)) seen.push({ topic: meta.topic, id: e.id });
+            },
+          }),
+        );
+      }
+    }
+    await publisher.publish(TOPICS.orgEvents, orgs.messages);
+    await publisher.publish(TOPICS.authEvents, auths.messages);
+    await eventually(async () => seen.length >= 20, 30_000);
+    await sleep(1000);
+    expect(seen.filter((s) => s.topic === TOPICS.orgEvents).map((s) => s.id).sort()).toEqual([...orgs.ids].sort());
+    expect(seen.filter((s) => s.topic === TOPICS.authEvents).map((s) => s.id).sort()).toEqual([...auths.ids].sort());
+  });
+
+  it('delivers a broadcast to every subscriber, published right after subscribe() resolves', async () => {
+    const f = fixture();
+    const [publisher, r1, r2] = [await f.newBus(), await f.newBus(), await f.newBus()];
+    const group = freshGroup('bcast');
+    const { messages, mine } = batch(1);
+    const got1: string[] = [];
+    const got2: string[] = [];
+    subs.push(await r1.subscribe({ topic: TOPICS.authEvents, group, broadcast: true, handler: async (e) => void (mine(e) && got1.push(e.id)) }));
+    subs.push(await r2.subscribe({ topic: TOPICS.authEvents, group, broadcast: true, handler: async (e) => void (mine(e) && got2.push(e.id)) }));
+    await publisher.publish(TOPICS.authEvents, messages);
+    await eventually(async () => got1.length === 1 && got2.length === 1, 30_000);
+    expect(got1).toEqual([messages[0]!.value.id]);
+    expect(got2).toEqual([messages[0]!.value.id]);
+  });
+
+  it('delivers a message again after its handler failed', async () => {
+    const f = fixture();
+    const bus = await f.newBus();
+    const { messages, mine } = batch(1);
+    let calls = 0;
+    const done: string[] = [];
+    subs.push(
+      await bus.subscribe({
+        topic: TOPICS.testcases,
+        group: freshGroup('redeliver'),
+        handler: async (e) => {
+          if (!mine(e)) return;
+          calls += 1;
+          if (calls === 1) throw new Error('first attempt fails');
+          done.push(e.id);
+        },
+      }),
+    );
+    await bus.publish(TOPICS.testcases, messages);
+    await eventually(async () => done.length === 1, 30_000);
+    expect(calls).toBe(2);
+  });
+
+  it('gives up after the attempt limit, dead-letters the message with its error, and moves on', async () => {
+    const f = fixture();
+    const bus = await f.newBus({ maxAttempts: 3 });
+    const group = CONTRACT_GROUPS[0];
+    const { messages, mine } = batch(2, () => 'same-key');
+    const [poison, next] = messages.map((m) => m.value.id) as [string, string];
+    let poisonCalls = 0;
+    const handled: string[] = [];
+    subs.push(
+      await bus.subscribe({
+        topic: TOPICS.orgEvents,
+        group,
+        handler: async (e) => {
+          if (!mine(e)) return;
+          if (e.id === poison) {
+            poisonCalls += 1;
+            throw new Error(`poison pill ${poisonCalls}`);
+          }
+          handled.push(e.id);
+        },
+      }),
+    );
+    await bus.publish(TOPICS.orgEvents, messages);
+    await eventually(async () => handled.includes(next), 60_000);
+    const letters = await eventually(async () => {
+      const found = (await f.deadLetters(TOPICS.orgEvents, group)).filter((l) => l.id === poison);
+      return found.length ? found : undefined;
+    }, 30_000);
+    expect(poisonCalls).toBe(3);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]!.error).toContain('poison pill 3');
+  });
+
+  it('keeps the order of one key’s messages', async () => {
+    const f = fixture();
+    const [publisher, consumer] = [await f.newBus(), await f.newBus()];
+    const { messages, mine } = batch(60, () => 'ordered-key');
+    const got: string[] = [];
+    subs.push(await consumer.subscribe({ topic: TOPICS.testcases, group: freshGroup('order'), handler: async (e) => void (mine(e) && got.push(e.id)) }));
+    // Batches like the outbox relay's, and single messages.
+    await publisher.publish(TOPICS.testcases, messages.slice(0, 25));
+    for (const m of messages.slice(25, 35)) await publisher.publish(TOPICS.testcases, [m]);
+    await publisher.publish(TOPICS.testcases, messages.slice(35));
+    await eventually(async () => got.length >= 60, 30_000);
+    expect(got).toEqual(messages.map((m) => m.value.id));
+  });
+
+  it('hands the rest of a batch to the group’s other process when one shuts down mid-batch', async () => {
+    const f = fixture();
+    const [publisher, leaving, staying] = [await f.newBus(), await f.newBus(), await f.newBus()];
+    const group = freshGroup('shutdown');
+    const { messages, ids, mine } = batch(12);
+    const byLeaving: string[] = [];
+    const byStaying: string[] = [];
+    const slow = (list: string[]) => async (e: EventEnvelope) => {
+      if (!mine(e)) return;
+      await sleep(300);
+      list.push(e.id);
+    };
+    const leavingSub = await leaving.subscribe({ topic: TOPICS.orgEvents, group, handler: slow(byLeaving) });
+    subs.push(await staying.subscribe({ topic: TOPICS.orgEvents, group, handler: slow(byStaying) }));
+    await sleep(1000);
+    await publisher.publish(TOPICS.orgEvents, messages);
+    await eventually(async () => byLeaving.length >= 1, 30_000);
+    await leavingSub.close();
+    await leaving.stop();
+    // Well within the liveness timeout: the leaving process left its group instead of timing out.
+    await eventually(async () => new Set([...byLeaving, ...byStaying]).size >= 12, Math.max(15_000, f.livenessMs - 5000));
+    expect(new Set([...byLeaving, ...byStaying])).toEqual(ids);
+    expect(byStaying.length).toBeGreaterThan(0);
+  });
+
+  it('handles a message once even when its handler runs longer than the liveness timeout', async () => {
+    const f = fixture();
+    const [publisher, consumer] = [await f.newBus(), await f.newBus()];
+    const { messages, mine } = batch(2, () => 'slow-key');
+    const calls: string[] = [];
+    subs.push(
+      await consumer.subscribe({
+        topic: TOPICS.testcases,
+        group: freshGroup('slow'),
+        handler: async (e) => {
+          if (!mine(e)) return;
+          calls.push(e.id);
+          if (e.id === messages[0]!.value.id) await sleep(f.livenessMs + 3000);
+        },
+      }),
+    );
+    await publisher.publish(TOPICS.testcases, messages);
+    await eventually(async () => calls.length >= 2, f.livenessMs + 30_000);
+    await sleep(1000);
+    expect(calls).toEqual(messages.map((m) => m.value.id));
+  });
+}

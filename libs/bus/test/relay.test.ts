@@ -1,0 +1,83 @@
+import { createDatabase, migrateToLatest, type Database } from '@assay/db';
+import { createSilentLogger } from '@assay/logger';
+import { TOPICS, type Topic } from '@assay/contracts';
+import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import { enqueueEvent, outboxMigration, PgBus, startOutboxRelay, type Bus, type BusMessage, type EventEnvelope, type OutboxRelay } from '@assay/bus';
+
+jest.setTimeout(60_000);
+
+let testDb: TestDatabase;
+let database: Database<any>;
+const buses: PgBus[] = [];
+const logger = createSilentLogger();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  database = createDatabase({ connectionString: testDb.url, schema: 'svc' });
+  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration });
+});
+afterAll(async () => {
+  for (const b of buses) await b.stop();
+  await database.close();
+  await testDb.drop();
+});
+
+async function newBus(): Promise<PgBus> {
+  const bus = new PgBus({ connectionString: testDb.url, logger });
+  await bus.start();
+  buses.push(bus);
+  return bus;
+}
+
+/** Each relay's real bus, with a record of when its publishes ran (slowed a little to widen any overlap). */
+function recorded(bus: Bus, relay: string, log: Array<{ relay: string; start: number; end: number; ids: string[] }>): Bus {
+  return {
+    kind: bus.kind,
+    start: () => bus.start(),
+    stop: () => bus.stop(),
+    isHealthy: () => bus.isHealthy(),
+    subscribe: (o) => bus.subscribe(o),
+    async publish(topic: Topic, messages: BusMessage[]) {
+      const start = performance.now();
+      await new Promise((r) => setTimeout(r, 15));
+      await bus.publish(topic, messages);
+      log.push({ relay, start, end: performance.now(), ids: messages.map((m) => m.value.id) });
+    },
+  };
+}
+
+describe('outbox relay with several replicas', () => {
+  it('lets one relay publish at a time, so one key’s events reach the bus in the order they were written, and another takes over when it stops', async () => {
+    const log: Array<{ relay: string; start: number; end: number; ids: string[] }> = [];
+    const received: EventEnvelope[] = [];
+    const consumer = await newBus();
+    await consumer.subscribe({ topic: TOPICS.orgEvents, group: 'relay-order', handler: async (e) => void received.push(e) });
+    const relays: OutboxRelay[] = [];
+    for (const name of ['r1', 'r2']) {
+      relays.push(startOutboxRelay({ db: database.db, listen: database.pool, schema: 'svc', bus: recorded(await newBus(), name, log), logger, intervalMs: 10, batchSize: 5 }));
+    }
+    const written: string[] = [];
+    const write = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const e = await database.db.transaction().execute((trx) =>
+          enqueueEvent(trx, 'svc', { event: 'organization.member.removed', organization_id: 'org-relay', key: 'one-aggregate', data: { user_id: `u${written.length}` } }),
+        );
+        written.push(e.id);
+      }
+    };
+    await write(60);
+    await eventually(async () => log.flatMap((l) => l.ids).length >= 60, 30_000);
+    // Stop whichever relay is publishing: the other one carries on with what comes next.
+    await relays[0]!.stop();
+    await write(20);
+    await eventually(async () => log.flatMap((l) => l.ids).length >= 80, 30_000);
+    await relays[1]!.stop();
+
+    const sorted = [...log].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.start).toBeGreaterThanOrEqual(sorted[i - 1]!.end);
+    expect(sorted.flatMap((l) => l.ids)).toEqual(written);
+    expect(log.filter((l) => l.relay === 'r2').length).toBeGreaterThan(0);
+    await eventually(async () => received.length >= 80, 30_000);
+    expect(received.map((e) => e.id).sort()).toEqual([...written].sort());
+  });
+});

@@ -1,0 +1,276 @@
+import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { startRedesignApp, type RedesignApp } from '../fixtures/redesign/server.js';
+import { startShop, type Shop } from '../fixtures/shop/server.js';
+
+// The web console against a real Assay (started by tests/e2e/console.test.ts
+// with the launcher, or your own `make run`): one signed-in tab walks through
+// what a newcomer does. The redesign fixture "breaks" between two runs (its
+// version 2 renames the sign-in button), the shop fixture is crawled.
+const gateway = process.env.ASSAY_GATEWAY_URL!;
+const email = process.env.ASSAY_ADMIN_EMAIL!;
+const password = process.env.ASSAY_ADMIN_PASSWORD!;
+/** Where the README's screenshots go (docs/screenshots), only when asked: a test run leaves the tree alone. */
+const shots = process.env.CONSOLE_SCREENSHOTS;
+/** A second organization the admin belongs to (tests/e2e/console.test.ts provisions it), for the switch. */
+const secondOrganization = process.env.CONSOLE_SECOND_ORGANIZATION;
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+let app: RedesignApp;
+let shop: Shop;
+let receiver: Server;
+let receiverUrl: string;
+const received: string[] = [];
+const cspViolations: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  if (!shots) return;
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: false });
+}
+
+test.beforeAll(async ({ browser }) => {
+  expect(gateway, 'ASSAY_GATEWAY_URL').toBeTruthy();
+  app = await startRedesignApp();
+  shop = await startShop();
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://localhost:${(receiver.address() as { port: number }).port}/hook`;
+  const context = await browser.newContext();
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
+  });
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+  await app?.close();
+  await shop?.close();
+  await new Promise((r) => receiver?.close(r));
+});
+
+test('serves the console with a strict Content-Security-Policy and signs in', async () => {
+  const res = await page.goto('/');
+  const csp = res!.headers()['content-security-policy'] ?? '';
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain('unsafe-inline');
+  // A deep link is the app too (the fallback), while an unknown API path stays a JSON 404.
+  expect((await page.request.get('/projects/anything', { headers: { accept: 'text/html' } })).headers()['content-type']).toContain('text/html');
+  expect((await page.request.get('/api/v1/nope')).status()).toBe(404);
+
+  await expect(page.getByRole('heading', { name: 'Sign in to Assay' })).toBeVisible();
+  await shot('sign-in');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('E-mail or password is incorrect');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+});
+
+test('creates a project and a test case, showing a validation error next to its field', async () => {
+  await page.getByRole('button', { name: 'New project' }).click();
+  await page.getByLabel('Name').fill('Acme');
+  await page.getByLabel('Base URL').fill(app.url);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByRole('heading', { name: 'Acme', level: 1 })).toBeVisible();
+
+  await page.getByRole('link', { name: 'New test case' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Sign in');
+  await page.getByLabel('Step 1 value').fill('/login');
+  const add = async (action: string, selector: string, value?: string) => {
+    await page.getByRole('button', { name: 'Add step' }).click();
+    const n = await page.locator('.step-row').count();
+    await page.getByLabel(`Step ${n} action`).selectOption(action);
+    await page.getByLabel(`Step ${n} selector`).fill(selector);
+    if (value !== undefined) await page.getByLabel(`Step ${n} value`).fill(value);
+  };
+  await add('fill', '#email', 'ada@example.com');
+  await add('click', '');
+  await add('assert_text', '#welcome', 'Welcome back');
+  await page.getByRole('button', { name: 'Save test case' }).click();
+  // The server's validation, next to the field it names.
+  const selector3 = page.getByLabel('Step 3 selector');
+  await expect(selector3).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#step-2-selector-error')).toContainText(/must not be empty|is required/);
+  await shot('test-case-editor');
+  await selector3.fill('#login-button');
+  await page.getByRole('button', { name: 'Save test case' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in', level: 1 })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Steps' }).getByRole('listitem')).toHaveCount(4);
+
+  // Archive and restore.
+  await page.getByRole('button', { name: 'Archive' }).click();
+  await expect(page.getByText('archived', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Restore' }).click();
+  await expect(page.getByText('active', { exact: true })).toBeVisible();
+});
+
+test('runs a plan and watches it pass live, then opens its trace in the bundled trace viewer', async () => {
+  await page.getByRole('link', { name: 'Back to the project' }).click();
+  await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible();
+  await page.getByRole('checkbox', { name: 'Select Sign in' }).check();
+  await page.getByPlaceholder('Plan name').fill('Smoke');
+  await page.getByRole('button', { name: 'Create plan' }).click();
+  await expect(page.getByRole('heading', { name: 'Smoke', level: 1 })).toBeVisible();
+  await page.getByLabel('Trace').selectOption('on');
+  await page.getByRole('button', { name: 'Run plan' }).click();
+
+  const summary = page.getByTestId('execution-summary');
+  await expect(summary).toContainText('completed', { timeout: 120_000 });
+  await expect(summary).toContainText('1 passed · 0 failed');
+  const steps = page.getByRole('list', { name: 'Steps of Sign in' }).getByRole('listitem');
+  await expect(steps).toHaveCount(4);
+  await expect(steps.filter({ hasText: 'passed:' })).toHaveCount(4);
+  await shot('execution-passed');
+
+  const [viewer] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Open trace of Sign in' }).click()]);
+  await viewer.waitForLoadState();
+  expect(viewer.url()).toContain('/trace/');
+  // The viewer lists the run's actions once it has read the trace the console handed it.
+  await expect(viewer.getByRole('treeitem', { name: /^Navigate/ }).first()).toBeVisible({ timeout: 60_000 });
+  await expect(viewer.getByRole('treeitem', { name: /Click.*#login-button/ })).toBeVisible();
+  // And it renders the DOM snapshot (served by its service worker under this policy).
+  await expect(viewer.frameLocator('iframe').first().getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  if (shots) await viewer.screenshot({ path: path.join(shots, 'trace-viewer.png') });
+  await viewer.close();
+});
+
+test('shows a failure with its step, error and screenshot, the analysis, and applies the fix', async () => {
+  app.setVersion(2);
+  await page.getByRole('link', { name: /^[0-9a-f]{8}$/ }).click(); // the plan
+  await page.getByRole('button', { name: 'Run plan' }).click();
+  const summary = page.getByTestId('execution-summary');
+  await expect(summary).toContainText('0 passed · 1 failed', { timeout: 120_000 });
+  const failed = page.locator('li.step-failed');
+  await expect(failed).toHaveCount(1);
+  await expect(failed).toContainText('#login-button');
+  await expect(failed.locator('.error-note')).not.toBeEmpty();
+  await expect(failed.getByRole('img', { name: /Screenshot at step 3/ })).toBeVisible();
+
+  await expect(page.getByTestId('analysis-category')).toHaveText('selector changed', { timeout: 120_000 });
+  await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
+  await page.getByRole('heading', { name: 'Failure analysis' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+  await shot('failure-analysis');
+  await page.getByRole('button', { name: 'Apply fix' }).click();
+  const applied = page.locator('.applied');
+  await expect(applied).toContainText('Fix applied');
+  await expect(applied.getByRole('list', { name: 'Updated steps' })).toContainText('[data-testid="sign-in"]');
+
+  // The fixed case passes against the redesigned app.
+  await page.getByTestId('execution-summary').getByRole('link').click();
+  await page.getByRole('button', { name: 'Run plan' }).click();
+  await expect(page.getByTestId('execution-summary')).toContainText('1 passed · 0 failed', { timeout: 120_000 });
+
+  await page.getByRole('link', { name: 'Issues' }).click();
+  await page.getByLabel('Status').selectOption('');
+  await expect(page.getByRole('table')).toContainText('Sign in');
+});
+
+test('crawls the fixture shop live and generates test cases from a flow', async () => {
+  await page.getByRole('link', { name: 'Projects' }).click();
+  await page.getByRole('button', { name: 'New project' }).click();
+  await page.getByLabel('Name').fill('Shop');
+  await page.getByLabel('Base URL').fill(shop.url);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByRole('heading', { name: 'Shop', level: 1 })).toBeVisible();
+  await page.getByRole('link', { name: 'Discover', exact: true }).click();
+  await expect(page.getByLabel('Target URL')).toHaveValue(shop.url);
+  await page.getByLabel('Max pages').fill('15');
+  await page.getByRole('button', { name: 'Start crawl' }).click();
+  const summary = page.getByTestId('discovery-summary');
+  await expect(summary).toContainText('completed', { timeout: 180_000 });
+  await expect(page.getByRole('tree', { name: 'Pages by path' }).getByRole('treeitem').nth(2)).toBeVisible();
+  const flow = page.locator('.flows input[type=checkbox]').first();
+  await flow.check();
+  await expect(page.locator('.in-flow').first()).toBeVisible();
+  await shot('discovery');
+  await page.getByRole('button', { name: /Generate test cases from 1 selected flow/ }).click();
+  await expect(page.locator('.applied')).toContainText('test case(s) created');
+  await expect(page.locator('.applied').getByRole('link').first()).toBeVisible();
+});
+
+test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
+  await page.getByRole('link', { name: 'Keys' }).click();
+  const name = `CI ${Date.now()}`;
+  await page.getByLabel('Key name').first().fill(name);
+  await page.getByRole('form', { name: 'Create a service key' }).getByRole('button', { name: 'Create key' }).click();
+  const secret = page.getByTestId('secret-value');
+  await expect(secret).toContainText('service_sk_');
+  const key = (await secret.textContent())!.trim();
+  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
+  expect((await page.request.get(`${gateway}/api/v1/projects`, { headers: { authorization: `Bearer ${key}` } })).status()).toBe(200);
+  await shot('keys');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(secret).toHaveCount(0);
+
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: `Revoke ${name}` }).click();
+  await expect(page.getByRole('button', { name: `Revoke ${name}` })).toHaveCount(0);
+  await expect.poll(async () => (await page.request.get(`${gateway}/api/v1/projects`, { headers: { authorization: `Bearer ${key}` } })).status(), { timeout: 15_000 }).toBe(401);
+});
+
+test('creates a webhook with its secret shown once and sees a test delivery arrive', async () => {
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByLabel('Name').fill('Local receiver');
+  await page.getByLabel('URL').fill(receiverUrl);
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.getByTestId('secret-value')).not.toBeEmpty();
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await expect
+    .poll(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return page.locator('tbody .badge-delivered').count();
+    }, { timeout: 60_000 })
+    .toBeGreaterThan(0);
+  expect(received.length).toBeGreaterThan(0);
+  await page.locator('tbody tr', { has: page.locator('.badge-delivered') }).first().getByRole('button', { name: 'Details' }).click();
+  await expect(page.locator('pre.body').first()).toContainText('"ok":true');
+  await shot('webhooks');
+});
+
+test('is usable at 390 px wide: the menu folds behind a button', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeHidden();
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await expect(nav).toBeVisible();
+  await nav.getByRole('link', { name: 'Executions' }).click();
+  await expect(page.getByRole('heading', { name: 'Executions', level: 1 })).toBeVisible();
+  await expect(page.getByRole('row').nth(1)).toBeVisible();
+  await shot('executions-390px');
+  await page.setViewportSize({ width: 1280, height: 860 });
+});
+
+test('shows members and the plan’s quota bars, and switches organization', async () => {
+  await page.getByRole('link', { name: 'Organization' }).click();
+  await expect(page.getByRole('progressbar').first()).toBeVisible();
+  await expect(page.getByRole('table')).toContainText(email);
+  await shot('organization');
+  if (secondOrganization) {
+    const menu = page.getByRole('combobox', { name: 'Organization' });
+    await menu.selectOption({ label: `${secondOrganization} (admin)` });
+    await expect(page.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
+    await expect(page.locator('.cards .card')).toHaveCount(0);
+  }
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to Assay' })).toBeVisible();
+  expect(cspViolations).toEqual([]);
+});
