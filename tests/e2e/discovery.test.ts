@@ -64,6 +64,28 @@ describe('discovery through the gateway', () => {
     expect(run.body).toMatchObject({ status: 'completed', passed_tests: results.body.flows.length, failed_tests: 0 });
   });
 
+  it('runs a whole session as one exploratory run of its generated cases, saving nothing', async () => {
+    const project = await gw('POST', '/api/v1/projects', { name: 'Market run', base_url: site.url });
+    const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: site.url, max_depth: 3, request_delay_ms: 0 });
+    const id = started.body.session_id;
+    await waitFor(id, 'completed');
+    const flows = (await gw('GET', `/api/v1/discovery/${id}/results`)).body.flows;
+
+    const run = await gw('POST', '/api/v1/test-runs', { project_id: project.body.id, discovery_session_id: id });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ discovery_session_id: id, name: `Discovery session ${id}`, status: 'completed', total_tests: flows.length });
+    const failures = run.body.results.test_results.filter((r: any) => r.status !== 'passed').map((r: any) => `${r.name}: ${r.error}`);
+    expect(failures).toEqual([]);
+    expect((await gw('GET', `/api/v1/test-cases?project_id=${project.body.id}`)).body.pagination.total).toBe(0);
+    // The same cases the generator saves.
+    const generated = await gw('POST', `/api/v1/discovery/${id}/generate-test-cases`, {});
+    expect(run.body.results.test_results.map((r: any) => r.name).sort()).toEqual(generated.body.test_cases.map((c: any) => c.name).sort());
+    // A session of another project is refused.
+    const other = await gw('POST', '/api/v1/projects', { name: 'Other', base_url: site.url });
+    const refused = await gw('POST', '/api/v1/test-runs', { project_id: other.body.id, discovery_session_id: id });
+    expect(refused).toMatchObject({ status: 400, body: { details: [{ field: 'discovery_session_id' }] } });
+  });
+
   it('pauses, resumes and cancels a session through the gateway, and refuses values outside the bounds', async () => {
     const project = await gw('POST', '/api/v1/projects', { name: 'Market 2', base_url: site.url });
     const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: site.url, max_pages: 30, request_delay_ms: 300 });

@@ -74,6 +74,9 @@ beforeAll(async () => {
   await until('the failure analysis', async () => ((await a('GET', `/api/v1/executions/${A.execution_id}/failure-analysis`)).status === 200 ? true : undefined));
   A.issue_id = await until('the issue', async () => (await a('GET', `/api/v1/issues?project_id=${A.project_id}`)).body.data?.[0]?.id);
   A.schedule_id = created(await a('POST', `/api/v1/test-plans/${A.test_plan_id}/schedules`, { cron: '0 3 1 1 *', timezone: 'UTC', enabled: false }), 'schedule').id;
+  A.test_run_id = created(await a('POST', '/api/v1/test-runs', { project_id: A.project_id, steps: [{ action: 'navigate', value: '/' }] }), 'test run').id;
+  A.report_id = created(await a('POST', '/api/v1/reports', { project_id: A.project_id, name: 'A report', kind: 'pass_rate' }), 'report').id;
+  A.snapshot_id = created(await a('POST', `/api/v1/reports/${A.report_id}/snapshots`), 'snapshot').id;
   A.user_id = created(await a('POST', '/api/organizations/current/members', { email: `member-${Date.now()}@a.example.test`, role: 'member' }), 'member').user_id;
   A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
   A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
@@ -107,6 +110,11 @@ async function snapshotOfA(): Promise<unknown> {
     issue: await get(`/api/v1/issues/${A.issue_id}`),
     flakiness: await get(`/api/v1/test-cases/${A.test_case_id}/flakiness`),
     schedules: await get(`/api/v1/test-plans/${A.test_plan_id}/schedules`),
+    testRun: await get(`/api/v1/test-runs/${A.test_run_id}`),
+    testRuns: await get(`/api/v1/test-runs?project_id=${A.project_id}`),
+    report: await get(`/api/v1/reports/${A.report_id}`),
+    snapshots: await get(`/api/v1/reports/${A.report_id}/snapshots`),
+    snapshot: await get(`/api/v1/reports/${A.report_id}/snapshots/${A.snapshot_id}`),
     members: await get('/api/organizations/current/members'),
     webhook: await get(`/api/v1/webhooks/${A.webhook_id}`),
     deliveries: await get(`/api/v1/webhooks/${A.webhook_id}/deliveries`),
@@ -201,6 +209,20 @@ function rows(): Row[] {
     r('DELETE /api/organizations/current/members/{user_id}', (i) => b('DELETE', `/api/organizations/current/members/${i.user_id}`)),
     r('DELETE /api/service-keys/{key_id}', (i) => b('DELETE', `/api/service-keys/${i.service_key_id}`)),
     r('DELETE /api/api-keys/{key_id}', (i) => b('DELETE', `/api/api-keys/${i.api_key_id}`)),
+    r('POST /api/v1/test-runs', (i) => b('POST', '/api/v1/test-runs', { project_id: i.project_id, steps: [{ action: 'navigate', value: '/' }] })),
+    r('GET /api/v1/test-runs', (i) => b('GET', `/api/v1/test-runs?project_id=${i.project_id}`)),
+    r('GET /api/v1/test-runs/{test_run_id}', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}`)),
+    r('DELETE /api/v1/test-runs/{test_run_id}', (i) => b('DELETE', `/api/v1/test-runs/${i.test_run_id}`)),
+    r('GET /api/v1/test-runs/{test_run_id}/stream', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}/stream`)),
+    r('POST /api/v1/test-runs/{test_run_id}/save', (i) => b('POST', `/api/v1/test-runs/${i.test_run_id}/save`, { name: 'Planted', test_plan_id: i.test_plan_id })),
+    r('POST /api/v1/reports', (i) => b('POST', '/api/v1/reports', { project_id: i.project_id, name: 'Planted', kind: 'pass_rate' })),
+    r('GET /api/v1/reports', (i) => b('GET', `/api/v1/reports?project_id=${i.project_id}`)),
+    r('GET /api/v1/reports/{report_id}', (i) => b('GET', `/api/v1/reports/${i.report_id}`)),
+    r('PUT /api/v1/reports/{report_id}', (i) => b('PUT', `/api/v1/reports/${i.report_id}`, { name: 'Hijacked' })),
+    r('DELETE /api/v1/reports/{report_id}', (i) => b('DELETE', `/api/v1/reports/${i.report_id}`)),
+    r('POST /api/v1/reports/{report_id}/snapshots', (i) => b('POST', `/api/v1/reports/${i.report_id}/snapshots`)),
+    r('GET /api/v1/reports/{report_id}/snapshots', (i) => b('GET', `/api/v1/reports/${i.report_id}/snapshots`)),
+    r('GET /api/v1/reports/{report_id}/snapshots/{snapshot_id}', (i) => b('GET', `/api/v1/reports/${i.report_id}/snapshots/${i.snapshot_id}?format=html`)),
     // The unversioned and P2 forms the gateway serves as aliases.
     r('GET /api/test-cases/{test_case_id}', (i) => b('GET', `/api/test-cases/${i.test_case_id}`)),
     r('GET /api/executions/{execution_id}', (i) => b('GET', `/api/executions/${i.execution_id}`)),
@@ -212,7 +234,7 @@ function rows(): Row[] {
 /** Routes of the contract that take an organization's ids (in the path, or a project/plan/case in the query or body). */
 function routesTakingIds(): string[] {
   const takesIds = (path: string, body?: string, query: string[] = []) =>
-    path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest)$/.test(body ?? '');
+    path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest|TestRunCreateRequest|ReportCreateRequest)$/.test(body ?? '');
   return ROUTES.filter((r) => r.auth !== false && takesIds(r.path, r.body, (r.params ?? []).filter((p) => p.in === 'query').map((p) => p.name)))
     .map((r) => `${r.method} ${r.path}`)
     .concat(['POST /api/v1/test-cases/import']);

@@ -307,16 +307,24 @@ async function main(): Promise<void> {
   // allows loopback (a deployment refuses it by default); metadata and private ranges stay
   // refused unless the launcher's own EGRESS_* variables say otherwise (they pass through).
   const egress = { EGRESS_ALLOW_LOOPBACK: process.env.EGRESS_ALLOW_LOOPBACK ?? 'true' };
-  const executionRunner: ServiceSpec = {
-    name: 'execution-runner',
-    port: config.executionRunnerPort,
-    // AUTH_URL: the scheduler asks auth for the plan's API access and quotas before each scheduled run.
-    env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, RUNNER_CONCURRENCY: String(config.runnerConcurrency), AUTH_URL: local(auth), ...egress },
-  };
   const discoveryCrawler: ServiceSpec = {
     name: 'discovery-crawler',
     port: config.discoveryCrawlerPort,
     env: { TEST_CASE_URL: local(testCase), CHROMIUM_PATH: config.chromiumPath, ...egress },
+  };
+  const executionRunner: ServiceSpec = {
+    name: 'execution-runner',
+    port: config.executionRunnerPort,
+    // AUTH_URL: the scheduler asks auth for the plan's API access and quotas before each scheduled run.
+    // DISCOVERY_CRAWLER_URL: exploratory runs of a discovery session ask it for the session's generated cases.
+    env: {
+      TEST_CASE_URL: local(testCase),
+      DISCOVERY_CRAWLER_URL: local(discoveryCrawler),
+      CHROMIUM_PATH: config.chromiumPath,
+      RUNNER_CONCURRENCY: String(config.runnerConcurrency),
+      AUTH_URL: local(auth),
+      ...egress,
+    },
   };
   // Failure analysis reads executions from the runner, writes applied selectors through test-case,
   // enriches discovery sessions; ANALYSIS_LLM_* set for the launcher reach it too (prose only).

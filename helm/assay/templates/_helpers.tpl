@@ -166,7 +166,7 @@ true
   "gateway" (list "auth" "test-case" "execution-runner" "discovery-crawler" "analysis" "webhook-dispatcher")
   "auth" (list)
   "test-case" (list)
-  "execution-runner" (list "test-case" "auth")
+  "execution-runner" (list "test-case" "auth" "discovery-crawler")
   "discovery-crawler" (list "test-case")
   "analysis" (list "execution-runner" "test-case" "discovery-crawler")
   "webhook-dispatcher" (list "auth")

@@ -32,6 +32,30 @@ const flakiness = {
   },
 };
 
+const reportKind = {
+  type: 'string',
+  enum: ['pass_rate', 'flaky_tests', 'slowest_steps', 'failure_categories', 'open_issues'],
+  description: 'pass_rate: per plan and environment, by day; flaky_tests: flip rates; slowest_steps: median and p95 per action and selector; failure_categories: counts by analysis category; open_issues.',
+};
+const reportFilters = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    test_plan_ids: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 64 } },
+    environments: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 32 }, description: '`""` stands for runs that named no environment.' },
+  },
+};
+const reportPeriod = {
+  type: 'object',
+  additionalProperties: false,
+  description: '`last_days` (default 30) counts back from the moment a snapshot is taken; `from`/`to` is a fixed range (`to` defaults to that moment).',
+  properties: {
+    last_days: { type: 'integer', minimum: 1, maximum: 366 },
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+  },
+};
+
 export const analysisSchemas: Record<string, JsonSchema> = {
   FailureAnalysisItem: {
     type: 'object',
@@ -179,4 +203,73 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       },
     },
   },
+  ReportCreateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['project_id', 'name', 'kind'],
+    properties: {
+      project_id: { type: 'string', minLength: 1, maxLength: 64 },
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      kind: reportKind,
+      filters: reportFilters,
+      period: reportPeriod,
+    },
+  },
+  ReportUpdateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+      project_id: { type: 'string', description: 'Read-only: must be the report’s own.' },
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      kind: reportKind,
+      filters: reportFilters,
+      period: reportPeriod,
+    },
+  },
+  Report: {
+    type: 'object',
+    required: ['id', 'project_id', 'name', 'kind', 'filters', 'period', 'created_at', 'updated_at'],
+    properties: {
+      id: { type: 'string' },
+      project_id: { type: 'string' },
+      name: { type: 'string' },
+      kind: reportKind,
+      filters: reportFilters,
+      period: reportPeriod,
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  ReportList: { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: { $ref: 'Report' } }, pagination: { $ref: 'Pagination' } } },
+  ReportDeleted: { type: 'object', required: ['id', 'deleted', 'deleted_at'], properties: { id: { type: 'string' }, deleted: { type: 'boolean' }, deleted_at: { type: 'string', format: 'date-time' } } },
+  ReportSnapshot: {
+    type: 'object',
+    required: ['id', 'report_id', 'project_id', 'period', 'created_at'],
+    description: 'A report frozen when it was taken: the row never changes afterwards. `definition` and `data` are in the single-snapshot answer, not in the list.',
+    properties: {
+      id: { type: 'string' },
+      report_id: { type: 'string' },
+      project_id: { type: 'string' },
+      period: { type: 'object', required: ['from', 'to'], properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },
+      created_at: { type: 'string', format: 'date-time' },
+      definition: { $ref: 'Report' },
+      data: {
+        type: 'object',
+        required: ['kind', 'period', 'executions_counted', 'tables'],
+        properties: {
+          kind: reportKind,
+          period: { type: 'object' },
+          executions_counted: { type: 'integer', description: 'Finished (completed or failed, not cancelled) plan executions that ended in the period; exploratory runs are not counted.' },
+          tables: {
+            type: 'object',
+            description:
+              'Named tables `{columns, rows}`. pass_rate: `by_day` and `totals` (passed ÷ (passed + failed) tests, %, one decimal); flaky_tests: `tests` (flips between consecutive runs ÷ (runs − 1)); slowest_steps: `steps` (median and nearest-rank p95 of step durations per action and selector, top 50 by p95); failure_categories: `categories` (failure-analysis items of the period’s executions); open_issues: `issues` (open and acknowledged, now).',
+            additionalProperties: { type: 'object', required: ['columns', 'rows'], properties: { columns: { type: 'array', items: { type: 'string' } }, rows: { type: 'array', items: { type: 'array' } } } },
+          },
+        },
+      },
+    },
+  },
+  ReportSnapshotList: { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: { $ref: 'ReportSnapshot' } }, pagination: { $ref: 'Pagination' } } },
 };

@@ -34,6 +34,19 @@ const stepResult = {
   },
 };
 
+const runResults = {
+  type: 'object',
+  required: ['test_results', 'summary'],
+  properties: {
+    test_results: { type: 'array', items: { $ref: 'TestResult' } },
+    summary: {
+      type: 'object',
+      required: ['total', 'passed', 'failed', 'skipped'],
+      properties: { total: { type: 'integer' }, passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' } },
+    },
+  },
+};
+
 export const executionSchemas: Record<string, JsonSchema> = {
   ArtifactUploaded: {
     type: 'object',
@@ -126,19 +139,7 @@ export const executionSchemas: Record<string, JsonSchema> = {
       cancelled_at: nullableTimestamp,
       cancellation_reason: { type: ['string', 'null'] },
       error: { type: ['string', 'null'] },
-      results: {
-        type: 'object',
-        description: 'Only in the answer of a synchronous run.',
-        required: ['test_results', 'summary'],
-        properties: {
-          test_results: { type: 'array', items: { $ref: 'TestResult' } },
-          summary: {
-            type: 'object',
-            required: ['total', 'passed', 'failed', 'skipped'],
-            properties: { total: { type: 'integer' }, passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' } },
-          },
-        },
-      },
+      results: { ...runResults, description: 'Only in the answer of a synchronous run.' },
     },
   },
   ExecutionList: {
@@ -181,5 +182,74 @@ export const executionSchemas: Record<string, JsonSchema> = {
       cancellation_reason: { type: 'string' },
       cancelled_at: timestamp,
     },
+  },
+  TestRunCreateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['project_id'],
+    description: 'Either `steps` (one test, validated like a test case’s) or `discovery_session_id` (every flow of the session as a generated test case, nothing saved).',
+    properties: {
+      project_id: runOptions.project_id,
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      steps: { type: 'array', description: 'Steps as in a test case (same actions and validation); step ids are assigned by the run.', items: { $ref: 'StepInput' } },
+      discovery_session_id: { type: 'string', minLength: 1, maxLength: 64 },
+      environment: runOptions.environment,
+      variables: runOptions.variables,
+      timeout_seconds: runOptions.timeout_seconds,
+      trace: runOptions.trace,
+      wait_for_completion: { type: 'boolean', default: true, description: 'false: answer 202 at once; follow `stream_url` or poll the run.' },
+    },
+  },
+  TestRun: {
+    type: 'object',
+    required: ['id', 'project_id', 'name', 'status', 'passed_tests', 'failed_tests', 'total_tests', 'created_at', 'completed_at', 'discovery_session_id', 'saved_test_case_id', 'stream_url'],
+    description: 'An exploratory run: an execution of kind `run` (its id works with `/api/v1/executions/{id}/failure-analysis` and the artifact URLs in its results).',
+    properties: {
+      id: { type: 'string' },
+      project_id: { type: 'string' },
+      name: { type: ['string', 'null'] },
+      status: { type: 'string', enum: ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'] },
+      environment: { type: ['string', 'null'] },
+      base_url: { type: 'string' },
+      discovery_session_id: { type: ['string', 'null'] },
+      saved_test_case_id: { type: ['string', 'null'], description: 'The test case the run was saved as.' },
+      passed_tests: { type: 'integer' },
+      failed_tests: { type: 'integer' },
+      skipped_tests: { type: 'integer' },
+      total_tests: { type: 'integer' },
+      duration_seconds: { type: ['integer', 'null'] },
+      timeout_seconds: { type: 'integer' },
+      trace: { type: 'string', enum: ['off', 'on', 'retain-on-failure'] },
+      created_at: timestamp,
+      started_at: nullableTimestamp,
+      completed_at: nullableTimestamp,
+      cancelled_at: nullableTimestamp,
+      cancellation_reason: { type: ['string', 'null'] },
+      error: { type: ['string', 'null'] },
+      stream_url: { type: 'string', description: 'Server-Sent Events of the run (as an execution’s stream).' },
+      estimated_wait_seconds: { type: 'integer', description: 'Only in the answer of `wait_for_completion: false`.' },
+      results: { ...runResults, description: 'Per-test and per-step results, the same shape as an execution’s.' },
+    },
+  },
+  TestRunList: {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: { data: { type: 'array', items: { $ref: 'TestRun' } }, pagination: { $ref: 'Pagination' } },
+  },
+  TestRunSaveRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      description: { type: 'string', maxLength: 5000 },
+      tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 50 } },
+      test_plan_id: { type: 'string', minLength: 1, maxLength: 64, description: 'A plan of the run’s project the new case is appended to.' },
+    },
+  },
+  TestRunSaved: {
+    type: 'object',
+    required: ['test_run_id', 'test_case', 'test_plan_id', 'saved_at'],
+    properties: { test_run_id: { type: 'string' }, test_plan_id: { type: ['string', 'null'] }, test_case: { $ref: 'TestCase' }, saved_at: timestamp },
   },
 };

@@ -180,6 +180,8 @@ export const ROUTES: RouteContract[] = [
   ...testCaseRoutes(),
   // execution-runner
   ...executionRoutes(),
+  ...testRunRoutes(),
+  ...reportRoutes(),
   // discovery-crawler
   ...discoveryRoutes(),
   // webhook-dispatcher
@@ -399,6 +401,107 @@ function executionRoutes(): RouteContract[] {
       params: [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'string' } }],
       response: { status: 200, contentType: 'image/png' },
       errors: [404],
+    }),
+  ];
+}
+
+function testRunRoutes(): RouteContract[] {
+  const tr = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Test runs', ...r });
+  const id = idParam('test_run_id');
+  return [
+    tr({
+      method: 'POST',
+      path: '/api/v1/test-runs',
+      summary: 'Run steps, or a discovery session’s flows, once without saving a test case',
+      description:
+        'The "try it" of test authoring: `steps` run as one test in Chromium, with the results, screenshots, traces, stream, events and failure analysis of an execution. `discovery_session_id` instead generates the session’s flows as test cases in memory and runs them all. Waits for the results unless `wait_for_completion` is false (202).',
+      body: 'TestRunCreateRequest',
+      response: { status: 200, schema: 'TestRun' },
+      errors: [400, 404, 409, 501],
+    }),
+    tr({
+      method: 'GET',
+      path: '/api/v1/test-runs',
+      summary: 'List exploratory runs of a project, newest first',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'status', in: 'query', schema: { type: 'string', enum: ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'] } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'TestRunList' },
+      errors: [400, 404],
+    }),
+    tr({ method: 'GET', path: '/api/v1/test-runs/{test_run_id}', summary: 'An exploratory run with its per-step results', params: [id], response: { status: 200, schema: 'TestRun' }, errors: [404] }),
+    tr({ method: 'DELETE', path: '/api/v1/test-runs/{test_run_id}', summary: 'Cancel a queued or running exploratory run', params: [id], response: { status: 200, schema: 'ExecutionCancelled' }, errors: [404, 409] }),
+    tr({
+      method: 'GET',
+      path: '/api/v1/test-runs/{test_run_id}/stream',
+      summary: 'Server-Sent Events of the run as it happens',
+      description: 'The events of an execution’s stream (`status`, `test_started`, `step_finished`, `test_finished`, `completed`); resumable with `Last-Event-ID`.',
+      params: [id],
+      response: { status: 200, contentType: 'text/event-stream' },
+      errors: [404],
+    }),
+    tr({
+      method: 'POST',
+      path: '/api/v1/test-runs/{test_run_id}/save',
+      summary: 'Save a finished run of steps as a test case',
+      description:
+        'The new case keeps the run’s test id and step ids, so the element fingerprints its run captured are the case’s history for failure analysis from day one; `test_plan_id` appends it to a plan. 409 while the run is going or once it was saved.',
+      params: [id],
+      body: 'TestRunSaveRequest',
+      response: { status: 201, schema: 'TestRunSaved' },
+      errors: [400, 404, 409],
+    }),
+  ];
+}
+
+function reportRoutes(): RouteContract[] {
+  const rp = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'analysis', tag: 'Reports', ...r });
+  const id = idParam('report_id');
+  const sid = idParam('snapshot_id');
+  return [
+    rp({ method: 'POST', path: '/api/v1/reports', summary: 'Define a report over a project’s executions and analyses', body: 'ReportCreateRequest', response: { status: 201, schema: 'Report' }, errors: [400, 404] }),
+    rp({
+      method: 'GET',
+      path: '/api/v1/reports',
+      summary: 'List a project’s report definitions',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'ReportList' },
+      errors: [400, 404],
+    }),
+    rp({ method: 'GET', path: '/api/v1/reports/{report_id}', summary: 'A report definition', params: [id], response: { status: 200, schema: 'Report' }, errors: [404] }),
+    rp({ method: 'PUT', path: '/api/v1/reports/{report_id}', summary: 'Change a report definition (its snapshots stay as they were)', params: [id], body: 'ReportUpdateRequest', response: { status: 200, schema: 'Report' }, errors: [400, 404] }),
+    rp({ method: 'DELETE', path: '/api/v1/reports/{report_id}', summary: 'Delete a report definition and its snapshots', params: [id], response: { status: 200, schema: 'ReportDeleted' }, errors: [404] }),
+    rp({
+      method: 'POST',
+      path: '/api/v1/reports/{report_id}/snapshots',
+      summary: 'Freeze the report’s data now',
+      description: 'Computes the report from the runner’s raw results and the analyses and stores it as a row that never changes: reopening it later shows exactly what it showed.',
+      params: [id],
+      response: { status: 201, schema: 'ReportSnapshot' },
+      errors: [400, 404],
+    }),
+    rp({ method: 'GET', path: '/api/v1/reports/{report_id}/snapshots', summary: 'List a report’s snapshots, newest first', params: [id], response: { status: 200, schema: 'ReportSnapshotList' }, errors: [404] }),
+    rp({
+      method: 'GET',
+      path: '/api/v1/reports/{report_id}/snapshots/{snapshot_id}',
+      summary: 'A snapshot as JSON, CSV or a self-contained HTML page',
+      description:
+        '`format=json` (default); `format=csv` (one table, the first unless `table=` names another); `format=html`: a page with the chart as SVG rendered on the server (Vega-Lite) and every table, no script and no external resource, to open or attach to a mail.',
+      params: [
+        id,
+        sid,
+        { name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'csv', 'html'], default: 'json' } },
+        { name: 'table', in: 'query', schema: { type: 'string' }, description: 'CSV only: which table.' },
+      ],
+      response: { status: 200, schema: 'ReportSnapshot' },
+      errors: [400, 404],
     }),
   ];
 }

@@ -74,3 +74,12 @@ describe('requiredScope', () => {
     expect(API_KEY_SCOPES).not.toContain('organization:write');
   });
 });
+
+describe('scopes of exploratory runs and reports', () => {
+  it('puts test runs and reports in the executions area', () => {
+    expect(requiredScope('POST', '/api/v1/test-runs')).toBe('executions:write');
+    expect(requiredScope('GET', '/api/v1/test-runs/r1')).toBe('executions:read');
+    expect(requiredScope('POST', '/api/v1/reports/r1/snapshots')).toBe('executions:write');
+    expect(requiredScope('GET', '/api/v1/reports')).toBe('executions:read');
+  });
+});

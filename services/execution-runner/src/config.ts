@@ -5,6 +5,8 @@ import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
   testCaseUrl: string;
+  /** Discovery-crawler, asked for a session's generated cases when a test run names one; unset: such runs answer 501. */
+  discoveryUrl: string | undefined;
   chromiumPath: string;
   /** Test cases one process runs at once. */
   concurrency: number;
@@ -34,6 +36,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     ...readCommonConfig(r, 'execution-runner', 8083),
     schema: 'execution',
     testCaseUrl: r.url('TEST_CASE_URL'),
+    discoveryUrl: r.optionalUrl('DISCOVERY_CRAWLER_URL'),
     chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),

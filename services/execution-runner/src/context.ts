@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@assay/logger';
 import type { ArtifactLimits } from './artifacts/artifacts.repository.js';
+import type { DiscoveryClient } from './clients/discovery.client.js';
 import type { TestCaseClient } from './clients/test-case.client.js';
 import type { ExecutionDatabase } from './db/database.js';
 import type { ExecutionNotifier } from './executions/notifier.js';
@@ -11,6 +12,8 @@ export interface ExecutionContext {
   schema: string;
   logger: Logger;
   testCases: TestCaseClient;
+  /** Generates a discovery session's test cases for a run of it; unset (no DISCOVERY_CRAWLER_URL): such runs answer 501. */
+  discovery?: DiscoveryClient;
   notifier: ExecutionNotifier;
   publicBaseUrl: string;
   /** Test cases one runner process runs at once (for estimates). */

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { TestCaseClient } from './clients/test-case.client.js';
+import { DiscoveryClient } from './clients/discovery.client.js';
 import { loadConfig } from './config.js';
 import type { ExecutionDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
@@ -67,6 +68,7 @@ startMain(async () => {
         schema: config.schema,
         logger,
         testCases,
+        ...(config.discoveryUrl ? { discovery: new DiscoveryClient(config.discoveryUrl, config.internalTokenSecret) } : {}),
         notifier,
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,

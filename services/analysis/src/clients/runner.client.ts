@@ -77,6 +77,25 @@ export interface Diagnostics {
 
 export const TERMINAL = ['completed', 'failed', 'cancelled'];
 
+/** A finished plan execution with its raw results, as reports count them. */
+export interface ReportExecution {
+  id: string;
+  test_plan_id: string;
+  test_plan_name: string;
+  environment: string | null;
+  status: 'completed' | 'failed';
+  started_at: string | null;
+  completed_at: string;
+  tests: Array<{
+    test_id: string;
+    name: string;
+    status: 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
+    duration_ms: number | null;
+    completed_at: string | null;
+    steps: Array<{ step_id: string; action: string | null; selector: string | null; status: 'passed' | 'failed' | 'skipped'; duration_ms: number }>;
+  }>;
+}
+
 /** The execution-runner's internal routes. */
 export class RunnerClient {
   constructor(private readonly http: InternalClient) {}
@@ -87,6 +106,20 @@ export class RunnerClient {
     if (r.status === 404) return undefined;
     if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body;
+  }
+
+  /**
+   * Finished plan executions of a project that ended in [from, to), with their results.
+   * @throws AppError 400 when the period holds too many executions, 503 when the runner is unreachable.
+   */
+  async reportResults(orgId: string, q: { projectId: string; from: Date; to: Date; testPlanIds?: string[]; environments?: string[] }): Promise<ReportExecution[]> {
+    const params = new URLSearchParams({ project_id: q.projectId, from: q.from.toISOString(), to: q.to.toISOString() });
+    if (q.testPlanIds?.length) params.set('test_plan_ids', q.testPlanIds.join(','));
+    if (q.environments?.length) params.set('environments', q.environments.join(','));
+    const r = await this.http.call<{ executions: ReportExecution[]; message?: string; details?: unknown }>(orgId, 'GET', `/internal/report-results?${params}`);
+    if (r.status === 400) throw new AppError(400, 'validation_error', r.body.message ?? 'The report period is too large', r.body.details);
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    return r.body.executions;
   }
 
   async fingerprints(orgId: string, id: string): Promise<Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }>> {

@@ -156,6 +156,8 @@ export interface EnrichmentTable {
 export interface AnalysisDatabase extends OutboxTables {
   analyses: AnalysisTable;
   analysis_items: AnalysisItemTable;
+  report_definitions: ReportDefinitionTable;
+  report_snapshots: ReportSnapshotTable;
   test_runs: TestRunTable;
   known_elements: KnownElementTable;
   rejections: RejectionTable;
@@ -169,3 +171,43 @@ export type AnalysisItemRow = Selectable<AnalysisItemTable>;
 export type NewAnalysisItemRow = Insertable<AnalysisItemTable>;
 export type IssueRow = Selectable<IssueTable>;
 export type EnrichmentRow = Selectable<EnrichmentTable>;
+
+export interface ReportFilters {
+  test_plan_ids?: string[];
+  environments?: string[];
+}
+
+/** `last_days`: the days up to the snapshot; `from`/`to`: a fixed range. */
+export interface ReportPeriod {
+  last_days?: number;
+  from?: string;
+  to?: string;
+}
+
+export interface ReportDefinitionTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  name: string;
+  kind: string;
+  filters: Json<ReportFilters>;
+  period: Json<ReportPeriod>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface ReportSnapshotTable {
+  id: Generated<string>;
+  report_id: string;
+  org_id: string;
+  project_id: string;
+  /** The definition as it was when the snapshot was taken. */
+  definition: Json<Record<string, unknown>>;
+  period_from: Date;
+  period_to: Date;
+  data: Json<Record<string, unknown>>;
+  created_at: DefaultTimestamp;
+}
+
+export type ReportDefinitionRow = Selectable<ReportDefinitionTable>;
+export type ReportSnapshotRow = Selectable<ReportSnapshotTable>;

@@ -97,26 +97,36 @@ function searchTermInUrl(form: FormInfo, flowSteps: FlowStep[], steps: Step[]): 
 }
 
 /**
+ * The session's flows (all, or `flowIds`) as test cases, in memory: the
+ * generator behind both saving them and an exploratory run of the session.
+ * @throws AppError 404 for an unknown session, 400 for an unknown flow id, 409 while no flow is detected.
+ */
+export async function buildSessionCases(ctx: DiscoveryContext, orgId: string, sessionId: string, flowIds?: string[]) {
+  const session = await getSession(ctx, orgId, sessionId);
+  const flows = await listFlows(ctx.db, session.id);
+  let chosen = flows;
+  if (flowIds) {
+    const known = new Set(flows.map((f) => f.flow_id));
+    const unknown = flowIds.filter((id) => !known.has(id));
+    if (unknown.length) throw validationError(unknown.map((id) => ({ field: 'flow_ids', message: `unknown flow ${id} in this session` })));
+    chosen = flows.filter((f) => flowIds.includes(f.flow_id));
+  }
+  if (!chosen.length) throw conflict('The session has detected no flows yet');
+  const pages = new Map((await crawledPages(ctx.db, session.id)).flatMap((p) => (p.analysis ? [[p.url, p.analysis] as const] : [])));
+  const origin = new URL(session.target_url).origin;
+  const path = (url: string) => (url.startsWith(origin) ? url.slice(origin.length) || '/' : url);
+  const cases = chosen.map((f) => ({ flow_id: f.flow_id, ...flowToCase(f, pages, path) })).filter((c) => c.steps.length > 0);
+  return { session, cases };
+}
+
+/**
  * Creates test cases in the session's project from its flows (all, or
  * `flow_ids`), appended to `test_plan_id` when given.
  * @throws AppError 404 for an unknown session, plan or flow id, 409 while no flow is detected.
  */
 export async function generateTestCases(ctx: DiscoveryContext, orgId: string, sessionId: string, body: { flow_ids?: string[]; test_plan_id?: string }) {
-  const session = await getSession(ctx, orgId, sessionId);
-  const flows = await listFlows(ctx.db, session.id);
-  let chosen = flows;
-  if (body.flow_ids) {
-    const known = new Set(flows.map((f) => f.flow_id));
-    const unknown = body.flow_ids.filter((id) => !known.has(id));
-    if (unknown.length) throw validationError(unknown.map((id) => ({ field: 'flow_ids', message: `unknown flow ${id} in this session` })));
-    chosen = flows.filter((f) => body.flow_ids!.includes(f.flow_id));
-  }
-  if (!chosen.length) throw conflict('The session has detected no flows yet');
   if (body.test_plan_id !== undefined && !isUuid(body.test_plan_id)) throw notFound('Test plan');
-  const pages = new Map((await crawledPages(ctx.db, session.id)).flatMap((p) => (p.analysis ? [[p.url, p.analysis] as const] : [])));
-  const origin = new URL(session.target_url).origin;
-  const path = (url: string) => (url.startsWith(origin) ? url.slice(origin.length) || '/' : url);
-  const cases = chosen.map((f) => flowToCase(f, pages, path)).filter((c) => c.steps.length > 0);
-  const created = await ctx.testCases.createTestCases(orgId, session.project_id, cases, body.test_plan_id);
+  const { session, cases } = await buildSessionCases(ctx, orgId, sessionId, body.flow_ids);
+  const created = await ctx.testCases.createTestCases(orgId, session.project_id, cases.map(({ flow_id: _flow, ...c }) => c), body.test_plan_id);
   return { session_id: session.id, project_id: session.project_id, test_plan_id: body.test_plan_id ?? null, test_cases: created };
 }

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { forbidden, isUuid, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { DiscoveryContext } from '../context.js';
+import { buildSessionCases } from '../generate/generate.service.js';
 import type { CrawlConfig, PageAnalysis } from '../db/database.js';
 import { crawledPages, findSession, listEndpoints, listFlows, updateSession } from '../sessions/sessions.repository.js';
 
@@ -33,6 +34,14 @@ export function internalRoutes(ctx: DiscoveryContext): Router {
       flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence })),
       api_endpoints: endpoints,
     });
+  });
+
+  // The session's flows as test cases, generated and not saved: what an exploratory run of the session runs.
+  router.get('/internal/sessions/:id/test-cases', async (req, res) => {
+    const orgId = (res.locals.principal as Principal).org_id;
+    if (!orgId) throw forbidden('Internal calls must name the organization they act for');
+    const { session, cases } = await buildSessionCases(ctx, orgId, req.params.id);
+    res.json({ session_id: session.id, project_id: session.project_id, test_cases: cases });
   });
 
   router.put('/internal/sessions/:id/enrichment', async (req, res) => {

@@ -9,6 +9,14 @@ export interface PlanSnapshot {
   test_cases: SnapshotCase[];
 }
 
+export interface SavedCase {
+  id: string;
+  name: string;
+  description?: string;
+  tags?: string[];
+  steps: SnapshotCase['steps'];
+}
+
 /** Reads a plan snapshot from the test-case service, acting for the caller's organization. */
 export class TestCaseClient {
   constructor(
@@ -32,12 +40,39 @@ export class TestCaseClient {
     await this.get(orgId, `/internal/projects/${encodeURIComponent(projectId)}`, 'Project');
   }
 
+  /**
+   * The project as test-case holds it (base URL, environments).
+   * @throws AppError 404 when the organization has no such project, 503 when test-case is unreachable.
+   */
+  async project(orgId: string, projectId: string): Promise<PlanSnapshot['project']> {
+    return this.get<PlanSnapshot['project']>(orgId, `/internal/projects/${encodeURIComponent(projectId)}`, 'Project');
+  }
+
+  /**
+   * Creates a test case keeping the given id and step ids (a saved exploratory
+   * run: the fingerprints its run captured stay keyed to them), appended to
+   * `testPlanId` when given.
+   * @throws AppError 400 with test-case's field errors, 404 for an unknown plan,
+   * 409 when a case with that id exists, 503 when test-case is unreachable.
+   */
+  async createKeepingIds(orgId: string, projectId: string, testCase: SavedCase, testPlanId?: string): Promise<{ id: string; name: string; steps: SnapshotCase['steps'] }> {
+    const body = { project_id: projectId, keep_ids: true, test_cases: [testCase], ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}) };
+    const created = await this.call<{ test_cases: Array<{ id: string; name: string; steps: SnapshotCase['steps'] }> }>(orgId, 'POST', '/internal/test-cases', 'Test plan', body);
+    return created.test_cases[0]!;
+  }
+
   private async get<T>(orgId: string, path: string, what: string): Promise<T> {
+    return this.call<T>(orgId, 'GET', path, what);
+  }
+
+  private async call<T>(orgId: string, method: 'GET' | 'POST', path: string, what: string, body?: unknown): Promise<T> {
     const token = await signPrincipal(this.internalTokenSecret, { ...servicePrincipal('execution-runner'), org_id: orgId });
     let res: Dispatcher.ResponseData;
     try {
       res = await request(`${this.baseUrl}${path}`, {
-        headers: { [PRINCIPAL_HEADER]: token },
+        method,
+        headers: { [PRINCIPAL_HEADER]: token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         headersTimeout: 10_000,
         bodyTimeout: 30_000,
         ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
@@ -45,9 +80,13 @@ export class TestCaseClient {
     } catch {
       throw new AppError(503, 'service_unavailable', 'The test-case service is unavailable; try again shortly');
     }
-    const body = (await res.body.json().catch(() => ({}))) as T;
+    const answer = (await res.body.json().catch(() => ({}))) as T & { message?: string; details?: unknown };
     if (res.statusCode === 404) throw notFound(what);
-    if (res.statusCode !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.statusCode}`);
-    return body;
+    // Refusals of what the caller sent (validation, a duplicate) pass through as they are.
+    if (res.statusCode === 400 || res.statusCode === 409) {
+      throw new AppError(res.statusCode, res.statusCode === 400 ? 'validation_error' : 'conflict', answer.message ?? 'Refused by the test-case service', answer.details as never);
+    }
+    if (res.statusCode !== 200 && res.statusCode !== 201) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.statusCode}`);
+    return answer;
   }
 }

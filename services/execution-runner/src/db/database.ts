@@ -60,7 +60,17 @@ export interface ExecutionTable {
   completed_at: NullableTimestamp;
   cancelled_at: NullableTimestamp;
   cancellation_reason: string | null;
+  /** `plan`: a run of a test plan; `run`: an exploratory test run (its steps came with the request; test_plan_id is the run's own id). */
+  kind: Generated<ExecutionKind>;
+  /** The exploratory run's name (runs only). */
+  name: Generated<string | null>;
+  /** The discovery session whose flows the run ran (runs only). */
+  discovery_session_id: Generated<string | null>;
+  /** The test case the run was saved as. */
+  saved_test_case_id: Generated<string | null>;
 }
+
+export type ExecutionKind = 'plan' | 'run';
 
 export interface TestResultTable {
   id: Generated<string>;

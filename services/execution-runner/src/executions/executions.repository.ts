@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ExecutionDatabase, ExecutionRow, ExecutionStatus, TestResultRow } from '../db/database.js';
+import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, TestResultRow } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
 
@@ -17,6 +17,8 @@ export async function findExecutionById(db: Db, id: string): Promise<ExecutionRo
 
 export interface ExecutionFilter {
   projectId: string;
+  /** Plan runs unless told: exploratory runs are listed as test runs. */
+  kind?: ExecutionKind;
   status?: ExecutionStatus | undefined;
   createdAfter?: Date | undefined;
   createdBefore?: Date | undefined;
@@ -25,7 +27,7 @@ export interface ExecutionFilter {
 }
 
 export async function listExecutions(db: Db, orgId: string, f: ExecutionFilter) {
-  let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId);
+  let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId).where('kind', '=', f.kind ?? 'plan');
   if (f.status) q = q.where('status', '=', f.status);
   if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);

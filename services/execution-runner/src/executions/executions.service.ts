@@ -57,28 +57,42 @@ export async function prepareRun(testCases: TestCaseClient, orgId: string, req: 
   if (snapshot.project.id !== req.project_id) {
     throw validationError([{ field: 'project_id', message: 'is not the project of this test plan' }]);
   }
-  let baseUrl = snapshot.project.base_url;
-  if (req.environment !== undefined) {
-    const url = snapshot.project.environments[req.environment];
-    if (!url) {
-      const known = Object.keys(snapshot.project.environments);
-      throw validationError([{ field: 'environment', message: known.length ? `must be one of ${known.join(', ')}` : 'the project defines no environments' }]);
-    }
-    baseUrl = url;
-  }
+  const baseUrl = baseUrlFor(snapshot.project, req.environment);
   if (snapshot.test_cases.length === 0) throw validationError([{ field: 'test_plan_id', message: 'the test plan has no active test cases to run' }]);
   return { snapshot, baseUrl };
+}
+
+/** What an exploratory test run adds to its execution row (its id is also its `test_plan_id`). */
+export interface ExploratoryFields {
+  id: string;
+  name: string;
+  discovery_session_id: string | null;
+}
+
+/**
+ * The base URL a run uses: the project's, or its `environment`'s.
+ * @throws AppError 400 for an environment the project does not define.
+ */
+export function baseUrlFor(project: PlanSnapshot['project'], environment: string | undefined): string {
+  if (environment === undefined) return project.base_url;
+  const url = project.environments[environment];
+  if (!url) {
+    const known = Object.keys(project.environments);
+    throw validationError([{ field: 'environment', message: known.length ? `must be one of ${known.join(', ')}` : 'the project defines no environments' }]);
+  }
+  return url;
 }
 
 /**
  * Stores a prepared run as a queued execution in the caller's transaction and
  * asks the runners to run it; its artifacts are kept for the `plan`'s history period.
  */
-export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: RunRequest): Promise<ExecutionRow> {
+export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: Omit<RunRequest, 'test_plan_id'>, exploratory?: ExploratoryFields): Promise<ExecutionRow> {
   const { snapshot, baseUrl } = run;
   const row = await trx
     .insertInto('executions')
     .values({
+      ...(exploratory ? { id: exploratory.id, kind: 'run' as const, name: exploratory.name, discovery_session_id: exploratory.discovery_session_id } : {}),
       org_id: orgId,
       project_id: snapshot.project.id,
       project_name: snapshot.project.name,

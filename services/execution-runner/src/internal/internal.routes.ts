@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
-import { forbidden, iso, isUuid, notFound, requireServicePrincipal } from '@assay/http';
+import { forbidden, iso, isUuid, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { ExecutionContext } from '../context.js';
 import type { SnapshotStep } from '../db/database.js';
 import { findExecution } from '../executions/executions.repository.js';
 import { artifactUrl } from '../runner/events.js';
-import { findDiagnostics, findFingerprints, findResultSummaries } from './internal.repository.js';
+import { findDiagnostics, findFingerprints, findReportResults, findResultSummaries, REPORT_MAX_EXECUTIONS } from './internal.repository.js';
 
 /**
  * The version of a test case as it ran: a hash of its steps (ids, actions,
@@ -86,6 +86,45 @@ export function internalRoutes(ctx: ExecutionContext): Router {
     const rows = isUuid(req.params.testId) ? await findDiagnostics(ctx.db, e.id, req.params.testId) : [];
     if (rows.length === 0) throw notFound('Test result');
     res.json({ execution_id: e.id, test_id: req.params.testId, results: rows.map((r) => ({ position: r.position, status: r.status, diagnostics: r.diagnostics })) });
+  });
+
+  // Raw results of finished plan executions in a period, for the analysis service's reports (they count these, nothing else).
+  router.get('/internal/report-results', async (req, res) => {
+    const orgId = orgOf(res);
+    const q = req.query as Record<string, string | undefined>;
+    const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()));
+    const from = new Date(q.from ?? '');
+    const to = new Date(q.to ?? '');
+    if (!isUuid(q.project_id) || Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) {
+      throw validationError([{ field: 'query', message: 'project_id (a UUID), from and to (ISO timestamps) are required' }]);
+    }
+    const testPlanIds = list(q.test_plan_ids)?.filter(isUuid);
+    const { executions, results } = await findReportResults(ctx.db, orgId, { projectId: q.project_id, from, to, ...(testPlanIds ? { testPlanIds } : {}), ...(q.environments !== undefined ? { environments: list(q.environments)! } : {}) });
+    if (executions.length > REPORT_MAX_EXECUTIONS) throw validationError([{ field: 'period', message: `covers more than ${REPORT_MAX_EXECUTIONS} executions; narrow it` }]);
+    const byExecution = new Map<string, typeof results>();
+    for (const r of results) byExecution.set(r.execution_id, [...(byExecution.get(r.execution_id) ?? []), r]);
+    res.json({
+      executions: executions.map((e) => ({
+        id: e.id,
+        test_plan_id: e.test_plan_id,
+        test_plan_name: e.test_plan_name,
+        environment: e.environment,
+        status: e.status,
+        started_at: iso(e.started_at),
+        completed_at: iso(e.completed_at),
+        tests: (byExecution.get(e.id) ?? []).map((r) => {
+          const bySnapshot = new Map(r.steps_snapshot.map((s) => [s.step_id, s]));
+          return {
+            test_id: r.test_case_id,
+            name: r.name,
+            status: r.status,
+            duration_ms: r.duration_ms,
+            completed_at: iso(r.completed_at),
+            steps: r.steps.map((s) => ({ step_id: s.step_id, action: bySnapshot.get(s.step_id)?.action ?? null, selector: bySnapshot.get(s.step_id)?.selector ?? null, status: s.status, duration_ms: s.duration_ms })),
+          };
+        }),
+      })),
+    });
   });
 
   return router;

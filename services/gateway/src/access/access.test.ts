@@ -25,6 +25,8 @@ describe('quota refusals', () => {
   it('refuses only new work of the used-up kind', () => {
     expect(quotaRefusal('POST', '/api/v1/executions', [used('executions')])?.status).toBe(403);
     expect(quotaRefusal('POST', '/api/executions/async', [used('browser_minutes')])?.status).toBe(403);
+    expect(quotaRefusal('POST', '/api/v1/test-runs', [used('browser_minutes')])?.status).toBe(403);
+    expect(quotaRefusal('POST', '/api/v1/test-runs/r1/save', [used('executions')])).toBeNull();
     expect(quotaRefusal('POST', '/api/v1/discovery/start', [used('executions')])).toBeNull();
     expect(quotaRefusal('POST', '/api/v1/discovery/start', [used('discovery_pages')])?.message).toMatch(/^Monthly quota of discovery pages exceeded .* new discovery sessions are refused until it resets at 2027-01-01T00:00:00.000Z$/);
     expect(quotaRefusal('POST', '/api/v1/discovery/s1/resume', [used('discovery_pages')])).toBeNull();

@@ -31,6 +31,8 @@ export function planRefusal(principal: Principal, path: string): AppError | null
 const NEW_WORK: Array<{ method: string; path: RegExp; quotas: QuotaType[]; what: string }> = [
   { method: 'POST', path: /^\/api\/(v1\/)?executions(\/async)?\/?$/, quotas: ['executions', 'browser_minutes'], what: 'executions' },
   { method: 'POST', path: /^\/api\/v1\/discovery\/start\/?$/, quotas: ['discovery_pages'], what: 'discovery sessions' },
+  // An exploratory run is an execution of kind `run`: metered from the same events, refused by the same quotas.
+  { method: 'POST', path: /^\/api\/v1\/test-runs\/?$/, quotas: ['executions', 'browser_minutes'], what: 'test runs' },
 ];
 
 const QUOTA_LABEL: Record<QuotaType, string> = { browser_minutes: 'browser minutes', discovery_pages: 'discovery pages', executions: 'executions' };

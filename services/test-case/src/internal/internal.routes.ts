@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { withTransaction } from '@assay/db';
-import { forbidden, notFound, requireServicePrincipal, validationError } from '@assay/http';
+import { isUniqueViolation, withTransaction } from '@assay/db';
+import { conflict, forbidden, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { TestCaseContext } from '../context.js';
 import { findProject } from '../projects/projects.repository.js';
@@ -31,12 +31,19 @@ export function internalRoutes(ctx: TestCaseContext): Router {
   // Cases made by another service (discovery's generated tests): validated like API creates, optionally appended to a plan, in one transaction.
   router.post('/internal/test-cases', async (req, res) => {
     const orgId = orgOf(res.locals.principal as Principal);
-    const body = (req.body ?? {}) as { project_id?: unknown; test_plan_id?: unknown; test_cases?: unknown };
+    const body = (req.body ?? {}) as { project_id?: unknown; test_plan_id?: unknown; test_cases?: unknown; keep_ids?: unknown };
     if (!Array.isArray(body.test_cases) || body.test_cases.length === 0 || body.test_cases.length > 1000) {
       throw validationError([{ field: 'test_cases', message: 'must be an array of 1 to 1000 test cases' }]);
     }
-    const inputs = body.test_cases as TestCaseInput[];
-    for (const c of inputs) assertValidTestCaseBody({ ...c, project_id: body.project_id }, 'create');
+    // keep_ids (a saved exploratory run): each case brings its id, and its steps keep their step ids.
+    const keepIds = body.keep_ids === true;
+    const inputs = (body.test_cases as Array<TestCaseInput & { id?: unknown }>).map(({ id, ...c }, i) => {
+      if (!keepIds) return c;
+      if (!isUuid(id)) throw validationError([{ field: `test_cases[${i}].id`, message: 'must be a UUID with keep_ids' }]);
+      if (c.steps?.some?.((s) => typeof s.step_id !== 'string' || s.step_id === '')) throw validationError([{ field: `test_cases[${i}].steps`, message: 'every step needs its step_id with keep_ids' }]);
+      return { ...c, keep_ids: { id } };
+    });
+    for (const { keep_ids: _keep, ...c } of inputs) assertValidTestCaseBody({ ...c, project_id: body.project_id }, 'create');
     const rows = await withTransaction(ctx.db, async (trx) => {
       const created = await createTestCases(trx, ctx.schema, orgId, body.project_id, inputs, 'api');
       if (body.test_plan_id !== undefined) {
@@ -46,6 +53,9 @@ export function internalRoutes(ctx: TestCaseContext): Router {
         for (const row of created) await appendMember(trx, plan.id, row.id);
       }
       return created;
+    }).catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw conflict('A test case with this id exists already');
+      throw err;
     });
     res.status(201).json({ test_cases: rows.map(toTestCaseBody) });
   });

@@ -94,6 +94,8 @@ export interface TestCaseInput {
   tags?: string[];
   priority?: Priority;
   steps: Array<Record<string, unknown>>;
+  /** Internal creates only: the case's id and its steps' ids are kept (a saved exploratory run keeps its history). */
+  keep_ids?: { id: string };
 }
 
 /**
@@ -113,7 +115,8 @@ export async function createTestCases(db: Db, schema: string, orgId: string, pro
         description: c.description ?? null,
         tags: c.tags ?? [],
         ...(c.priority ? { priority: c.priority } : {}),
-        steps: JSON.stringify(normaliseSteps(c.steps)),
+        ...(c.keep_ids ? { id: c.keep_ids.id } : {}),
+        steps: JSON.stringify(normaliseSteps(c.steps, c.keep_ids ? new Set(c.steps.map((s) => String(s.step_id))) : undefined)),
       })),
     );
     await enqueueEvents(trx, schema, rows.map((r) => createdEvent(orgId, r, source)));

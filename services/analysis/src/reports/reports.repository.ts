@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely';
+import type { AnalysisDatabase, ReportDefinitionRow, ReportSnapshotRow } from '../db/database.js';
+
+type Db = Kysely<AnalysisDatabase>;
+
+export async function insertReport(db: Db, row: { org_id: string; project_id: string; name: string; kind: string; filters: string; period: string }): Promise<ReportDefinitionRow> {
+  return db.insertInto('report_definitions').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findReport(db: Db, orgId: string, id: string): Promise<ReportDefinitionRow | undefined> {
+  return db.selectFrom('report_definitions').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listReports(db: Db, orgId: string, projectId: string, limit: number, offset: number) {
+  const q = db.selectFrom('report_definitions').where('org_id', '=', orgId).where('project_id', '=', projectId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function updateReport(db: Db, orgId: string, id: string, patch: Record<string, unknown>): Promise<ReportDefinitionRow | undefined> {
+  return db.updateTable('report_definitions').set({ ...patch, updated_at: sql`now()` }).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function deleteReport(db: Db, orgId: string, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('report_definitions').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function insertSnapshot(db: Db, row: { report_id: string; org_id: string; project_id: string; definition: string; period_from: Date; period_to: Date; data: string }): Promise<ReportSnapshotRow> {
+  return db.insertInto('report_snapshots').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findSnapshot(db: Db, orgId: string, reportId: string, id: string): Promise<ReportSnapshotRow | undefined> {
+  return db.selectFrom('report_snapshots').selectAll().where('org_id', '=', orgId).where('report_id', '=', reportId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listSnapshots(db: Db, orgId: string, reportId: string, limit: number, offset: number) {
+  const q = db.selectFrom('report_snapshots').where('org_id', '=', orgId).where('report_id', '=', reportId);
+  const [rows, count] = await Promise.all([
+    q.select(['id', 'report_id', 'project_id', 'period_from', 'period_to', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** Failure analysis items of the given executions, counted by category. */
+export async function countCategories(db: Db, orgId: string, executionIds: string[]): Promise<Array<{ category: string; n: number }>> {
+  if (!executionIds.length) return [];
+  const rows = await db
+    .selectFrom('analysis_items')
+    .select(['category', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('org_id', '=', orgId)
+    .where('execution_id', 'in', executionIds)
+    .groupBy('category')
+    .orderBy('category')
+    .execute();
+  return rows.map((r) => ({ category: r.category, n: Number(r.n) }));
+}
+
+/** The project's open and acknowledged issues, most occurrences first. */
+export async function openIssues(db: Db, orgId: string, projectId: string) {
+  return db
+    .selectFrom('issues')
+    .select(['id', 'title', 'category', 'status', 'test_case_id', 'test_name', 'occurrences', 'first_seen', 'last_seen'])
+    .where('org_id', '=', orgId)
+    .where('project_id', '=', projectId)
+    .where('status', 'in', ['open', 'acknowledged'])
+    .orderBy('occurrences', 'desc')
+    .orderBy('last_seen', 'desc')
+    .limit(500)
+    .execute();
+}

@@ -1,0 +1,225 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { launchChromium } from '@assay/browser';
+import { startAnalysisHarness, type AnalysisHarness, type Tenant } from './harness.js';
+import { median, percentile } from '../src/reports/report-data.js';
+
+// Reports over real executions (the runner's Chromium runs of the fixture app,
+// in two versions) and their real failure analyses. Every figure is computed
+// again here from the executions' own results and analyses, and compared.
+jest.setTimeout(300_000);
+
+let h: AnalysisHarness;
+beforeAll(async () => {
+  h = await startAnalysisHarness();
+});
+afterAll(() => h?.close());
+
+const PRICE = [
+  { action: 'navigate', value: '/product' },
+  { action: 'assert_text', selector: '#price', value: '$20.00' },
+];
+const STATUS = [
+  { action: 'navigate', value: '/status' },
+  { action: 'assert_visible', selector: '#status-ok' },
+];
+const FLAKY = [
+  { action: 'navigate', value: '/flaky' },
+  { action: 'assert_visible', selector: '#ready', description: 'dashboard ready' },
+];
+
+type Table = { columns: string[]; rows: unknown[][] };
+const records = (t: Table) => t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i]])));
+const rate = (p: number, f: number) => (p + f ? Math.round((p / (p + f)) * 1000) / 10 : null);
+
+describe('reports', () => {
+  let t: Tenant;
+  let plan: { projectId: string; planId: string; caseIds: string[] };
+  const runs: any[] = [];
+
+  beforeAll(async () => {
+    h.app.reset();
+    t = h.tenant();
+    plan = await t.plan({ Price: PRICE, Status: STATUS, Dashboard: FLAKY });
+    for (const version of [1, 2, 1] as const) {
+      h.app.setVersion(version);
+      const run = await t.run(plan);
+      if (run.failed_tests > 0) await t.analysis(run.id);
+      runs.push(run);
+    }
+    h.app.setVersion(1);
+  });
+
+  const snapshot = async (kind: string, extra: Record<string, unknown> = {}) => {
+    const report = await t.an('POST', '/api/v1/reports', { project_id: plan.projectId, name: `Weekly ${kind}`, kind, period: { last_days: 7 }, ...extra });
+    expect(report.status).toBe(201);
+    const snap = await t.an('POST', `/api/v1/reports/${report.body.id}/snapshots`);
+    expect(snap.status).toBe(201);
+    const full = await t.an('GET', `/api/v1/reports/${report.body.id}/snapshots/${snap.body.id}`);
+    return { report: report.body, snapshot: full.body };
+  };
+
+  it('gives the pass rates of counting the executions’ results by hand, and a snapshot never changes after new executions', async () => {
+    const { report, snapshot: snap } = await snapshot('pass_rate');
+    let passed = 0;
+    let failed = 0;
+    const byDay = new Map<string, { executions: number; passed: number; failed: number }>();
+    for (const run of runs) {
+      const results = (await t.ex('GET', `/api/v1/executions/${run.id}/results`)).body.test_results as Array<{ status: string }>;
+      const p = results.filter((r) => r.status === 'passed').length;
+      const f = results.filter((r) => r.status === 'failed').length;
+      passed += p;
+      failed += f;
+      const day = (await t.ex('GET', `/api/v1/executions/${run.id}`)).body.completed_at.slice(0, 10);
+      const d = byDay.get(day) ?? { executions: 0, passed: 0, failed: 0 };
+      byDay.set(day, { executions: d.executions + 1, passed: d.passed + p, failed: d.failed + f });
+    }
+    expect(passed).toBeGreaterThan(0);
+    expect(failed).toBeGreaterThan(0);
+    expect(snap.data.executions_counted).toBe(3);
+    expect(records(snap.data.tables.totals)).toEqual([
+      { test_plan_id: plan.planId, test_plan_name: 'Regression', environment: '', executions: 3, passed, failed, pass_rate: rate(passed, failed) },
+    ]);
+    expect(records(snap.data.tables.by_day)).toEqual(
+      [...byDay.entries()].sort().map(([day, d]) => ({ test_plan_id: plan.planId, test_plan_name: 'Regression', environment: '', day, ...d, pass_rate: rate(d.passed, d.failed) })),
+    );
+    expect(snap.definition).toMatchObject({ id: report.id, kind: 'pass_rate', period: { last_days: 7 } });
+
+    // A new execution and a changed definition leave the snapshot as it was; a new snapshot counts it.
+    const fourth = await t.run(plan);
+    await t.an('PUT', `/api/v1/reports/${report.id}`, { name: 'Renamed', period: { last_days: 1 } });
+    const reopened = await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}`);
+    expect(reopened.body).toEqual(snap);
+    const next = await t.an('POST', `/api/v1/reports/${report.id}/snapshots`);
+    const nextFull = (await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${next.body.id}`)).body;
+    expect(nextFull.data.executions_counted).toBe(4);
+    expect(nextFull.definition.name).toBe('Renamed');
+    runs.push(fourth);
+    const list = await t.an('GET', `/api/v1/reports/${report.id}/snapshots`);
+    expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([next.body.id, snap.id]);
+    // The database itself refuses to change a snapshot.
+    await expect(sql`update analysis.report_snapshots set data = '{}'::jsonb where id = ${snap.id}`.execute(h.database.db)).rejects.toThrow(/never change/);
+
+    // CSV of the same figures; other organizations see no report.
+    const csv = await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=csv&table=totals`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.body).toBe(`test_plan_id,test_plan_name,environment,executions,passed,failed,pass_rate\r\n${plan.planId},Regression,,3,${passed},${failed},${rate(passed, failed)}\r\n`);
+    const other = h.tenant();
+    for (const p of [`/api/v1/reports/${report.id}`, `/api/v1/reports/${report.id}/snapshots`, `/api/v1/reports/${report.id}/snapshots/${snap.id}`]) {
+      expect((await other.an('GET', p)).status).toBe(404);
+    }
+    expect((await other.an('POST', `/api/v1/reports/${report.id}/snapshots`)).status).toBe(404);
+    expect((await other.an('POST', '/api/v1/reports', { project_id: plan.projectId, name: 'x', kind: 'pass_rate' })).status).toBe(404);
+  });
+
+  it('gives flip rates, step percentiles, failure categories and open issues as the raw results and analyses have them', async () => {
+    const results = await Promise.all(runs.map(async (r) => (await t.ex('GET', `/api/v1/executions/${r.id}`)).body));
+    results.sort((a, b) => a.completed_at.localeCompare(b.completed_at) || a.id.localeCompare(b.id));
+
+    const flaky = (await snapshot('flaky_tests')).snapshot.data.tables.tests;
+    const expected = plan.caseIds.map((id, i) => ({ id, name: ['Price', 'Status', 'Dashboard'][i] }));
+    for (const c of expected) {
+      const outcomes: string[] = [];
+      for (const e of results) {
+        const r = (await t.ex('GET', `/api/v1/executions/${e.id}/results`)).body.test_results.find((x: { test_id: string }) => x.test_id === c.id);
+        if (r.status === 'passed' || r.status === 'failed') outcomes.push(r.status);
+      }
+      const flips = outcomes.slice(1).filter((o, i) => o !== outcomes[i]).length;
+      expect(records(flaky).find((r) => r.test_case_id === c.id)).toEqual({
+        test_case_id: c.id,
+        test_name: c.name,
+        test_plan_id: plan.planId,
+        environment: '',
+        runs: outcomes.length,
+        failed: outcomes.filter((o) => o === 'failed').length,
+        flips,
+        flip_rate: Math.round((flips / (outcomes.length - 1)) * 1000) / 10,
+      });
+    }
+
+    // Step durations by action and selector, from the results and the cases' steps.
+    const stepsOf = new Map<string, { action: string; selector?: string }>();
+    for (const id of plan.caseIds) for (const s of (await t.tc('GET', `/api/v1/test-cases/${id}`)).body.steps) stepsOf.set(s.step_id, s);
+    const durations = new Map<string, number[]>();
+    for (const e of results) {
+      for (const r of (await t.ex('GET', `/api/v1/executions/${e.id}/results`)).body.test_results) {
+        for (const s of r.steps) {
+          if (s.status === 'skipped') continue;
+          const step = stepsOf.get(s.step_id)!;
+          const k = `${step.action} ${step.selector ?? ''}`;
+          durations.set(k, [...(durations.get(k) ?? []), s.duration_ms]);
+        }
+      }
+    }
+    const slow = records((await snapshot('slowest_steps')).snapshot.data.tables.steps);
+    expect(slow).toHaveLength(durations.size);
+    for (const row of slow) {
+      const d = [...durations.get(`${row.action} ${row.selector}`)!].sort((a, b) => a - b);
+      expect(row).toEqual({ action: row.action, selector: row.selector, runs: d.length, median_ms: median(d), p95_ms: percentile(d, 0.95), max_ms: d[d.length - 1] });
+    }
+
+    // Failure categories: the items of the executions' failure analyses.
+    const counts: Record<string, number> = {};
+    for (const e of results.filter((x) => x.failed_tests > 0)) {
+      for (const item of (await t.analysis(e.id)).analysis) counts[item.failure_category] = (counts[item.failure_category] ?? 0) + 1;
+    }
+    expect(Object.keys(counts).length).toBeGreaterThan(0);
+    const categories = (await snapshot('failure_categories')).snapshot.data.tables.categories;
+    expect(Object.fromEntries(categories.rows)).toEqual(counts);
+
+    // Open issues: those the issues API lists as open or acknowledged.
+    const issues = (await t.an('GET', `/api/v1/issues?project_id=${plan.projectId}&limit=100`)).body.data.filter((i: { status: string }) => ['open', 'acknowledged'].includes(i.status));
+    const open = records((await snapshot('open_issues')).snapshot.data.tables.issues);
+    expect(open.map((i) => i.issue_id).sort()).toEqual(issues.map((i: { id: string }) => i.id).sort());
+    expect(open.every((i) => issues.find((x: { id: string; occurrence_count: number }) => x.id === i.issue_id)!.occurrence_count === i.occurrences)).toBe(true);
+  });
+
+  it('renders a snapshot as a self-contained page with a server-rendered SVG chart (screenshot in docs/screenshots)', async () => {
+    const { report, snapshot: snap } = await snapshot('pass_rate');
+    const page = await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=html`);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.body).toContain('<svg');
+    expect(page.body).toContain('Pass rate by day');
+    expect(page.body).not.toMatch(/<script|src="http|href="http/);
+    const browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+    try {
+      const tab = await (await browser.newContext({ viewport: { width: 900, height: 700 }, javaScriptEnabled: false })).newPage();
+      await tab.setContent(page.body);
+      const box = await tab.locator('svg.marks').first().boundingBox();
+      expect(box!.width).toBeGreaterThan(300);
+      expect(box!.height).toBeGreaterThan(100);
+      // The line of the chart is drawn: one path per series with points.
+      expect(await tab.locator('svg.marks path').count()).toBeGreaterThan(1);
+      const png = await tab.screenshot({ fullPage: true });
+      await writeFile(path.resolve(__dirname, '../../../docs/screenshots/report-snapshot.png'), png);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('refuses bad definitions and formats with 400, changing nothing', async () => {
+    const bad = [
+      { project_id: plan.projectId, name: 'x', kind: 'velocity' },
+      { project_id: plan.projectId, name: '', kind: 'pass_rate' },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', period: { last_days: 7, from: '2026-01-01T00:00:00Z' } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', period: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', filters: { tags: ['smoke'] } },
+    ];
+    const before = (await t.an('GET', `/api/v1/reports?project_id=${plan.projectId}`)).body.pagination.total;
+    for (const body of bad) {
+      const r = await t.an('POST', '/api/v1/reports', body);
+      expect([r.status, r.body.error]).toEqual([400, 'validation_error']);
+    }
+    expect((await t.an('GET', `/api/v1/reports?project_id=${plan.projectId}`)).body.pagination.total).toBe(before);
+    // Filters narrow; a plan id that is no plan of the project matches nothing.
+    expect((await snapshot('pass_rate', { filters: { test_plan_ids: [plan.planId], environments: [''] } })).snapshot.data.executions_counted).toBe(runs.length);
+    expect((await snapshot('pass_rate', { filters: { test_plan_ids: ['not-a-plan'] } })).snapshot.data.executions_counted).toBe(0);
+    expect((await snapshot('pass_rate', { filters: { environments: ['staging'] } })).snapshot.data.executions_counted).toBe(0);
+    const { report, snapshot: snap } = await snapshot('failure_categories');
+    expect((await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=pdf`)).status).toBe(400);
+    expect((await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=csv&table=nope`)).status).toBe(400);
+    expect((await t.an('DELETE', `/api/v1/reports/${report.id}`)).body).toMatchObject({ id: report.id, deleted: true });
+    expect((await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}`)).status).toBe(404);
+  });
+});
