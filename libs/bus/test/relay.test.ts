@@ -2,7 +2,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS, type Topic } from '@assay/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
-import { enqueueEvent, outboxMigration, PgBus, startOutboxRelay, type Bus, type BusMessage, type EventEnvelope, type OutboxRelay } from '@assay/bus';
+import { enqueueEvent, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type Bus, type BusMessage, type EventEnvelope, type OutboxRelay } from '@assay/bus';
 
 jest.setTimeout(60_000);
 
@@ -14,7 +14,7 @@ const logger = createSilentLogger();
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = createDatabase({ connectionString: testDb.url, schema: 'svc' });
-  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration });
+  await migrateToLatest(database, { '20261122000000_outbox': outboxMigration, '20261202100000_outbox_traceparent': outboxTraceparentMigration });
 });
 afterAll(async () => {
   for (const b of buses) await b.stop();

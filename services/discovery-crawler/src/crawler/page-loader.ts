@@ -111,9 +111,11 @@ export class PageLoader {
       visit.main = { status, contentType, ms: Date.now() - t0, rendered: html, ...(res.headers().location ? { location: res.headers().location } : {}) };
       if (html) await route.fulfill({ response: res });
       else await route.abort('aborted');
-    } catch (err) {
+    } catch {
+      // Refused, failed, or the context closed under it (pause, cancel, shutdown): the
+      // navigation fails with it, and the caller records that. Nothing is rethrown here,
+      // since Playwright would surface it as an unhandled rejection of the process.
       await route.abort('failed').catch(() => undefined);
-      throw err;
     }
   }
 

@@ -36,6 +36,8 @@ function keyOfUrl(url: string): string | undefined {
 export class BlockedRequestLog {
   readonly entries: BlockedRequest[] = [];
   private failed: Array<{ url: string; method: string; resource_type: string }> = [];
+  /** The last refusal reason per host:port, for requests whose refusal was filed in an earlier step. */
+  private readonly reasons = new Map<string, string>();
 
   constructor(
     page: Page,
@@ -52,11 +54,15 @@ export class BlockedRequestLog {
     const failed = this.failed;
     this.failed = [];
     const used = new Set<number>();
+    for (const r of refusals) this.reasons.set(hostKey(r.host, r.port), r.reason);
     for (const f of failed) {
       const key = keyOfUrl(f.url);
+      // One refused connection can fail several requests to the same host and port,
+      // so a refusal already paired still gives its reason to the next request.
       const i = refusals.findIndex((r, n) => !used.has(n) && hostKey(r.host, r.port) === key);
       if (i >= 0) used.add(i);
-      this.add({ step_id: stepId, ...f, reason: i >= 0 ? refusals[i]!.reason : 'refused by the egress policy' });
+      const reason = i >= 0 ? refusals[i]!.reason : key === undefined ? undefined : this.reasons.get(key);
+      this.add({ step_id: stepId, ...f, reason: reason ?? 'refused by the egress policy' });
     }
     refusals.forEach((r, n) => {
       if (!used.has(n)) this.add({ step_id: stepId, url: `${r.host}:${r.port}`, reason: r.reason });
