@@ -43,7 +43,45 @@ const reportFilters = {
   properties: {
     test_plan_ids: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 64 } },
     environments: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 32 }, description: '`""` stands for runs that named no environment.' },
+    tags: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: { type: 'string', minLength: 1, maxLength: 50 },
+      description: 'Only the results of test cases that carry at least one of these tags (exactly as written) when the snapshot is taken; deleted cases count with the tags they had.',
+    },
   },
+};
+const reportSchedule = {
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cron'],
+      properties: {
+        cron: { type: 'string', minLength: 9, maxLength: 100, description: 'Five fields: minute hour day-of-month month day-of-week, e.g. `0 8 * * 1` (Mondays at 08:00).' },
+        timezone: { type: 'string', minLength: 1, maxLength: 64, default: 'UTC', description: 'An IANA time zone for the cron.' },
+      },
+    },
+    { type: 'null' },
+  ],
+  description: 'Takes a snapshot at each occurrence and emits `report.snapshot.created`; `null` removes the schedule. Occurrences missed while the service was down become one snapshot.',
+};
+const reportScheduleState = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['cron', 'timezone', 'next_snapshot_at'],
+      properties: {
+        cron: { type: 'string' },
+        timezone: { type: 'string' },
+        next_snapshot_at: { type: ['string', 'null'], format: 'date-time' },
+        last_snapshot_at: { type: ['string', 'null'], format: 'date-time' },
+        last_error: { type: ['string', 'null'], description: 'Why the last due snapshot could not be taken (it is tried again).' },
+      },
+    },
+    { type: 'null' },
+  ],
 };
 const reportPeriod = {
   type: 'object',
@@ -213,6 +251,7 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       kind: reportKind,
       filters: reportFilters,
       period: reportPeriod,
+      schedule: reportSchedule,
     },
   },
   ReportUpdateRequest: {
@@ -225,11 +264,12 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       kind: reportKind,
       filters: reportFilters,
       period: reportPeriod,
+      schedule: reportSchedule,
     },
   },
   Report: {
     type: 'object',
-    required: ['id', 'project_id', 'name', 'kind', 'filters', 'period', 'created_at', 'updated_at'],
+    required: ['id', 'project_id', 'name', 'kind', 'filters', 'period', 'schedule', 'created_at', 'updated_at'],
     properties: {
       id: { type: 'string' },
       project_id: { type: 'string' },
@@ -237,6 +277,7 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       kind: reportKind,
       filters: reportFilters,
       period: reportPeriod,
+      schedule: reportScheduleState,
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },
     },
@@ -245,12 +286,14 @@ export const analysisSchemas: Record<string, JsonSchema> = {
   ReportDeleted: { type: 'object', required: ['id', 'deleted', 'deleted_at'], properties: { id: { type: 'string' }, deleted: { type: 'boolean' }, deleted_at: { type: 'string', format: 'date-time' } } },
   ReportSnapshot: {
     type: 'object',
-    required: ['id', 'report_id', 'project_id', 'period', 'created_at'],
+    required: ['id', 'report_id', 'project_id', 'period', 'trigger', 'scheduled_for', 'created_at'],
     description: 'A report frozen when it was taken: the row never changes afterwards. `definition` and `data` are in the single-snapshot answer, not in the list.',
     properties: {
       id: { type: 'string' },
       report_id: { type: 'string' },
       project_id: { type: 'string' },
+      trigger: { type: 'string', enum: ['manual', 'schedule'], description: 'Taken by `POST …/snapshots`, or by the report’s schedule.' },
+      scheduled_for: { type: ['string', 'null'], format: 'date-time', description: 'The schedule’s occurrence it was taken for (null when manual).' },
       period: { type: 'object', required: ['from', 'to'], properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },
       created_at: { type: 'string', format: 'date-time' },
       definition: { $ref: 'Report' },

@@ -464,6 +464,32 @@ function saasEvents(): Record<string, EventContract> {
         },
       },
     },
+    'report.snapshot.created': {
+      topic: TOPICS.analysisEvents,
+      visibility: 'public',
+      description: 'A report snapshot was taken (by its schedule or by `POST …/snapshots`): the report, the snapshot and where to read it.',
+      data: {
+        type: 'object',
+        required: ['report', 'snapshot'],
+        properties: {
+          report: { type: 'object', required: ['id', 'name', 'kind', 'project_id'], properties: { id: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, project_id: { type: 'string' } } },
+          snapshot: {
+            type: 'object',
+            required: ['id', 'trigger', 'period', 'created_at', 'url'],
+            properties: {
+              id: { type: 'string' },
+              trigger: { type: 'string', enum: ['manual', 'schedule'] },
+              scheduled_for: { type: ['string', 'null'] },
+              missed_occurrences: { type: 'integer', description: 'Earlier occurrences missed while no scheduler ran (one snapshot on recovery).' },
+              period: { type: 'object', required: ['from', 'to'], properties: { from: { type: 'string' }, to: { type: 'string' } } },
+              executions_counted: { type: 'integer' },
+              created_at: { type: 'string' },
+              url: { type: 'string', description: 'The API path of the snapshot; add `?format=html` or `?format=csv`.' },
+            },
+          },
+        },
+      },
+    },
     'test.completed': {
       topic: TOPICS.executionEvents,
       visibility: 'public',

@@ -43,3 +43,4 @@ export {
   type PlanName,
   type QuotaType,
 } from './plans.js';
+export { catchUp, cronProblems, nextOccurrence, nextOccurrences } from './cron.js';

@@ -1,6 +1,6 @@
 import type { JsonSchema } from './json-schema.js';
 
-/** The event types a webhook may subscribe to: the spec's 22 and the short `test.completed`. */
+/** The event types a webhook may subscribe to: the spec's 22, the short `test.completed` and `report.snapshot.created`. */
 export const WEBHOOK_EVENT_TYPES = [
   'test.execution.started',
   'test.execution.completed',
@@ -25,6 +25,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'billing.payment.succeeded',
   'billing.payment.failed',
   'test.completed',
+  'report.snapshot.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

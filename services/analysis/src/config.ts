@@ -20,6 +20,8 @@ export interface AnalysisConfig extends CommonConfig {
   maxRerunsPerExecution: number;
   stepTimeoutMs: number;
   navigationTimeoutMs: number;
+  /** How often due report schedules are looked for. */
+  reportSchedulerIntervalMs: number;
   /** What verification re-runs may connect to (EGRESS_*, as for the runner). */
   egress: EgressSettings;
   /** An OpenAI-compatible endpoint for prose only (never for categories, scores or verification). */
@@ -48,6 +50,7 @@ export function loadConfig(env: Env): AnalysisConfig {
       maxRerunsPerExecution: r.int('ANALYSIS_MAX_RERUNS', { default: 10, min: 0, max: 100 }),
       stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 120_000 }),
       navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
+      reportSchedulerIntervalMs: r.int('REPORT_SCHEDULER_INTERVAL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
       egress: readEgressSettings(r),
       ...(llmUrl && llmModel ? { llm: { url: llmUrl, model: llmModel, ...(llmKey ? { apiKey: llmKey } : {}), timeoutMs: llmTimeoutMs } } : {}),
     };

@@ -12,12 +12,14 @@ import type { AnalysisDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { subscribeToEvents } from './intake/consumer.js';
 import { LlmClient } from './llm/llm.client.js';
+import { ReportScheduler } from './reports/report-scheduler.js';
 import { LazyVerifier } from './verify/lazy-verifier.js';
 import { AnalysisWorker } from './worker/worker.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
   let worker: AnalysisWorker | undefined;
+  let reportScheduler: ReportScheduler | undefined;
   let subscriptions: Subscription[] = [];
   await runService<AnalysisDatabase>({
     config,
@@ -47,10 +49,15 @@ startMain(async () => {
       }
       const workDue = () => worker?.kick();
       subscriptions = await subscribeToEvents({ bus, db: database.db, onWork: workDue });
-      return buildApp({ db: database.db, schema: config.schema, logger, runner, testCases, workDue, internalTokenSecret: config.internalTokenSecret, ready });
+      const ctx = { db: database.db, schema: config.schema, logger, runner, testCases, workDue };
+      // Every replica runs one: a due schedule is claimed by exactly one.
+      reportScheduler = new ReportScheduler(ctx, { intervalMs: config.reportSchedulerIntervalMs });
+      reportScheduler.start();
+      return buildApp({ ...ctx, internalTokenSecret: config.internalTokenSecret, ready });
     },
     async stop() {
       for (const s of subscriptions) await s.close();
+      await reportScheduler?.stop();
       await worker?.stop();
     },
   });

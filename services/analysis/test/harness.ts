@@ -18,6 +18,7 @@ import { DiscoveryClient } from '../src/clients/discovery.client.js';
 import { InternalClient } from '../src/clients/internal.client.js';
 import { RunnerClient } from '../src/clients/runner.client.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
+import type { AnalysisContext } from '../src/context.js';
 import type { AnalysisDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { subscribeToEvents } from '../src/intake/consumer.js';
@@ -48,6 +49,8 @@ export interface AnalysisHarness {
   database: Database<AnalysisDatabase>;
   tcDatabase: Database<any>;
   analysisUrl: string;
+  /** What the analysis app was built with (for running its schedulers in the test). */
+  context: AnalysisContext;
   tenant(): Tenant;
   /** Events the test-case service wrote (its outbox). */
   testCaseEvents(type?: string): Promise<any[]>;
@@ -142,7 +145,8 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   worker.start();
   const subscriptions: Subscription[] = await subscribeToEvents({ bus: analysisBus, db: database.db, onWork: () => worker.kick() });
   const testCases = new TestCaseClient(new InternalClient('test-case', tcServer.url, TEST_INTERNAL_SECRET));
-  const anServer = await listen(buildApp({ db: database.db, schema: 'analysis', logger, runner: runnerClient, testCases, workDue: () => worker.kick(), internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const context: AnalysisContext = { db: database.db, schema: 'analysis', logger, runner: runnerClient, testCases, workDue: () => worker.kick() };
+  const anServer = await listen(buildApp({ ...context, internalTokenSecret: TEST_INTERNAL_SECRET }));
 
   const request = async (base: string, principal: Principal, method: string, path: string, body?: unknown): Promise<Reply> => {
     const res = await fetch(`${base}${path}`, {
@@ -165,6 +169,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
     database,
     tcDatabase: tcDb,
     analysisUrl: anServer.url,
+    context,
     tenant() {
       const orgId = randomUUID();
       const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };

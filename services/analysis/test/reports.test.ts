@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { launchChromium } from '@assay/browser';
 import { startAnalysisHarness, type AnalysisHarness, type Tenant } from './harness.js';
 import { median, percentile } from '../src/reports/report-data.js';
+import { ReportScheduler } from '../src/reports/report-scheduler.js';
 
 // Reports over real executions (the runner's Chromium runs of the fixture app,
 // in two versions) and their real failure analyses. Every figure is computed
@@ -200,13 +201,89 @@ describe('reports', () => {
     }
   });
 
+  it('counts only the results of cases carrying a filter tag, and their analyses', async () => {
+    const [priceId] = plan.caseIds;
+    expect((await t.tc('PUT', `/api/v1/test-cases/${priceId}`, { tags: ['checkout, EU', 'smoke'] })).status).toBe(200);
+    let passed = 0;
+    let failed = 0;
+    const withPrice = new Set<string>();
+    for (const run of runs) {
+      const r = (await t.ex('GET', `/api/v1/executions/${run.id}/results`)).body.test_results.find((x: { test_id: string }) => x.test_id === priceId);
+      if (r.status === 'passed') passed += 1;
+      if (r.status === 'failed') failed += 1;
+      withPrice.add(run.id);
+    }
+    // A tag holding a comma is one tag.
+    const { snapshot: snap } = await snapshot('pass_rate', { filters: { tags: ['checkout, EU'] } });
+    expect(snap.data.executions_counted).toBe(withPrice.size);
+    expect(records(snap.data.tables.totals)).toEqual([expect.objectContaining({ passed, failed, pass_rate: rate(passed, failed) })]);
+    expect((await snapshot('pass_rate', { filters: { tags: ['checkout'] } })).snapshot.data.executions_counted).toBe(0);
+
+    const counts: Record<string, number> = {};
+    for (const run of runs.filter((x) => x.failed_tests > 0)) {
+      for (const item of (await t.analysis(run.id)).analysis) if (item.test_id === priceId) counts[item.failure_category] = (counts[item.failure_category] ?? 0) + 1;
+    }
+    expect(Object.keys(counts).length).toBeGreaterThan(0);
+    expect(Object.fromEntries((await snapshot('failure_categories', { filters: { tags: ['smoke'] } })).snapshot.data.tables.categories.rows)).toEqual(counts);
+  });
+
+  it('takes a snapshot at each occurrence of a report’s schedule, once across schedulers, and emits report.snapshot.created', async () => {
+    const created = await t.an('POST', '/api/v1/reports', { project_id: plan.projectId, name: 'Monday pass rate', kind: 'pass_rate', schedule: { cron: '0 8 * * 1', timezone: 'Europe/Paris' } });
+    expect(created.status).toBe(201);
+    const first = new Date(created.body.schedule.next_snapshot_at);
+    expect(created.body.schedule).toMatchObject({ cron: '0 8 * * 1', timezone: 'Europe/Paris', last_snapshot_at: null, last_error: null });
+    // A Monday, 08:00 in Paris (07:00 or 06:00 UTC), within the coming week.
+    expect(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit' }).format(first)).toBe('Mon 08:00');
+    expect(first.getTime() - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+
+    // Two replicas' schedulers, a week and a minute after the first occurrence: one snapshot, for the latest occurrence.
+    const at = new Date(first.getTime() + 7 * 86_400_000 + 60_000);
+    const schedulers = [0, 1].map(() => new ReportScheduler(h.context, { intervalMs: 60_000, now: () => at }));
+    const handled = await Promise.all(schedulers.map((s) => s.tick()));
+    expect(handled.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await Promise.all(schedulers.map((s) => s.tick()))).toEqual([0, 0]);
+    const list = (await t.an('GET', `/api/v1/reports/${created.body.id}/snapshots`)).body;
+    expect(list.data).toEqual([expect.objectContaining({ trigger: 'schedule', scheduled_for: new Date(first.getTime() + 7 * 86_400_000).toISOString() })]);
+    const full = (await t.an('GET', `/api/v1/reports/${created.body.id}/snapshots/${list.data[0].id}`)).body;
+    expect(full.data.executions_counted).toBe(runs.length);
+    const report = (await t.an('GET', `/api/v1/reports/${created.body.id}`)).body;
+    expect(report.schedule).toMatchObject({ last_snapshot_at: at.toISOString(), last_error: null });
+    expect(new Date(report.schedule.next_snapshot_at).getTime()).toBe(first.getTime() + 14 * 86_400_000);
+
+    const events = await h.database.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
+    const emitted = events.map((e) => e.envelope as any).filter((e) => e.event === 'report.snapshot.created' && e.data.report.id === created.body.id);
+    expect(emitted).toEqual([
+      expect.objectContaining({
+        organization_id: t.orgId,
+        project_id: plan.projectId,
+        data: {
+          report: { id: created.body.id, name: 'Monday pass rate', kind: 'pass_rate', project_id: plan.projectId },
+          snapshot: expect.objectContaining({ id: list.data[0].id, trigger: 'schedule', missed_occurrences: 1, executions_counted: runs.length, url: `/api/v1/reports/${created.body.id}/snapshots/${list.data[0].id}` }),
+        },
+      }),
+    ]);
+
+    // A manual snapshot says so; a bad schedule is a 400 that changes nothing; null removes the schedule.
+    expect((await t.an('POST', `/api/v1/reports/${created.body.id}/snapshots`)).body).toMatchObject({ trigger: 'manual', scheduled_for: null });
+    for (const schedule of [{ cron: '0 8 * *' }, { cron: '0 25 * * 1' }, { cron: '0 8 * * 1', timezone: 'Mars/Olympus' }, { cron: '@daily' }, { timezone: 'UTC' }, 'weekly']) {
+      const r = await t.an('PUT', `/api/v1/reports/${created.body.id}`, { schedule });
+      expect([r.status, r.body.error]).toEqual([400, 'validation_error']);
+    }
+    expect((await t.an('GET', `/api/v1/reports/${created.body.id}`)).body.schedule).toEqual(report.schedule);
+    expect((await t.an('PUT', `/api/v1/reports/${created.body.id}`, { schedule: null })).body.schedule).toBeNull();
+    expect(await new ReportScheduler(h.context, { intervalMs: 60_000, now: () => new Date(at.getTime() + 30 * 86_400_000) }).tick()).toBe(0);
+  });
+
   it('refuses bad definitions and formats with 400, changing nothing', async () => {
     const bad = [
       { project_id: plan.projectId, name: 'x', kind: 'velocity' },
       { project_id: plan.projectId, name: '', kind: 'pass_rate' },
       { project_id: plan.projectId, name: 'x', kind: 'pass_rate', period: { last_days: 7, from: '2026-01-01T00:00:00Z' } },
       { project_id: plan.projectId, name: 'x', kind: 'pass_rate', period: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } },
-      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', filters: { tags: ['smoke'] } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', filters: { tags: [] } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', filters: { tags: [''] } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', filters: { labels: ['smoke'] } },
+      { project_id: plan.projectId, name: 'x', kind: 'pass_rate', schedule: { cron: '61 * * * *' } },
     ];
     const before = (await t.an('GET', `/api/v1/reports?project_id=${plan.projectId}`)).body.pagination.total;
     for (const body of bad) {

@@ -16,6 +16,17 @@ export class TestCaseClient {
   }
 
   /**
+   * The ids of the project's cases (deleted ones too) that carry any of the tags now.
+   * @throws AppError 404 (project gone), 503.
+   */
+  async taggedTestCaseIds(orgId: string, projectId: string, tags: string[]): Promise<string[]> {
+    const r = await this.http.call<{ test_case_ids?: string[] }>(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}/tagged-test-cases?${new URLSearchParams(tags.map((t): [string, string] => ['tags', t]))}`);
+    if (r.status === 404) throw notFound('Project');
+    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    return r.body.test_case_ids;
+  }
+
+  /**
    * Writes a verified selector into a case.
    * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
    */

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { DefaultTimestamp, Json, NullableTimestamp } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 
@@ -175,6 +175,8 @@ export type EnrichmentRow = Selectable<EnrichmentTable>;
 export interface ReportFilters {
   test_plan_ids?: string[];
   environments?: string[];
+  /** Results of cases carrying any of these tags when the snapshot is taken. */
+  tags?: string[];
 }
 
 /** `last_days`: the days up to the snapshot; `from`/`to`: a fixed range. */
@@ -184,6 +186,8 @@ export interface ReportPeriod {
   to?: string;
 }
 
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
+
 export interface ReportDefinitionTable {
   id: Generated<string>;
   org_id: string;
@@ -192,6 +196,12 @@ export interface ReportDefinitionTable {
   kind: string;
   filters: Json<ReportFilters>;
   period: Json<ReportPeriod>;
+  /** A five-field cron and its IANA time zone; both null without a schedule. */
+  schedule_cron: NullableText;
+  schedule_timezone: NullableText;
+  next_snapshot_at: NullableTimestamp;
+  last_snapshot_at: NullableTimestamp;
+  last_schedule_error: NullableText;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
 }
@@ -206,6 +216,8 @@ export interface ReportSnapshotTable {
   period_from: Date;
   period_to: Date;
   data: Json<Record<string, unknown>>;
+  trigger: ColumnType<'manual' | 'schedule', 'manual' | 'schedule' | undefined, never>;
+  scheduled_for: NullableTimestamp;
   created_at: DefaultTimestamp;
 }
 

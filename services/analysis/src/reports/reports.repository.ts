@@ -3,7 +3,10 @@ import type { AnalysisDatabase, ReportDefinitionRow, ReportSnapshotRow } from '.
 
 type Db = Kysely<AnalysisDatabase>;
 
-export async function insertReport(db: Db, row: { org_id: string; project_id: string; name: string; kind: string; filters: string; period: string }): Promise<ReportDefinitionRow> {
+export async function insertReport(
+  db: Db,
+  row: { org_id: string; project_id: string; name: string; kind: string; filters: string; period: string; schedule_cron: string | null; schedule_timezone: string | null; next_snapshot_at: Date | null },
+): Promise<ReportDefinitionRow> {
   return db.insertInto('report_definitions').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -29,8 +32,35 @@ export async function deleteReport(db: Db, orgId: string, id: string): Promise<b
   return Number(r.numDeletedRows) > 0;
 }
 
-export async function insertSnapshot(db: Db, row: { report_id: string; org_id: string; project_id: string; definition: string; period_from: Date; period_to: Date; data: string }): Promise<ReportSnapshotRow> {
-  return db.insertInto('report_snapshots').values(row).returningAll().executeTakeFirstOrThrow();
+/** A new snapshot; undefined when the schedule's occurrence already has one. */
+export async function insertSnapshot(
+  db: Db,
+  row: { report_id: string; org_id: string; project_id: string; definition: string; period_from: Date; period_to: Date; data: string; trigger: 'manual' | 'schedule'; scheduled_for: Date | null },
+): Promise<ReportSnapshotRow | undefined> {
+  return db
+    .insertInto('report_snapshots')
+    .values(row)
+    .onConflict((oc) => oc.columns(['report_id', 'scheduled_for']).where('scheduled_for', 'is not', null).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Claims one definition whose schedule is due (other replicas skip it until this transaction ends). */
+export async function claimDueReport(db: Db, now: Date): Promise<ReportDefinitionRow | undefined> {
+  return db
+    .selectFrom('report_definitions')
+    .selectAll()
+    .where('next_snapshot_at', 'is not', null)
+    .where('next_snapshot_at', '<=', now)
+    .orderBy('next_snapshot_at')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+export async function setScheduleState(db: Db, id: string, patch: { next_snapshot_at: Date | null; last_snapshot_at?: Date; last_schedule_error: string | null }): Promise<void> {
+  await db.updateTable('report_definitions').set(patch).where('id', '=', id).execute();
 }
 
 export async function findSnapshot(db: Db, orgId: string, reportId: string, id: string): Promise<ReportSnapshotRow | undefined> {
@@ -40,20 +70,21 @@ export async function findSnapshot(db: Db, orgId: string, reportId: string, id: 
 export async function listSnapshots(db: Db, orgId: string, reportId: string, limit: number, offset: number) {
   const q = db.selectFrom('report_snapshots').where('org_id', '=', orgId).where('report_id', '=', reportId);
   const [rows, count] = await Promise.all([
-    q.select(['id', 'report_id', 'project_id', 'period_from', 'period_to', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    q.select(['id', 'report_id', 'project_id', 'period_from', 'period_to', 'trigger', 'scheduled_for', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }
 
 /** Failure analysis items of the given executions, counted by category. */
-export async function countCategories(db: Db, orgId: string, executionIds: string[]): Promise<Array<{ category: string; n: number }>> {
-  if (!executionIds.length) return [];
+export async function countCategories(db: Db, orgId: string, executionIds: string[], testCaseIds?: string[]): Promise<Array<{ category: string; n: number }>> {
+  if (!executionIds.length || testCaseIds?.length === 0) return [];
   const rows = await db
     .selectFrom('analysis_items')
     .select(['category', (eb) => eb.fn.countAll<number>().as('n')])
     .where('org_id', '=', orgId)
     .where('execution_id', 'in', executionIds)
+    .$if(testCaseIds !== undefined, (q) => q.where('test_case_id', 'in', testCaseIds!))
     .groupBy('category')
     .orderBy('category')
     .execute();

@@ -1,10 +1,11 @@
 import { Router } from 'express';
+import { withTransaction } from '@assay/db';
 import { iso, isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import type { ReportFilters, ReportPeriod } from '../db/database.js';
 import { toCsv, toHtml } from './report-render.js';
 import { deleteReport, findSnapshot, insertReport, listReports, listSnapshots, updateReport } from './reports.repository.js';
-import { assertPeriod, getReport, takeSnapshot, toReportBody, toSnapshotBody, type ReportData, type ReportInput } from './reports.service.js';
+import { assertPeriod, getReport, scheduleColumns, takeSnapshot, toReportBody, toSnapshotBody, type ReportData, type ReportInput } from './reports.service.js';
 
 /** Report definitions and their immutable snapshots (JSON, CSV, self-contained HTML with SVG charts). */
 export function reportRoutes(ctx: AnalysisContext): Router {
@@ -14,6 +15,7 @@ export function reportRoutes(ctx: AnalysisContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const body = req.body as ReportInput;
     assertPeriod(body.period);
+    const schedule = scheduleColumns(body.schedule ?? null, new Date());
     if (!isUuid(body.project_id)) throw notFound('Project');
     await ctx.testCases.assertProject(orgId, body.project_id);
     const row = await insertReport(ctx.db, {
@@ -23,6 +25,9 @@ export function reportRoutes(ctx: AnalysisContext): Router {
       kind: body.kind,
       filters: JSON.stringify(body.filters ?? {}),
       period: JSON.stringify(body.period ?? { last_days: 30 }),
+      schedule_cron: schedule.schedule_cron,
+      schedule_timezone: schedule.schedule_timezone,
+      next_snapshot_at: schedule.next_snapshot_at,
     });
     res.status(201).location(`/api/v1/reports/${row.id}`).json(toReportBody(row));
   });
@@ -54,6 +59,7 @@ export function reportRoutes(ctx: AnalysisContext): Router {
     if (body.kind !== undefined) patch.kind = body.kind;
     if (body.filters !== undefined) patch.filters = JSON.stringify(body.filters satisfies ReportFilters);
     if (body.period !== undefined) patch.period = JSON.stringify(body.period satisfies ReportPeriod);
+    if (body.schedule !== undefined) Object.assign(patch, scheduleColumns(body.schedule, new Date()));
     const row = Object.keys(patch).length ? await updateReport(ctx.db, orgId, current.id, patch) : current;
     if (!row) throw notFound('Report');
     res.json(toReportBody(row));
@@ -68,7 +74,7 @@ export function reportRoutes(ctx: AnalysisContext): Router {
 
   router.post('/api/v1/reports/:id/snapshots', async (req, res) => {
     const report = await getReport(ctx, orgPrincipal(res).org_id, req.params.id);
-    const snapshot = await takeSnapshot(ctx, report);
+    const snapshot = (await withTransaction(ctx.db, (trx) => takeSnapshot(ctx, trx, report)))!;
     res.status(201).location(`/api/v1/reports/${report.id}/snapshots/${snapshot.id}`).json(toSnapshotBody(snapshot));
   });
 

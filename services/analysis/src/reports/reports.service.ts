@@ -1,6 +1,9 @@
+import type { Kysely } from 'kysely';
+import { enqueueEvent } from '@assay/bus';
+import { cronProblems, nextOccurrence } from '@assay/contracts';
 import { iso, isUuid, notFound, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
-import type { ReportDefinitionRow, ReportFilters, ReportPeriod, ReportSnapshotRow } from '../db/database.js';
+import type { AnalysisDatabase, ReportDefinitionRow, ReportFilters, ReportPeriod, ReportSnapshotRow } from '../db/database.js';
 import { flakyTests, passRate, slowestSteps, type ReportKind, type ReportTable } from './report-data.js';
 import { countCategories, findReport, insertSnapshot, openIssues } from './reports.repository.js';
 
@@ -12,6 +15,12 @@ export interface ReportInput {
   kind: ReportKind;
   filters?: ReportFilters;
   period?: ReportPeriod;
+  schedule?: ReportScheduleInput | null;
+}
+
+export interface ReportScheduleInput {
+  cron: string;
+  timezone?: string;
 }
 
 /** What a snapshot freezes: the tables of the report's kind over its period. */
@@ -51,8 +60,26 @@ export async function getReport(ctx: AnalysisContext, orgId: string, id: string)
   return row;
 }
 
+/**
+ * The definition's schedule columns for a schedule (or none), its first
+ * occurrence counted from `now`.
+ * @throws AppError 400 for a cron or time zone that does not parse.
+ */
+export function scheduleColumns(schedule: ReportScheduleInput | null, now: Date) {
+  if (schedule === null) return { schedule_cron: null, schedule_timezone: null, next_snapshot_at: null, last_schedule_error: null };
+  const cron = schedule.cron.trim().split(/\s+/).join(' ');
+  const timezone = schedule.timezone ?? 'UTC';
+  const problems = cronProblems(cron, timezone);
+  if (problems.length) throw validationError(problems.map((p) => ({ ...p, field: `schedule.${p.field}` })));
+  return { schedule_cron: cron, schedule_timezone: timezone, next_snapshot_at: nextOccurrence(cron, timezone, now), last_schedule_error: null };
+}
+
 export function toReportBody(r: ReportDefinitionRow) {
-  return { id: r.id, project_id: r.project_id, name: r.name, kind: r.kind, filters: r.filters, period: r.period, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+  const schedule =
+    r.schedule_cron && r.schedule_timezone
+      ? { cron: r.schedule_cron, timezone: r.schedule_timezone, next_snapshot_at: iso(r.next_snapshot_at), last_snapshot_at: iso(r.last_snapshot_at), last_error: r.last_schedule_error }
+      : null;
+  return { id: r.id, project_id: r.project_id, name: r.name, kind: r.kind, filters: r.filters, period: r.period, schedule, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 
 /**
@@ -76,13 +103,19 @@ export async function computeReport(ctx: AnalysisContext, r: ReportDefinitionRow
       },
     };
   }
-  const executions = await ctx.runner.reportResults(r.org_id, {
+  let executions = await ctx.runner.reportResults(r.org_id, {
     projectId: r.project_id,
     from,
     to,
     ...(r.filters.test_plan_ids ? { testPlanIds: r.filters.test_plan_ids } : {}),
     ...(r.filters.environments ? { environments: r.filters.environments } : {}),
   });
+  // Tags: only the tagged cases' results count, and an execution without any of them is not counted.
+  let tagged: Set<string> | undefined;
+  if (r.filters.tags?.length) {
+    tagged = new Set(await ctx.testCases.taggedTestCaseIds(r.org_id, r.project_id, r.filters.tags));
+    executions = executions.map((e) => ({ ...e, tests: e.tests.filter((t) => tagged!.has(t.test_id)) })).filter((e) => e.tests.length > 0);
+  }
   const counted = { ...base, executions_counted: executions.length };
   switch (kind) {
     case 'pass_rate':
@@ -92,16 +125,30 @@ export async function computeReport(ctx: AnalysisContext, r: ReportDefinitionRow
     case 'slowest_steps':
       return { ...counted, tables: { steps: slowestSteps(executions) } };
     case 'failure_categories': {
-      const counts = await countCategories(ctx.db, r.org_id, executions.map((e) => e.id));
+      const counts = await countCategories(ctx.db, r.org_id, executions.map((e) => e.id), tagged ? [...tagged] : undefined);
       return { ...counted, tables: { categories: { columns: ['category', 'failures'], rows: counts.map((c) => [c.category, c.n]) } } };
     }
   }
 }
 
-/** Freezes the report's data now in a new snapshot row (which never changes afterwards). */
-export async function takeSnapshot(ctx: AnalysisContext, r: ReportDefinitionRow): Promise<ReportSnapshotRow> {
-  const data = await computeReport(ctx, r, new Date());
-  return insertSnapshot(ctx.db, {
+/** How a snapshot came to be: by hand, or for an occurrence of the report's schedule. */
+export type SnapshotTrigger = { trigger: 'manual' } | { trigger: 'schedule'; scheduledFor: Date; missed: number };
+
+/**
+ * Freezes the report's data as of `now` in a new snapshot row (which never
+ * changes afterwards) and writes `report.snapshot.created` in the same
+ * transaction. Undefined when the schedule's occurrence already has its
+ * snapshot (another replica took it).
+ */
+export async function takeSnapshot(
+  ctx: AnalysisContext,
+  trx: Kysely<AnalysisDatabase>,
+  r: ReportDefinitionRow,
+  how: SnapshotTrigger = { trigger: 'manual' },
+  now = new Date(),
+): Promise<ReportSnapshotRow | undefined> {
+  const data = await computeReport(ctx, r, now);
+  const snapshot = await insertSnapshot(trx, {
     report_id: r.id,
     org_id: r.org_id,
     project_id: r.project_id,
@@ -109,14 +156,41 @@ export async function takeSnapshot(ctx: AnalysisContext, r: ReportDefinitionRow)
     period_from: new Date(data.period.from),
     period_to: new Date(data.period.to),
     data: JSON.stringify(data),
+    trigger: how.trigger,
+    scheduled_for: how.trigger === 'schedule' ? how.scheduledFor : null,
   });
+  if (!snapshot) return undefined;
+  await enqueueEvent(trx, ctx.schema, {
+    event: 'report.snapshot.created',
+    organization_id: r.org_id,
+    project_id: r.project_id,
+    key: r.id,
+    data: {
+      report: { id: r.id, name: r.name, kind: r.kind, project_id: r.project_id },
+      snapshot: {
+        id: snapshot.id,
+        trigger: how.trigger,
+        scheduled_for: how.trigger === 'schedule' ? how.scheduledFor.toISOString() : null,
+        ...(how.trigger === 'schedule' ? { missed_occurrences: how.missed } : {}),
+        period: data.period,
+        executions_counted: data.executions_counted,
+        created_at: iso(snapshot.created_at),
+        url: `/api/v1/reports/${r.id}/snapshots/${snapshot.id}`,
+      },
+    },
+  });
+  return snapshot;
 }
 
-export function toSnapshotBody(s: Pick<ReportSnapshotRow, 'id' | 'report_id' | 'project_id' | 'period_from' | 'period_to' | 'created_at'> & Partial<Pick<ReportSnapshotRow, 'definition' | 'data'>>) {
+export function toSnapshotBody(
+  s: Pick<ReportSnapshotRow, 'id' | 'report_id' | 'project_id' | 'period_from' | 'period_to' | 'trigger' | 'scheduled_for' | 'created_at'> & Partial<Pick<ReportSnapshotRow, 'definition' | 'data'>>,
+) {
   return {
     id: s.id,
     report_id: s.report_id,
     project_id: s.project_id,
+    trigger: s.trigger,
+    scheduled_for: iso(s.scheduled_for),
     period: { from: iso(s.period_from), to: iso(s.period_to) },
     created_at: iso(s.created_at),
     ...(s.definition ? { definition: s.definition } : {}),

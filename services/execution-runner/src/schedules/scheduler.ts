@@ -8,7 +8,7 @@ import type { AuthClient } from '../clients/auth.client.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
 import type { ExecutionDatabase, ScheduleRow } from '../db/database.js';
 import { insertExecution, prepareRun, type RunRequest } from '../executions/executions.service.js';
-import { catchUp, nextOccurrence } from './cron.js';
+import { catchUp, nextOccurrence } from '@assay/contracts';
 import { claimDueSchedule, recordRun, updateSchedule } from './schedules.repository.js';
 
 export interface SchedulerOptions {

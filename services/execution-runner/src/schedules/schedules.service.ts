@@ -1,7 +1,7 @@
 import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import type { ScheduleRow } from '../db/database.js';
-import { cronProblems, nextOccurrence, nextOccurrences } from './cron.js';
+import { cronProblems, nextOccurrence, nextOccurrences } from '@assay/contracts';
 import { countSchedules, deleteSchedule, findSchedule, insertSchedule, listSchedules, updateSchedule } from './schedules.repository.js';
 
 /** Schedules one test plan may have. */

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { sql } from 'kysely';
 import { isUniqueViolation, withTransaction } from '@assay/db';
 import { conflict, forbidden, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
@@ -26,6 +27,25 @@ export function internalRoutes(ctx: TestCaseContext): Router {
     const project = isUuid(req.params.id) ? await findProject(ctx.db, orgId, req.params.id) : undefined;
     if (!project) throw notFound('Project');
     res.json(toProjectBody(project));
+  });
+
+  // The ids of a project's cases (deleted ones too) carrying any of the tags, for the analysis service's report filters.
+  router.get('/internal/projects/:id/tagged-test-cases', async (req, res) => {
+    const orgId = orgOf(res.locals.principal as Principal);
+    const raw = (req.query as Record<string, unknown>).tags;
+    // One `tags=` per tag (a tag may hold a comma).
+    const tags = (Array.isArray(raw) ? raw : [raw]).filter((t): t is string => typeof t === 'string' && t !== '');
+    if (tags.length === 0 || tags.length > 20) throw validationError([{ field: 'tags', message: 'must name 1 to 20 tags, one tags= each' }]);
+    const project = isUuid(req.params.id) ? await findProject(ctx.db, orgId, req.params.id) : undefined;
+    if (!project) throw notFound('Project');
+    const rows = await ctx.db
+      .selectFrom('test_cases')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .where('project_id', '=', project.id)
+      .where(sql<boolean>`tags && ${sql.val(tags)}::text[]`)
+      .execute();
+    res.json({ test_case_ids: rows.map((r) => r.id) });
   });
 
   // Cases made by another service (discovery's generated tests): validated like API creates, optionally appended to a plan, in one transaction.

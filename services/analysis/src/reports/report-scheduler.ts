@@ -1,0 +1,104 @@
+import { catchUp, nextOccurrence } from '@assay/contracts';
+import { withTransaction } from '@assay/db';
+import { AppError } from '@assay/http';
+import type { AnalysisContext } from '../context.js';
+import { claimDueReport, setScheduleState } from './reports.repository.js';
+import { takeSnapshot } from './reports.service.js';
+
+export interface ReportSchedulerOptions {
+  /** How often due schedules are looked for (ms). */
+  intervalMs: number;
+  /** The time; tests move it. */
+  now?: () => Date;
+}
+
+/**
+ * Takes the snapshots of report schedules. Every replica may run one: a due
+ * definition is claimed with `FOR UPDATE SKIP LOCKED`, and its snapshot, its
+ * `report.snapshot.created` event and its next occurrence commit in one
+ * transaction; the snapshot's (report, occurrence) key is unique besides.
+ * Occurrences missed while no scheduler ran become one snapshot, for the
+ * latest of them. A snapshot that cannot be computed (the runner is down, the
+ * period holds too many executions) is tried again at the next tick; a 400
+ * or 404 is kept as the schedule's `last_error` and the schedule moves on.
+ */
+export class ReportScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: AnalysisContext,
+    private readonly o: ReportSchedulerOptions,
+  ) {}
+
+  start(): void {
+    const loop = () => {
+      if (this.stopped) return;
+      void this.tick()
+        .catch((err) => this.ctx.logger.warn({ err }, 'report scheduler tick failed'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.o.intervalMs);
+        });
+    };
+    loop();
+  }
+
+  /** Takes every snapshot due now; returns how many occurrences it handled. */
+  tick(): Promise<number> {
+    this.running ??= this.drain().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async drain(): Promise<number> {
+    let handled = 0;
+    for (let i = 0; i < 100 && !this.stopped; i++) {
+      const outcome = await this.fireOne();
+      if (outcome === 'none' || outcome === 'retry') break;
+      handled += 1;
+    }
+    return handled;
+  }
+
+  private async fireOne(): Promise<'none' | 'retry' | 'taken' | 'failed'> {
+    const now = this.o.now?.() ?? new Date();
+    let failedReport: string | undefined;
+    try {
+      return await this.claimAndTake(now, (id) => (failedReport = id));
+    } catch (err) {
+      // Rolled back: the occurrence stays due and is tried again at the next tick.
+      this.ctx.logger.warn({ err, report: failedReport }, 'scheduled report snapshot failed; tried again at the next tick');
+      return 'retry';
+    }
+  }
+
+  private claimAndTake(now: Date, claimed: (id: string) => void): Promise<'none' | 'taken' | 'failed'> {
+    return withTransaction(this.ctx.db, async (trx) => {
+      const report = await claimDueReport(trx, now);
+      if (!report) return 'none' as const;
+      claimed(report.id);
+      const cron = report.schedule_cron!;
+      const timezone = report.schedule_timezone!;
+      const { latest, missed } = catchUp(cron, timezone, report.next_snapshot_at!, now);
+      const next = nextOccurrence(cron, timezone, now);
+      try {
+        await takeSnapshot(this.ctx, trx, report, { trigger: 'schedule', scheduledFor: latest, missed }, now);
+      } catch (err) {
+        // Only a refusal of the computation (before anything was written) moves the schedule on:
+        // a period too large (400) or a project that is gone (404).
+        if (!(err instanceof AppError && (err.status === 400 || err.status === 404))) throw err;
+        await setScheduleState(trx, report.id, { next_snapshot_at: next, last_schedule_error: err.message });
+        this.ctx.logger.info({ report: report.id, reason: err.message }, 'scheduled report snapshot refused');
+        return 'failed' as const;
+      }
+      await setScheduleState(trx, report.id, { next_snapshot_at: next, last_snapshot_at: now, last_schedule_error: null });
+      return 'taken' as const;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+}
