@@ -12,11 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-const context = (fingerprints: Map<string, ElementFingerprint>): StepContext => ({
+// 500 ms for the waits that are meant to run out; steps meant to pass get room for a loaded machine.
+const context = (fingerprints: Map<string, ElementFingerprint>, stepTimeoutMs = 500): StepContext => ({
   page,
   baseUrl: 'http://unused.test',
   variables: {},
-  stepTimeoutMs: 500,
+  stepTimeoutMs,
   navigationTimeoutMs: 1000,
   saveScreenshot: () => Promise.reject(new Error('no screenshots here')),
   fingerprints,
@@ -26,22 +27,22 @@ describe('element fingerprints in one execution', () => {
   it('reads a fingerprint once per page and selector and reuses it for the next case', async () => {
     await page.setContent('<button id="buy" class="primary" data-testid="buy" onclick="this.textContent = \'Bought\'">Buy</button>');
     const shared = new Map<string, ElementFingerprint>();
-    const first = await runStep(context(shared), { step_id: 's1', action: 'click', selector: '#buy' });
+    const first = await runStep(context(shared, 10_000), { step_id: 's1', action: 'click', selector: '#buy' });
     expect(first.fingerprint).toMatchObject({ tag: 'button', id: 'buy', classes: ['primary'], text: 'Buy', attributes: { 'data-testid': 'buy' } });
     expect(shared.size).toBe(1);
     // The click ran: the page changed, yet the execution keeps the first reading.
     expect(await page.textContent('#buy')).toBe('Bought');
-    const second = await runStep(context(shared), { step_id: 's1', action: 'click', selector: '#buy' });
+    const second = await runStep(context(shared, 10_000), { step_id: 's1', action: 'click', selector: '#buy' });
     expect(second.fingerprint).toBe(first.fingerprint);
     // A new execution reads it afresh.
-    const fresh = await runStep(context(new Map()), { step_id: 's1', action: 'assert_visible', selector: '#buy' });
+    const fresh = await runStep(context(new Map(), 10_000), { step_id: 's1', action: 'assert_visible', selector: '#buy' });
     expect(fresh.fingerprint).toMatchObject({ text: 'Bought' });
   });
 
   it('still says "Element not found" when the fingerprint came from the cache and the element is gone', async () => {
     await page.setContent('<button id="buy">Buy</button>');
     const shared = new Map<string, ElementFingerprint>();
-    await runStep(context(shared), { step_id: 's1', action: 'click', selector: '#buy' });
+    await runStep(context(shared, 10_000), { step_id: 's1', action: 'click', selector: '#buy' });
     await page.setContent('<p>sold out</p>');
     const failure = await runStep(context(shared), { step_id: 's1', action: 'click', selector: '#buy' }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(StepError);
@@ -67,7 +68,7 @@ describe('the added actions, step by step', () => {
     await page.setContent('<ul><li>a</li></ul>');
     expect(await run({ action: 'assert_count', selector: 'li[', value: '1' })).toMatchObject({ message: 'Invalid selector: li[', type: 'error' });
     expect(await run({ action: 'assert_hidden', selector: 'li[' })).toMatchObject({ message: 'Invalid selector: li[', type: 'error' });
-    expect(await run({ action: 'assert_count', selector: 'li', value: '1' })).toBeUndefined();
+    expect(await run({ action: 'assert_count', selector: 'li', value: '1' }, { stepTimeoutMs: 10_000 })).toBeUndefined();
     expect(await run({ action: 'assert_count', selector: 'li', value: '2' })).toMatchObject({ message: 'Expected 2 elements matching "li", found 1' });
     expect(await run({ action: 'assert_count', selector: 'ol li', value: '1' })).toMatchObject({ message: 'Expected 1 element matching "ol li", found 0' });
   });
