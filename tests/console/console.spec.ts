@@ -206,6 +206,40 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   await expect(page.locator('.applied').getByRole('link').first()).toBeVisible();
 });
 
+test('builds a plan: adds a generated case to it and changes the run order', async () => {
+  await page.getByRole('link', { name: 'Projects' }).click();
+  await page.getByRole('link', { name: 'Shop', exact: true }).click();
+  await page.getByRole('link', { name: 'New test case' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Home page');
+  await page.getByLabel('Step 1 value').fill('/');
+  await page.getByRole('button', { name: 'Save test case' }).click();
+  await expect(page.getByRole('heading', { name: 'Home page', level: 1 })).toBeVisible();
+  await page.getByRole('link', { name: 'Back to the project' }).click();
+  await page.getByRole('checkbox', { name: 'Select Home page' }).check();
+  await page.getByPlaceholder('Plan name').fill('Generated');
+  await page.getByRole('button', { name: 'Create plan' }).click();
+  await expect(page.getByRole('heading', { name: 'Generated', level: 1 })).toBeVisible();
+  const members = page.getByRole('list', { name: 'Test cases of the plan' }).getByRole('listitem');
+  await expect(members).toHaveCount(1);
+  const first = (await members.first().getByRole('link').textContent())!;
+
+  const choice = page.getByLabel('Test case to add');
+  const second = (await choice.locator('option').nth(1).textContent())!;
+  await choice.selectOption({ label: second });
+  await page.getByRole('button', { name: 'Add to plan' }).click();
+  await expect(members).toHaveCount(2);
+  await expect(members.nth(1)).toContainText(second);
+
+  await page.getByRole('button', { name: `Move ${second} up` }).click();
+  await expect(members.nth(0)).toContainText(second);
+  await expect(members.nth(1)).toContainText(first);
+  // The order is the plan's own: read again from the server, it stays.
+  await page.getByRole('link', { name: 'Shop', exact: true }).click();
+  await page.getByRole('link', { name: 'Generated', exact: true }).click();
+  await expect(members).toHaveCount(2);
+  await expect(members.nth(0)).toContainText(second);
+});
+
 test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
   await page.getByRole('link', { name: 'Keys' }).click();
   const name = `CI ${Date.now()}`;

@@ -7,12 +7,17 @@ import { ErrorNote, Field, Loading, Page, useLoad } from '../ui';
 export function PlanView(props: { id: string }): JSX.Element {
   const data = useLoad(async () => {
     const plan = (await api().api.GET('/api/v1/test-plans/{test_plan_id}', { params: { path: { test_plan_id: props.id } } })).data!;
-    const [project, cases] = await Promise.all([
+    const [project, cases, active] = await Promise.all([
       api().api.GET('/api/v1/projects/{project_id}', { params: { path: { project_id: plan.project_id } } }),
       api().api.GET('/api/v1/test-cases', { params: { query: { project_id: plan.project_id, test_plan_id: plan.id, status: 'all', limit: 500 } as never } }),
+      api().api.GET('/api/v1/test-cases', { params: { query: { project_id: plan.project_id, limit: 500 } as never } }),
     ]);
-    return { plan, project: project.data!, cases: cases.data!.data };
+    const byId = new Map(cases.data!.data.map((c) => [c.id, c]));
+    // In run order: the plan's own order of ids.
+    const ordered = plan.test_case_ids.map((id) => byId.get(id)).filter((c): c is NonNullable<typeof c> => c !== undefined);
+    return { plan, project: project.data!, cases: ordered, addable: active.data!.data.filter((c) => !plan.test_case_ids.includes(c.id)) };
   }, [props.id]);
+  const [toAdd, setToAdd] = useState('');
   const [environment, setEnvironment] = useState('');
   const [variables, setVariables] = useState('');
   const [trace, setTrace] = useState<'off' | 'on' | 'retain-on-failure'>('retain-on-failure');
@@ -21,7 +26,31 @@ export function PlanView(props: { id: string }): JSX.Element {
 
   if (data.error) return <Page title="Test plan">{<ErrorNote error={data.error} />}</Page>;
   if (!data.data) return <Loading what="test plan" />;
-  const { plan, project, cases } = data.data;
+  const { plan, project, cases, addable } = data.data;
+
+  const change = async (call: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await call();
+      data.reload();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const move = (from: number, to: number) => {
+    const ids = [...plan.test_case_ids];
+    const [id] = ids.splice(from, 1);
+    ids.splice(to, 0, id!);
+    return change(() => api().api.PUT('/api/v1/test-plans/{test_plan_id}', { params: { path: { test_plan_id: plan.id } }, body: { test_case_ids: ids } }));
+  };
+  const add = (e: Event) => {
+    e.preventDefault();
+    if (!toAdd) return;
+    return change(async () => {
+      await api().api.POST('/api/v1/test-plans/{test_plan_id}/test-cases', { params: { path: { test_plan_id: plan.id } }, body: { test_case_id: toAdd } });
+      setToAdd('');
+    });
+  };
   const envs = Object.keys(project.environments ?? {});
 
   const run = async (e: Event) => {
@@ -56,28 +85,46 @@ export function PlanView(props: { id: string }): JSX.Element {
         {plan.description ? ` · ${plan.description}` : ''}
       </p>
       <h2>Test cases, in run order</h2>
-      <ol class="list">
-        {cases.map((c) => (
+      <ol class="list" aria-label="Test cases of the plan">
+        {cases.map((c, i) => (
           <li key={c.id}>
             <Link href={`/cases/${c.id}`}>{c.name}</Link> {c.status === 'archived' ? <span class="muted">(archived: skipped)</span> : null}{' '}
+            <button type="button" class="link" aria-label={`Move ${c.name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
+              Up
+            </button>{' '}
+            <button type="button" class="link" aria-label={`Move ${c.name} down`} disabled={i === cases.length - 1} onClick={() => move(i, i + 1)}>
+              Down
+            </button>{' '}
             <button
               type="button"
               class="link danger"
               aria-label={`Remove ${c.name} from the plan`}
-              onClick={async () => {
-                try {
-                  await api().api.DELETE('/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', { params: { path: { test_plan_id: plan.id, test_case_id: c.id } } });
-                  data.reload();
-                } catch (err) {
-                  setError(errorText(err));
-                }
-              }}
+              onClick={() => change(() => api().api.DELETE('/api/v1/test-plans/{test_plan_id}/test-cases/{test_case_id}', { params: { path: { test_plan_id: plan.id, test_case_id: c.id } } }))}
             >
               Remove
             </button>
           </li>
         ))}
       </ol>
+      {addable.length ? (
+        <form class="form inline" aria-label="Add a test case to the plan" onSubmit={add}>
+          <Field label="Test case to add" id="plan-add-case">
+            {(a) => (
+              <select {...a} value={toAdd} onChange={(e) => setToAdd((e.target as HTMLSelectElement).value)}>
+                <option value="">Choose a test case</option>
+                {addable.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <button type="submit" disabled={!toAdd}>
+            Add to plan
+          </button>
+        </form>
+      ) : null}
       <form class="card form" aria-labelledby="run-title" onSubmit={run}>
         <h2 id="run-title">Run this plan</h2>
         <Field label="Environment" id="run-environment" error={errors.environment} hint={`Default: the project’s base URL (${project.base_url})`}>
