@@ -22,7 +22,6 @@ const shared = {
 export default {
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
-  testSequencer: '<rootDir>/tests/setup/sequencer.js',
   // Three on two cores: the end-to-end files spend much of their time waiting on browsers, processes and Kafka group joins.
   maxWorkers: 3,
   // Global only in jest; e2e files raise it with jest.setTimeout.
