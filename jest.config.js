@@ -22,8 +22,7 @@ const shared = {
 export default {
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
-  // Three on two cores: the end-to-end files spend much of their time waiting on browsers, processes and Kafka group joins.
-  maxWorkers: 3,
+  maxWorkers: 2,
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [
