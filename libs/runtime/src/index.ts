@@ -105,3 +105,4 @@ export function startMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+export { PeriodicTask } from './periodic.js';

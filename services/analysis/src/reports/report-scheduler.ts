@@ -1,6 +1,7 @@
 import { catchUp, nextOccurrence } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
+import { PeriodicTask } from '@assay/runtime';
 import type { AnalysisContext } from '../context.js';
 import { claimDueReport, setScheduleState } from './reports.repository.js';
 import { takeSnapshot } from './reports.service.js';
@@ -23,36 +24,27 @@ export interface ReportSchedulerOptions {
  * or 404 is kept as the schedule's `last_error` and the schedule moves on.
  */
 export class ReportScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly ctx: AnalysisContext,
     private readonly o: ReportSchedulerOptions,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('report scheduler tick', () => this.drain(), { intervalMs: o.intervalMs, logger: ctx.logger });
+  }
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      void this.tick()
-        .catch((err) => this.ctx.logger.warn({ err }, 'report scheduler tick failed'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.o.intervalMs);
-        });
-    };
-    loop();
+    this.task.start();
   }
 
   /** Takes every snapshot due now; returns how many occurrences it handled. */
   tick(): Promise<number> {
-    this.running ??= this.drain().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.tick();
   }
 
   private async drain(): Promise<number> {
     let handled = 0;
-    for (let i = 0; i < 100 && !this.stopped; i++) {
+    for (let i = 0; i < 100 && !this.task.isStopped; i++) {
       const outcome = await this.fireOne();
       if (outcome === 'none' || outcome === 'retry') break;
       handled += 1;
@@ -96,9 +88,7 @@ export class ReportScheduler {
     });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -16,8 +16,24 @@ import {
   type RunRequest,
 } from './executions.service.js';
 
-const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
+/** The statuses a list may be filtered by. */
+export const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
 const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Serves an execution's Server-Sent Events (plan runs and exploratory runs
+ * alike), each event's data tagged with the id under `idField`.
+ */
+export function streamExecution(ctx: ExecutionContext, req: Request, res: Response, id: string, idField: 'execution_id' | 'test_run_id'): Promise<void> {
+  return serveEventStream(req, res, {
+    read: (afterSeq) => streamEventsAfter(ctx.db, id, afterSeq),
+    subscribe: (wake) => ctx.notifier.on(id, wake),
+    isLast: (e) => e.type === 'completed',
+    format: (e) => ({ [idField]: id, ...(e.data as Record<string, unknown>) }),
+    onError: (err) => ctx.logger.warn({ err, execution: id }, 'execution stream read failed'),
+    keepAliveMs: KEEP_ALIVE_MS,
+  });
+}
 
 function isoQuery(query: Record<string, unknown>, name: string): Date | undefined {
   const raw = query[name];
@@ -95,14 +111,7 @@ export function executionRoutes(ctx: ExecutionContext): Router {
   // Server-Sent Events of the run, replayed from Last-Event-ID, ending after `completed`.
   router.get('/api/v1/executions/:id/stream', async (req, res) => {
     const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
-    await serveEventStream(req, res, {
-      read: (afterSeq) => streamEventsAfter(ctx.db, row.id, afterSeq),
-      subscribe: (wake) => ctx.notifier.on(row.id, wake),
-      isLast: (e) => e.type === 'completed',
-      format: (e) => ({ execution_id: row.id, ...(e.data as Record<string, unknown>) }),
-      onError: (err) => ctx.logger.warn({ err }, 'execution stream read failed'),
-      keepAliveMs: KEEP_ALIVE_MS,
-    });
+    await streamExecution(ctx, req, res, row.id, 'execution_id');
   });
 
   return router;

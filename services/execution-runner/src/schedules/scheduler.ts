@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
+import { PeriodicTask } from '@assay/runtime';
 import type { Logger } from '@assay/logger';
 import type { AuthClient } from '../clients/auth.client.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
@@ -35,34 +36,25 @@ type Outcome = { status: 'started'; executionId: string } | { status: 'skipped';
  * recovery (for the latest of them), never a burst; the event counts them.
  */
 export class Scheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly o: SchedulerOptions) {}
+  constructor(private readonly o: SchedulerOptions) {
+    this.task = new PeriodicTask('scheduler tick', () => this.drain(), { intervalMs: o.intervalMs, logger: o.logger });
+  }
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      void this.tick()
-        .catch((err) => this.o.logger.warn({ err }, 'scheduler tick failed'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.o.intervalMs);
-        });
-    };
-    loop();
+    this.task.start();
   }
 
   /** Handles every schedule due now; returns how many occurrences it handled. */
   tick(): Promise<number> {
-    this.running ??= this.drain().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.tick();
   }
 
   private async drain(): Promise<number> {
     let handled = 0;
     // Bounded per tick, so one tick never runs forever.
-    for (let i = 0; i < 100 && !this.stopped; i++) {
+    for (let i = 0; i < 100 && !this.task.isStopped; i++) {
       const outcome = await this.fireOne();
       if (outcome === 'none' || outcome === 'retry') break;
       handled += 1;
@@ -160,9 +152,7 @@ export class Scheduler {
     return { status: 'started', executionId: execution.id };
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -1,14 +1,13 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { contractValidator, validateSteps } from '@assay/contracts';
-import { isUuid, notFound, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
+import { isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
-import { listExecutions, streamEventsAfter } from '../executions/executions.repository.js';
+import { listExecutions } from '../executions/executions.repository.js';
+import { STATUSES, streamExecution } from '../executions/executions.routes.js';
 import { cancel, estimateWaitSeconds, resultsOf, waitForEnd } from '../executions/executions.service.js';
 import { createTestRun, getTestRun, saveTestRun, toTestRunBody, type SaveRequest, type TestRunRequest } from './test-runs.service.js';
 
-const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
-const KEEP_ALIVE_MS = 15_000;
 
 /**
  * The request's schema, with its steps checked by the test cases' step
@@ -75,14 +74,7 @@ export function testRunRoutes(ctx: ExecutionContext): Router {
 
   router.get('/api/v1/test-runs/:id/stream', async (req, res) => {
     const row = await getTestRun(ctx, orgPrincipal(res).org_id, req.params.id);
-    await serveEventStream(req, res, {
-      read: (afterSeq) => streamEventsAfter(ctx.db, row.id, afterSeq),
-      subscribe: (wake) => ctx.notifier.on(row.id, wake),
-      isLast: (e) => e.type === 'completed',
-      format: (e) => ({ test_run_id: row.id, ...(e.data as Record<string, unknown>) }),
-      onError: (err) => ctx.logger.warn({ err }, 'test run stream read failed'),
-      keepAliveMs: KEEP_ALIVE_MS,
-    });
+    await streamExecution(ctx, req, res, row.id, 'test_run_id');
   });
 
   return router;
