@@ -6,11 +6,17 @@ import type { Bus, EventEnvelope, Subscription } from '@assay/bus';
 /** What the contract suite needs from a transport: fresh bus "processes" (own clients and connections) and its dead letters. */
 export interface BusFixture {
   /** A new bus, started; stopped by the fixture at the end. */
-  newBus(opts?: { maxAttempts?: number }): Promise<Bus>;
+  newBus(opts?: { maxAttempts?: number; livenessMs?: number }): Promise<Bus>;
   /** The messages given up for (topic, group): envelope ids with the error each carries. */
   deadLetters(topic: Topic, group: string): Promise<Array<{ id: string; error: string }>>;
   /** How long a handler may run before the transport would count its consumer dead (Kafka's session timeout). */
   livenessMs: number;
+  /**
+   * Whether a stopping process is seen to leave its group at once. False only for librdkafka's mock cluster:
+   * it advertises LeaveGroup v0-4 but reads a v3 request (kafkajs's) in the v0-2 layout, answers it with an
+   * error and keeps the member until its session times out (rdkafka_mock_handlers.c, 2.x).
+   */
+  leavesGroupOnStop: boolean;
 }
 
 /** Consumer groups the suite uses (a Kafka fixture without topic creation makes their dead-letter topics first). */
@@ -195,7 +201,13 @@ export function describeBusContract(fixture: () => BusFixture): void {
 
   it('hands the rest of a batch to the group’s other process when one shuts down mid-batch', async () => {
     const f = fixture();
-    const [publisher, leaving, staying] = [await f.newBus(), await f.newBus(), await f.newBus()];
+    // A process that left its group hands its work over at once; had it not, the work would wait for the
+    // liveness timeout, which the deadline below does not reach. Where a clean leave cannot be seen (the mock
+    // cluster), the liveness timeout is short and the deadline covers it and the rebalance after it: the case
+    // still shows that the work of a stopped process is handed over and none is lost.
+    const livenessMs = f.leavesGroupOnStop ? 30_000 : f.livenessMs;
+    const deadline = f.leavesGroupOnStop ? 15_000 : 2 * livenessMs + 20_000;
+    const [publisher, leaving, staying] = [await f.newBus(), await f.newBus({ livenessMs }), await f.newBus({ livenessMs })];
     const group = freshGroup('shutdown');
     const { messages, ids, mine } = batch(12);
     const byLeaving: string[] = [];
@@ -212,11 +224,10 @@ export function describeBusContract(fixture: () => BusFixture): void {
     await eventually(async () => byLeaving.length >= 1, 30_000);
     await leavingSub.close();
     await leaving.stop();
-    // Well within the liveness timeout: the leaving process left its group instead of timing out.
-    await eventually(async () => new Set([...byLeaving, ...byStaying]).size >= 12, Math.max(15_000, f.livenessMs - 5000));
+    await eventually(async () => new Set([...byLeaving, ...byStaying]).size >= 12, deadline);
     expect(new Set([...byLeaving, ...byStaying])).toEqual(ids);
     expect(byStaying.length).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('handles a message once even when its handler runs longer than the liveness timeout', async () => {
     const f = fixture();

@@ -91,7 +91,7 @@ describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdk
         brokers,
         clientId: 'assay-contract',
         logger,
-        sessionTimeoutMs: LIVENESS_MS,
+        sessionTimeoutMs: opts?.livenessMs ?? LIVENESS_MS,
         heartbeatIntervalMs: 1000,
         retryDelayMs: 200,
         restartDelayMs: 500,
@@ -119,6 +119,7 @@ describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdk
       return letters;
     },
     livenessMs: LIVENESS_MS,
+    leavesGroupOnStop: given.length > 0,
   };
   describeBusContract(() => fixture);
 

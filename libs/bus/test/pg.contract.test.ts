@@ -36,6 +36,8 @@ const fixture: BusFixture = {
   },
   // pg-boss has no session: a job expires after 15 minutes; the slow-handler case runs its handler past this.
   livenessMs: 6000,
+  // A stopped worker holds no jobs: the next poll of another fetches them.
+  leavesGroupOnStop: true,
 };
 
 describe('bus contract on pg', () => {
