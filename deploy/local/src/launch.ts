@@ -8,6 +8,7 @@ import { ConfigError, readConfig } from '@assay/config';
 import { ensureDatabase, freePort } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 import { SERVICE_NODE_ARGS } from '@assay/telemetry';
+import { bundleServices, type ServiceBundles } from './bundle.js';
 
 /**
  * `make run`: embedded Postgres (or DATABASE_URL), every built service as its
@@ -48,6 +49,8 @@ const config = (() => {
       redisPort: r.int('ASSAY_REDIS_PORT', { default: 0, min: 0, max: 65535 }),
       redisServer: r.string('REDIS_SERVER_PATH', { default: 'redis-server' }),
       readyTimeoutSeconds: r.int('ASSAY_READY_TIMEOUT_SECONDS', { default: 120, min: 5, max: 3600 }),
+      // Services built into JavaScript at each start (./bundle.ts), or run from their sources through tsx.
+      bundle: r.bool('ASSAY_BUNDLE', { default: true }),
     }));
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : err);
@@ -86,9 +89,12 @@ function prefixLines(name: string, stream: NodeJS.ReadableStream | null, out: No
   });
 }
 
+let bundles: ServiceBundles | undefined;
+
 function startService(spec: ServiceSpec, env: Record<string, string>): ChildProcess {
   // OTEL_* reach every service with the rest of the environment; the preload starts tracing when they ask for it.
-  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')], {
+  const args = bundles ? [...bundles.nodeArgs, bundles.entry(spec.name)] : [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')];
+  const proc = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, ...env, ...spec.env, PORT: String(spec.port), HOST: config.host },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -279,6 +285,11 @@ async function main(): Promise<void> {
 
   await mkdir(config.home, { recursive: true });
   const secrets = await loadOrCreateSecrets();
+  if (config.bundle) {
+    const started = Date.now();
+    bundles = await bundleServices(REPO, ports.map(([name]) => name), path.join(config.home, 'build'));
+    say(`[launcher] services built into ${path.join(config.home, 'build')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
 
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {

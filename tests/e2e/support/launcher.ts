@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { SERVICE_NODE_ARGS } from '@assay/telemetry';
 import { createTestDatabase, freePortForTests, type TestDatabase } from '@assay/testing';
+import { bundledServiceArgs } from '../../../deploy/local/src/bundle.js';
 
 /**
  * Runs the real local launcher (`deploy/local/src/launch.ts`) as a child
@@ -297,7 +298,9 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(launched: LaunchedForFile, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePortForTests();
-  const proc = spawn(process.execPath, [...SERVICE_NODE_ARGS, path.join('services', service, 'src', 'main.ts')], {
+  // The launcher's build of the services when it made one (ASSAY_BUNDLE), as the launched ones run; else the sources.
+  const args = bundledServiceArgs(path.join(launched.assay.home, 'build'), service) ?? [...SERVICE_NODE_ARGS, path.join('services', service, 'src', 'main.ts')];
+  const proc = spawn(process.execPath, args, {
     cwd: repoRoot(),
     env: {
       PATH: process.env.PATH ?? '',
