@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -55,10 +56,24 @@ afterAll(async () => {
   await removeAssayHome(home);
 });
 
+/** The command lines of running processes (arguments joined by spaces). */
+function commandLines(pids: number[]): string[] {
+  return pids.flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')];
+    } catch {
+      return [];
+    }
+  });
+}
+
 describe('the local launcher', () => {
   it('starts on an empty home, prints the credentials and saves them in a 0600 bootstrap.env', async () => {
     first = await startAssay({ home });
     expect(first.output()).toContain(`starting embedded Postgres (data in ${path.join(home, 'pg')})`);
+    // The services run from the launcher's build (ASSAY_BUNDLE defaults to true).
+    expect(first.output()).toContain(`services built into ${path.join(home, 'build')}`);
+    expect(commandLines(first.childPids())).toContainEqual(expect.stringContaining(path.join(home, 'build', 'services', 'auth', 'main.mjs')));
     expect(first.gatewayUrl).toBe(`http://localhost:${first.gatewayPort}`);
     expect(first.serviceKey).toMatch(/^service_sk_dev_[1-9A-HJ-NP-Za-km-z]+$/);
     expect(first.adminEmail).toBe('admin@assay.local');
@@ -115,7 +130,10 @@ describe('the local launcher', () => {
 
   it('starts again on the same home with the same key, and the data is kept', async () => {
     expect(firstStop).toBeDefined();
-    second = await startAssay({ home });
+    // This time from the TypeScript sources through tsx, which must work as well.
+    second = await startAssay({ home, env: { ASSAY_BUNDLE: 'false' } });
+    expect(second.output()).not.toContain('services built into');
+    expect(commandLines(second.childPids())).toContainEqual(expect.stringContaining(path.join('services', 'auth', 'src', 'main.ts')));
     expect(second.serviceKey).toBe(first!.serviceKey);
     expect(second.adminEmail).toBe(first!.adminEmail);
     expect(second.adminPassword).toBe(first!.adminPassword);
