@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
@@ -10,7 +11,10 @@ export interface PgBusOptions {
   /** Schema of pg-boss's tables (default `bus`). */
   schema?: string;
   logger: Logger;
-  /** How often idle workers poll, in seconds (pg-boss minimum 0.5). */
+  /**
+   * How often idle workers poll, in seconds (pg-boss minimum 0.5; default 2). A publish wakes the
+   * subscribed workers of every process at once (NOTIFY); polling only covers a lost notification.
+   */
   pollingIntervalSeconds?: number;
   /** Attempts per message before it goes to the group's dead-letter queue (default 25). */
   maxAttempts?: number;
@@ -25,6 +29,9 @@ export interface DeadLetter {
   topic: string;
   group: string;
 }
+
+/** Idle workers poll this often (seconds): a publish notifies them, so this only bounds a lost notification's delay. */
+const DEFAULT_POLLING_SECONDS = 2;
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
 
@@ -77,9 +84,16 @@ export class PgBus implements Bus {
   private readonly schema: string;
   private readonly instance = randomBytes(4).toString('hex');
   private started = false;
+  /** The channel a publish notifies with the topic's name. */
+  private readonly channel: string;
+  /** This process's pg-boss workers by topic: a notification for the topic wakes them. */
+  private readonly workers = new Map<string, Set<string>>();
+  private listener: pg.Client | undefined;
 
   constructor(private readonly opts: PgBusOptions) {
     this.schema = opts.schema ?? 'bus';
+    if (!/^[a-z_][a-z0-9_]{0,40}$/.test(this.schema)) throw new Error(`Invalid bus schema "${this.schema}"`);
+    this.channel = `${this.schema}_published`;
     this.boss = new PgBoss({
       connectionString: opts.connectionString,
       schema: this.schema,
@@ -94,6 +108,38 @@ export class PgBus implements Bus {
     if (this.started) return;
     await this.boss.start();
     this.started = true;
+    this.listen();
+  }
+
+  /**
+   * LISTENs on the publish channel on a connection of its own and wakes this
+   * process's workers of the notified topic, so a message is fetched at once
+   * rather than at the next poll. A lost connection (Postgres restart,
+   * failover) is opened again; polling covers the gap.
+   */
+  private listen(): void {
+    if (!this.started) return;
+    const client = new pg.Client({ connectionString: this.opts.connectionString, application_name: 'assay-bus-listen' });
+    this.listener = client;
+    let retried = false;
+    const retry = (err: unknown) => {
+      if (retried || this.listener !== client) return;
+      retried = true;
+      this.listener = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.started) return;
+      this.opts.logger.warn({ err }, 'bus LISTEN connection lost; polling until it is back');
+      setTimeout(() => this.listen(), 2000).unref();
+    };
+    client.on('error', retry);
+    client.on('end', () => retry(new Error('connection ended')));
+    client.on('notification', (n) => {
+      for (const id of this.workers.get(n.payload ?? '') ?? []) this.boss.notifyWorker(id);
+    });
+    client
+      .connect()
+      .then(() => client.query(`listen "${this.channel}"`))
+      .catch(retry);
   }
 
   async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
@@ -105,7 +151,10 @@ export class PgBus implements Bus {
     const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
       messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value, ...(m.traceparent ? { traceparent: m.traceparent } : {}) } })),
     );
-    if (jobs.length > 0) await this.boss.insert(jobs);
+    if (jobs.length === 0) return;
+    await this.boss.insert(jobs);
+    // Wakes the subscribed workers of every process; a lost notification costs a poll interval at most.
+    await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, topic]);
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -133,7 +182,7 @@ export class PgBus implements Bus {
     // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
     worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
       name,
-      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
+      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
       async (jobs) => {
         const results = await Promise.allSettled(
           jobs.map((job) =>
@@ -158,8 +207,11 @@ export class PgBus implements Bus {
         if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);
       },
     );
+    const mine = this.workers.get(opts.topic) ?? new Set<string>();
+    this.workers.set(opts.topic, mine.add(worker.id));
     return {
       close: async () => {
+        mine.delete(worker.id!);
         if (worker.id) await this.boss.offWork({ id: worker.id });
         if (opts.broadcast) {
           await this.boss.unsubscribe(opts.topic, name);
@@ -183,6 +235,9 @@ export class PgBus implements Bus {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
     await this.boss.stop({ graceful: true, wait: true, timeout: 5000 });
   }
 }

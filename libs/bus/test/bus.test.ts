@@ -9,8 +9,8 @@ let testDb: TestDatabase;
 let database: Database<any>;
 const buses: PgBus[] = [];
 
-async function newBus(): Promise<PgBus> {
-  const bus = new PgBus({ connectionString: testDb.url, logger });
+async function newBus(opts: { pollingIntervalSeconds?: number } = {}): Promise<PgBus> {
+  const bus = new PgBus({ connectionString: testDb.url, logger, ...opts });
   await bus.start();
   buses.push(bus);
   return bus;
@@ -92,6 +92,47 @@ describe('pg bus', () => {
     await s2.close();
     const { rows } = await database.pool.query(`select count(*)::int as n from bus.subscription where name like 'assay_auth_events__gw__%'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('pg bus wake-ups', () => {
+  // Idle workers poll only every 30 s here: a delivery within a few seconds is the publish's NOTIFY.
+  const POLL_SECONDS = 30;
+  const listeners = () =>
+    database.pool.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and application_name = 'assay-bus-listen'`);
+
+  it('wakes the workers of every process that subscribed to the topic when a message is published', async () => {
+    const publisher = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const [a, b] = [await newBus({ pollingIntervalSeconds: POLL_SECONDS }), await newBus({ pollingIntervalSeconds: POLL_SECONDS })];
+    const got: string[] = [];
+    await a.subscribe({ topic: TOPICS.discoveryEvents, group: 'wake-a', handler: async (e) => void got.push(`a:${e.id}`) });
+    await b.subscribe({ topic: TOPICS.discoveryEvents, group: 'wake-b', handler: async (e) => void got.push(`b:${e.id}`) });
+    // Past the first fetch of each new worker, so the next one is a poll 30 s away.
+    await new Promise((r) => setTimeout(r, 1500));
+    const started = Date.now();
+    await publisher.publish(TOPICS.discoveryEvents, [{ key: 'k', value: envelope(300) }]);
+    await eventually(async () => got.length === 2, 10_000, 50);
+    expect(got.sort()).toEqual([`a:${envelope(300).id}`, `b:${envelope(300).id}`]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('listens again after its LISTEN connection is killed, and is woken as before', async () => {
+    const publisher = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const consumer = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const got: string[] = [];
+    await consumer.subscribe({ topic: TOPICS.executionEvents, group: 'wake-again', handler: async (e) => void got.push(e.id) });
+    await eventually(async () => (await listeners()).rows.length > 0);
+    const before = (await listeners()).rows.map((r) => r.pid);
+    await database.pool.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1::int[])', [before]);
+    // Every bus of this file listens again, on new connections.
+    await eventually(async () => {
+      const now = (await listeners()).rows.map((r) => r.pid);
+      return now.length >= before.length && now.every((pid) => !before.includes(pid));
+    }, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    await publisher.publish(TOPICS.executionEvents, [{ key: 'k', value: envelope(301) }]);
+    await eventually(async () => got.length === 1, 10_000, 50);
+    expect(got).toEqual([envelope(301).id]);
   });
 });
 
