@@ -5,6 +5,9 @@ import { launchChromium } from '@assay/browser';
 import { startAnalysisHarness, type AnalysisHarness, type Tenant } from './harness.js';
 import { median, percentile } from '../src/reports/report-data.js';
 import { ReportScheduler } from '../src/reports/report-scheduler.js';
+import { InternalClient } from '../src/clients/internal.client.js';
+import { TestCaseClient } from '../src/clients/test-case.client.js';
+import { TEST_INTERNAL_SECRET } from '@assay/testing';
 
 // Reports over real executions (the runner's Chromium runs of the fixture app,
 // in two versions) and their real failure analyses. Every figure is computed
@@ -272,6 +275,26 @@ describe('reports', () => {
     expect((await t.an('GET', `/api/v1/reports/${created.body.id}`)).body.schedule).toEqual(report.schedule);
     expect((await t.an('PUT', `/api/v1/reports/${created.body.id}`, { schedule: null })).body.schedule).toBeNull();
     expect(await new ReportScheduler(h.context, { intervalMs: 60_000, now: () => new Date(at.getTime() + 30 * 86_400_000) }).tick()).toBe(0);
+  });
+
+  it('goes on with the reports due behind one whose snapshot cannot be taken now, and takes that one at a later tick', async () => {
+    // Due first: a tag-filtered report, which needs the test-case service; due later: one that does not.
+    const tagged = await t.an('POST', '/api/v1/reports', { project_id: plan.projectId, name: 'Smoke each minute', kind: 'pass_rate', filters: { tags: ['smoke'] }, schedule: { cron: '* * * * *', timezone: 'UTC' } });
+    const plain = await t.an('POST', '/api/v1/reports', { project_id: plan.projectId, name: 'Daily', kind: 'pass_rate', schedule: { cron: '0 7 * * *', timezone: 'UTC' } });
+    expect([tagged.status, plain.status]).toEqual([201, 201]);
+    const at = new Date(Math.max(...[tagged, plain].map((r) => new Date(r.body.schedule.next_snapshot_at).getTime())) + 60_000);
+    const snapshotsOf = async (id: string) => (await t.an('GET', `/api/v1/reports/${id}/snapshots`)).body.data as unknown[];
+
+    // test-case is unreachable for this scheduler (nothing listens on port 9 of loopback).
+    const testCaseDown = { ...h.context, testCases: new TestCaseClient(new InternalClient('test-case', 'http://127.0.0.1:9', TEST_INTERNAL_SECRET)) };
+    expect(await new ReportScheduler(testCaseDown, { intervalMs: 60_000, now: () => at }).tick()).toBe(1);
+    expect(await snapshotsOf(plain.body.id)).toHaveLength(1);
+    expect(await snapshotsOf(tagged.body.id)).toHaveLength(0);
+    expect((await t.an('GET', `/api/v1/reports/${tagged.body.id}`)).body.schedule).toEqual(tagged.body.schedule);
+
+    expect(await new ReportScheduler(h.context, { intervalMs: 60_000, now: () => at }).tick()).toBe(1);
+    expect(await snapshotsOf(tagged.body.id)).toHaveLength(1);
+    for (const r of [tagged, plain]) await t.an('PUT', `/api/v1/reports/${r.body.id}`, { schedule: null });
   });
 
   it('refuses bad definitions and formats with 400, changing nothing', async () => {

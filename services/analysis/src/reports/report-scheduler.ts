@@ -19,9 +19,10 @@ export interface ReportSchedulerOptions {
  * `report.snapshot.created` event and its next occurrence commit in one
  * transaction; the snapshot's (report, occurrence) key is unique besides.
  * Occurrences missed while no scheduler ran become one snapshot, for the
- * latest of them. A snapshot that cannot be computed (the runner is down, the
- * period holds too many executions) is tried again at the next tick; a 400
- * or 404 is kept as the schedule's `last_error` and the schedule moves on.
+ * latest of them. A snapshot that cannot be computed (the runner or test-case
+ * is down) is tried again at the next tick, while the reports due behind it go
+ * on; a 400 (the period holds too many executions) or 404 is kept as the
+ * schedule's `last_error` and the schedule moves on.
  */
 export class ReportScheduler {
   private readonly task: PeriodicTask;
@@ -44,29 +45,33 @@ export class ReportScheduler {
 
   private async drain(): Promise<number> {
     let handled = 0;
+    // Reports whose snapshot failed in this pass: the others due behind them still go now.
+    const retryLater: string[] = [];
     for (let i = 0; i < 100 && !this.task.isStopped; i++) {
-      const outcome = await this.fireOne();
-      if (outcome === 'none' || outcome === 'retry') break;
-      handled += 1;
+      const outcome = await this.fireOne(retryLater);
+      if (outcome === 'none') break;
+      if (outcome !== 'retry') handled += 1;
     }
     return handled;
   }
 
-  private async fireOne(): Promise<'none' | 'retry' | 'taken' | 'failed'> {
+  private async fireOne(retryLater: string[]): Promise<'none' | 'retry' | 'taken' | 'failed'> {
     const now = this.o.now?.() ?? new Date();
-    let failedReport: string | undefined;
+    let claimedReport: string | undefined;
     try {
-      return await this.claimAndTake(now, (id) => (failedReport = id));
+      return await this.claimAndTake(now, retryLater, (id) => (claimedReport = id));
     } catch (err) {
       // Rolled back: the occurrence stays due and is tried again at the next tick.
-      this.ctx.logger.warn({ err, report: failedReport }, 'scheduled report snapshot failed; tried again at the next tick');
+      this.ctx.logger.warn({ err, report: claimedReport }, 'scheduled report snapshot failed; tried again at the next tick');
+      if (!claimedReport) return 'none';
+      retryLater.push(claimedReport);
       return 'retry';
     }
   }
 
-  private claimAndTake(now: Date, claimed: (id: string) => void): Promise<'none' | 'taken' | 'failed'> {
+  private claimAndTake(now: Date, skip: readonly string[], claimed: (id: string) => void): Promise<'none' | 'taken' | 'failed'> {
     return withTransaction(this.ctx.db, async (trx) => {
-      const report = await claimDueReport(trx, now);
+      const report = await claimDueReport(trx, now, skip);
       if (!report) return 'none' as const;
       claimed(report.id);
       const cron = report.schedule_cron!;

@@ -46,12 +46,14 @@ export async function insertSnapshot(
 }
 
 /** Claims one definition whose schedule is due (other replicas skip it until this transaction ends). */
-export async function claimDueReport(db: Db, now: Date): Promise<ReportDefinitionRow | undefined> {
+/** The earliest due scheduled report no other transaction holds, other than those in `skip`. */
+export async function claimDueReport(db: Db, now: Date, skip: readonly string[] = []): Promise<ReportDefinitionRow | undefined> {
   return db
     .selectFrom('report_definitions')
     .selectAll()
     .where('next_snapshot_at', 'is not', null)
     .where('next_snapshot_at', '<=', now)
+    .$if(skip.length > 0, (q) => q.where('id', 'not in', skip))
     .orderBy('next_snapshot_at')
     .limit(1)
     .forUpdate()
