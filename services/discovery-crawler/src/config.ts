@@ -14,6 +14,7 @@ export interface DiscoveryConfig extends CommonConfig {
   pagesInParallel: number;
   navigationTimeoutMs: number;
   leaseSeconds: number;
+  exploreBudgetMs: number;
   /** What targets, their pages and robots.txt may connect to (EGRESS_*; DISCOVERY_ALLOW_LOOPBACK/_PRIVATE still honoured when those are unset). */
   egress: EgressSettings;
 }
@@ -29,6 +30,7 @@ export function loadConfig(env: Env): DiscoveryConfig {
     pagesInParallel: r.int('CRAWLER_PAGES_IN_PARALLEL', { default: 4, min: 1, max: 16 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('CRAWLER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
+    exploreBudgetMs: r.int('CRAWLER_EXPLORE_BUDGET_MS', { default: 8000, min: 500, max: 120_000 }),
     egress: readEgressSettings(r, { loopback: 'DISCOVERY_ALLOW_LOOPBACK', private: 'DISCOVERY_ALLOW_PRIVATE' }),
   }));
 }

@@ -33,6 +33,7 @@ startMain(async () => {
           pagesInParallel: config.pagesInParallel,
           navigationTimeoutMs: config.navigationTimeoutMs,
           leaseSeconds: config.leaseSeconds,
+          exploreBudgetMs: config.exploreBudgetMs,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
         });
         crawler.start();

@@ -69,6 +69,8 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       leaseSeconds: o.leaseSeconds ?? 30,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       pollMs: 100,
+      // Generous: a loaded test machine must not cut a page's exploration short (the default is 8 s).
+      exploreBudgetMs: 30_000,
     });
     crawler.start();
     crawlers.push(crawler);

@@ -45,6 +45,8 @@ export interface CrawlerOptions {
   navigationTimeoutMs: number;
   leaseSeconds: number;
   workerId: string;
+  /** How long interactive exploration may act on one page (ms; default DEFAULT_EXPLORE_LIMITS.budgetMs). */
+  exploreBudgetMs?: number;
   /** How often the crawler looks for sessions to take and checks running ones for pause/cancel (ms). */
   pollMs?: number;
 }
@@ -230,7 +232,7 @@ export class Crawler {
             if (ctl.stopped) return frontier.unshift(next);
             // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
             if (config.interactive && loaded.extract && robots.allowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed) {
-              const observed = await loader.explore(loaded.extract.forms, DEFAULT_EXPLORE_LIMITS).catch((err: unknown) => {
+              const observed = await loader.explore(loaded.extract.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }).catch((err: unknown) => {
                 logger.debug({ err, url: next.url }, 'exploring the page failed');
                 return [];
               });
