@@ -27,6 +27,16 @@ let receiverUrl: string;
 const received: string[] = [];
 const cspViolations: string[] = [];
 
+/** A session token of the admin for the test's own API reads (the console keeps its token to itself). */
+let token: string | undefined;
+async function apiToken(): Promise<string> {
+  if (token) return token;
+  const res = await page.request.post('/api/auth/login', { data: { email, password } });
+  expect(res.status()).toBe(200);
+  token = ((await res.json()) as { token: string }).token;
+  return token;
+}
+
 async function shot(name: string): Promise<void> {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
@@ -238,6 +248,41 @@ test('builds a plan: adds a generated case to it and changes the run order', asy
   await page.getByRole('link', { name: 'Generated', exact: true }).click();
   await expect(members).toHaveCount(2);
   await expect(members.nth(0)).toContainText(second);
+});
+
+test('schedules the plan: a bad cron is refused next to its field, the next run times read as the API gives them, pause and delete', async () => {
+  // On the "Generated" plan of the previous test.
+  await expect(page.getByRole('heading', { name: 'Schedules', level: 2 })).toBeVisible();
+  await expect(page.getByText('No schedule: this plan runs only when started.')).toBeVisible();
+  const cron = page.getByLabel('Cron');
+  await cron.fill('0 25 * * *');
+  await page.getByLabel('Time zone').fill('Europe/Paris');
+  await page.getByRole('button', { name: 'Add schedule' }).click();
+  await expect(cron).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#schedule-cron-error')).toContainText('not a valid cron expression');
+
+  await cron.fill('0 8 * * 1');
+  await page.getByRole('button', { name: 'Add schedule' }).click();
+  const runs = page.getByRole('list', { name: 'Next runs of 0 8 * * 1 (Europe/Paris)' }).getByRole('listitem');
+  await expect(runs).toHaveCount(5);
+  // Mondays at 08:00 in Paris, whatever the browser's own zone.
+  for (const text of await runs.allTextContents()) expect(text).toMatch(/Mon.*08:00/);
+  const shown = await runs.locator('time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
+  const planId = new URL(page.url()).pathname.split('/').pop()!;
+  const listed = await page.request.get(`/api/v1/test-plans/${planId}/schedules`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+  expect(listed.status()).toBe(200);
+  const [schedule] = (await listed.json()).data as Array<{ id: string; cron: string; timezone: string; enabled: boolean; next_runs: string[] }>;
+  expect(schedule).toMatchObject({ cron: '0 8 * * 1', timezone: 'Europe/Paris', enabled: true });
+  expect(shown).toEqual(schedule!.next_runs);
+
+  await page.getByRole('button', { name: 'Disable schedule 0 8 * * 1 (Europe/Paris)' }).click();
+  await expect(page.getByText('Paused: no next run.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Enable schedule 0 8 * * 1 (Europe/Paris)' })).toBeVisible();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete schedule 0 8 * * 1 (Europe/Paris)' }).click();
+  await expect(page.getByText('No schedule: this plan runs only when started.')).toBeVisible();
+  const after = await page.request.get(`/api/v1/test-plans/${planId}/schedules`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+  expect((await after.json()).data).toEqual([]);
 });
 
 test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
