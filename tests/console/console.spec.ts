@@ -338,11 +338,62 @@ test('is usable at 390 px wide: the menu folds behind a button', async () => {
   await page.setViewportSize({ width: 1280, height: 860 });
 });
 
-test('shows members and the plan’s quota bars, and switches organization', async () => {
+test('shows members and the plan’s quota bars, invites a member who accepts in another browser, and switches organization', async ({ browser }) => {
   await page.getByRole('link', { name: 'Organization' }).click();
   await expect(page.getByRole('progressbar').first()).toBeVisible();
   await expect(page.getByRole('table')).toContainText(email);
   await shot('organization');
+
+  // A new e-mail gets an invitation: its token once, and the link that accepts it.
+  const invitee = `invitee-${Date.now()}@example.test`;
+  await page.getByLabel('E-mail').fill(invitee);
+  await page.getByRole('button', { name: 'Add member' }).click();
+  const invitationToken = (await page.getByTestId('secret-value').textContent())!.trim();
+  expect(invitationToken.length).toBeGreaterThan(20);
+  const link = (await page.getByTestId('invitation-link').getAttribute('href'))!;
+  expect(link).toBe(`${new URL(page.url()).origin}/accept-invitation#token=${encodeURIComponent(invitationToken)}`);
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByRole('table')).toContainText(invitee);
+
+  // The invitee, in a browser of their own: the token leaves the address bar at once and is sent nowhere but in the accept call's body.
+  const other = await browser.newContext();
+  const invited = await other.newPage();
+  const leaks: string[] = [];
+  invited.on('request', (r) => {
+    const headers = r.headers();
+    const seen = [r.url(), headers.referer ?? ''].concat(r.url().endsWith('/api/auth/accept-invitation') ? [] : [r.postData() ?? '']);
+    if (seen.some((v) => v.includes(invitationToken) || v.includes(encodeURIComponent(invitationToken)))) leaks.push(r.url());
+  });
+  // A hand-written `?token=` link is read too and leaves the address bar the same way; a token the server does not know is refused next to its field.
+  await invited.goto('/accept-invitation?token=not-an-invitation-token');
+  await expect(invited.getByRole('heading', { name: 'Accept your invitation' })).toBeVisible();
+  expect(invited.url()).toBe(`${new URL(page.url()).origin}/accept-invitation`);
+  await invited.getByLabel('New password').fill('the invitee’s own password');
+  await invited.getByLabel('Repeat the password').fill('the invitee’s own password');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.locator('#invitation-token-error')).toContainText('unknown, already used or expired');
+  await expect(invited.getByLabel('Invitation token')).toHaveValue('not-an-invitation-token');
+
+  await invited.goto('about:blank'); // else the link, differing only by its fragment, would not load the page again
+  await invited.goto(link);
+  await expect(invited.getByRole('heading', { name: 'Accept your invitation' })).toBeVisible();
+  await expect(invited.getByLabel('Invitation token')).toHaveCount(0);
+  expect(invited.url()).toBe(`${new URL(page.url()).origin}/accept-invitation`);
+  await invited.getByLabel('New password').fill('too short');
+  await invited.getByLabel('Repeat the password').fill('too short');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.getByLabel('New password')).toHaveAttribute('aria-invalid', 'true');
+  await expect(invited.locator('#invitation-password-error')).toContainText('12 characters');
+  await invited.getByLabel('New password').fill('the invitee’s own password');
+  await invited.getByLabel('Repeat the password').fill('the invitee’s own password');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
+  await expect(invited.locator('.user-email')).toHaveText(invitee);
+  await invited.getByRole('link', { name: 'Organization' }).click();
+  await expect(invited.getByRole('table')).toContainText(invitee);
+  expect(invited.url()).not.toContain('token');
+  expect(leaks).toEqual([]);
+  await other.close();
   if (secondOrganization) {
     const menu = page.getByRole('combobox', { name: 'Organization' });
     await menu.selectOption({ label: `${secondOrganization} (admin)` });

@@ -5,6 +5,7 @@ import { Link, match, navigate, useLocation } from './router';
 import { CaseEditor, CaseView } from './screens/cases';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
 import { ExecutionList, ExecutionView } from './screens/executions';
+import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
 import { IssueList } from './screens/issues';
 import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
@@ -95,6 +96,8 @@ export function App(): JSX.Element {
   useEffect(() => onSessionChange(() => setTick((n) => n + 1)), []);
   useEffect(() => setMenuOpen(false), [location.path]);
 
+  // The invitation screen needs no session (the token is the credential) and starts a new one.
+  if (location.path === ACCEPT_INVITATION_PATH) return <AcceptInvitation />;
   if (!isSignedIn() || !currentSession()) return <Login />;
   const session = currentSession()!;
   return (
