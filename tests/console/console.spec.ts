@@ -285,6 +285,49 @@ test('schedules the plan: a bad cron is refused next to its field, the next run 
   expect((await after.json()).data).toEqual([]);
 });
 
+test('defines reports (a scheduled one, a tag-filtered one), takes snapshots of the runs so far, and deletes one', async () => {
+  await page.getByRole('link', { name: 'Reports' }).click();
+  await page.getByLabel('Project').selectOption({ label: 'Acme' });
+  await expect(page.getByText('No report for this project.')).toBeVisible();
+  await page.getByLabel('Report name').fill('Smoke pass rate');
+  await page.getByLabel('Take snapshots on a schedule').check();
+  await page.getByLabel('Snapshot cron').fill('0 8 * * 1');
+  await page.getByLabel('Snapshot time zone').fill('Nowhere/Special');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByLabel('Snapshot time zone')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#report-timezone-error')).toContainText('IANA time zone');
+  await page.getByLabel('Snapshot time zone').fill('Europe/Paris');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByRole('heading', { name: 'Smoke pass rate', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('report-schedule')).toContainText(/0 8 \* \* 1 \(Europe\/Paris\) · next snapshot Mon.*08:00/);
+
+  // The plan "Smoke" of this project ran three times: passed, failed, passed.
+  await page.getByRole('button', { name: 'Take snapshot now' }).click();
+  await expect(page.getByTestId('executions-counted')).toHaveText('3');
+  const totals = page.getByRole('table', { name: 'totals' });
+  // Columns: plan id, plan name, environment, executions, passed, failed, pass rate.
+  const cells = totals.getByRole('row', { name: /Smoke/ }).getByRole('cell');
+  await expect(cells.nth(1)).toHaveText('Smoke');
+  await expect(cells.nth(3)).toHaveText('3');
+  await expect(cells.nth(4)).toHaveText('2');
+  await expect(cells.nth(5)).toHaveText('1');
+  await expect(page.getByRole('list', { name: 'Snapshots of the report' }).getByRole('listitem')).toHaveCount(1);
+  await shot('report');
+
+  // Only test cases tagged so count: this project's case has no tag.
+  await page.getByRole('link', { name: 'All reports of the project' }).click();
+  await page.getByLabel('Report name').fill('Discovered only');
+  await page.getByLabel('Tag filter').fill('discovered, navigation');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByTestId('report-tags')).toHaveText('discovered, navigation');
+  await page.getByRole('button', { name: 'Take snapshot now' }).click();
+  await expect(page.getByTestId('executions-counted')).toHaveText('0');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete report' }).click();
+  const reports = page.getByRole('table', { name: 'Reports of the project' });
+  await expect(reports.getByRole('link')).toHaveText(['Smoke pass rate']);
+});
+
 test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
   await page.getByRole('link', { name: 'Keys' }).click();
   const name = `CI ${Date.now()}`;

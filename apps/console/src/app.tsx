@@ -12,12 +12,14 @@ import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
 import { ProjectList, ProjectView } from './screens/projects';
 import { OrganizationScreen } from './screens/organization';
+import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
 
 const NAV: Array<[string, string]> = [
   ['/projects', 'Projects'],
   ['/executions', 'Executions'],
   ['/issues', 'Issues'],
+  ['/reports', 'Reports'],
   ['/discovery', 'Discovery'],
   ['/webhooks', 'Webhooks'],
   ['/settings/keys', 'Keys'],
@@ -36,6 +38,8 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if (path === '/executions') return <ExecutionList />;
   if ((m = match('/executions/:id', path))) return <ExecutionView id={m.id!} />;
   if (path === '/issues') return <IssueList />;
+  if (path === '/reports') return <ReportList projectId={query.get('project') ?? ''} />;
+  if ((m = match('/reports/:id', path))) return <ReportView id={m.id!} />;
   if (path === '/discovery') return <DiscoveryList />;
   if ((m = match('/discovery/:id', path))) return <DiscoveryView id={m.id!} />;
   if (path === '/webhooks') return <WebhookList />;

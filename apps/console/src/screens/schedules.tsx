@@ -6,7 +6,7 @@ import { Link } from '../router';
 import { ErrorNote, Field, formatDate, StatusBadge, useLoad } from '../ui';
 
 /** The IANA zones the browser knows, for the time zone field's suggestions (the server checks the value). */
-const TIME_ZONES: string[] = (() => {
+export const TIME_ZONES: string[] = (() => {
   try {
     return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
   } catch {
