@@ -193,6 +193,35 @@ test('shows a failure with its step, error and screenshot, the analysis, and app
   await expect(page.getByRole('table')).toContainText('Sign in');
 });
 
+test('opens an issue’s page from the list: its occurrence, category, evidence and applied fix; triages it there', async () => {
+  // On the issues list of the previous test, every status shown.
+  await page.getByRole('table').getByRole('link', { name: /^Sign in: / }).first().click();
+  await expect(page.getByRole('heading', { name: 'Issue: Sign in', level: 1 })).toBeVisible();
+  const issueId = new URL(page.url()).pathname.split('/').pop()!;
+  await expect(page.getByTestId('issue-category')).toHaveText('selector changed');
+  await expect(page.getByTestId('issue-seen')).toContainText('1×');
+  const occurrences = page.getByRole('table', { name: 'Occurrences' }).getByRole('row');
+  await expect(occurrences).toHaveCount(2); // the header and the failed run
+  await expect(occurrences.nth(1)).toContainText('#login-button');
+  await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
+  await expect(page.getByText('This fix was applied')).toBeVisible();
+  await expect(page.getByRole('table', { name: /What changed in the element/ })).toContainText('login-button');
+  await expect(page.getByRole('img', { name: 'Page at the failure of Sign in' })).toBeVisible();
+
+  await page.getByLabel('Triage state').selectOption('acknowledged');
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/v1/issues/${issueId}`, { headers: { authorization: `Bearer ${await apiToken()}` } })).json()).status)
+    .toBe('acknowledged');
+  await page.reload();
+  // A reload signs out (the session lives in memory only): sign in again, the deep link stays.
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByLabel('Triage state')).toHaveValue('acknowledged');
+  await occurrences.nth(1).getByRole('link').click();
+  await expect(page.getByTestId('execution-summary')).toContainText('0 passed · 1 failed');
+});
+
 test('crawls the fixture shop live and generates test cases from a flow', async () => {
   await page.getByRole('link', { name: 'Projects' }).click();
   await page.getByRole('button', { name: 'New project' }).click();

@@ -6,6 +6,7 @@ import { CaseEditor, CaseView } from './screens/cases';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
 import { ExecutionList, ExecutionView } from './screens/executions';
 import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
+import { IssueView } from './screens/issue';
 import { IssueList } from './screens/issues';
 import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
@@ -38,6 +39,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if (path === '/executions') return <ExecutionList />;
   if ((m = match('/executions/:id', path))) return <ExecutionView id={m.id!} />;
   if (path === '/issues') return <IssueList />;
+  if ((m = match('/issues/:id', path))) return <IssueView id={m.id!} />;
   if (path === '/reports') return <ReportList projectId={query.get('project') ?? ''} />;
   if ((m = match('/reports/:id', path))) return <ReportView id={m.id!} />;
   if (path === '/discovery') return <DiscoveryList />;
