@@ -377,12 +377,26 @@ test('creates a key shown once with a copy button, and revokes it so it stops wo
   await expect.poll(async () => (await page.request.get(`${gateway}/api/v1/projects`, { headers: { authorization: `Bearer ${key}` } })).status(), { timeout: 15_000 }).toBe(401);
 });
 
-test('creates a webhook with its secret shown once and sees a test delivery arrive', async () => {
+test('creates a webhook with an event filter and its secret shown once, sees a test delivery arrive, and changes its events', async () => {
   await page.getByRole('link', { name: 'Webhooks' }).click();
   await page.getByLabel('Name').fill('Local receiver');
   await page.getByLabel('URL').fill(receiverUrl);
+  // No event at all is refused next to the events; then two of the catalogue's types.
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.locator('#webhook-new-events-error')).toContainText('fewer than 1');
+  await page.getByLabel('test.execution.failed', { exact: true }).check();
+  await page.getByLabel('report.snapshot.created', { exact: true }).check();
+  await expect(page.getByRole('group', { name: /^Events \(2 of \d+\)$/ })).toBeVisible();
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByTestId('secret-value')).not.toBeEmpty();
+  const webhookId = new URL(page.url()).pathname.split('/').pop()!;
+  const readEvents = async () => {
+    const res = await page.request.get(`/api/v1/webhooks/${webhookId}`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+    expect(res.status()).toBe(200);
+    return ((await res.json()) as { events: string[] }).events.sort();
+  };
+  expect(await readEvents()).toEqual(['report.snapshot.created', 'test.execution.failed']);
   await page.getByRole('button', { name: 'Done' }).click();
   await page.getByRole('button', { name: 'Send test event' }).click();
   await expect
@@ -395,6 +409,17 @@ test('creates a webhook with its secret shown once and sees a test delivery arri
   await page.locator('tbody tr', { has: page.locator('.badge-delivered') }).first().getByRole('button', { name: 'Details' }).click();
   await expect(page.locator('pre.body').first()).toContainText('"ok":true');
   await shot('webhooks');
+
+  // Edit the filter: the report event out, the plan's completion in.
+  await page.getByText('Edit name, URL and events').click();
+  const settings = page.getByRole('form', { name: 'Settings' });
+  await expect(settings.getByLabel('test.execution.failed', { exact: true })).toBeChecked();
+  await settings.getByLabel('report.snapshot.created', { exact: true }).uncheck();
+  await settings.getByLabel('test.plan.completed', { exact: true }).check();
+  await settings.getByRole('button', { name: 'Save changes' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Saved');
+  expect(await readEvents()).toEqual(['test.execution.failed', 'test.plan.completed']);
+  await expect(page.locator('.page > p.muted').first()).toContainText('test.execution.failed, test.plan.completed');
 });
 
 test('is usable at 390 px wide: the menu folds behind a button', async () => {
