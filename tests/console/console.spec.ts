@@ -424,6 +424,9 @@ test('creates a webhook with an event filter and its secret shown once, sees a t
 
 test('is usable at 390 px wide: the menu folds behind a button', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
+  // The webhook's page of the previous test, its event filter open, fits: nothing wider than the screen.
+  await expect(page.getByRole('form', { name: 'Settings' })).toBeVisible();
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav).toBeHidden();
   await page.getByRole('button', { name: 'Menu' }).click();

@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { acceptInvitation, errorText, fieldErrors } from '../api';
 import { navigate } from '../router';
 import { ErrorNote, Field } from '../ui';
@@ -35,10 +35,8 @@ export function AcceptInvitation(): JSX.Element {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = 'Accept an invitation · Assay';
-    heading.current?.focus();
   }, []);
 
   return (
@@ -63,7 +61,7 @@ export function AcceptInvitation(): JSX.Element {
           }
         }}
       >
-        <h1 id="invitation-title" tabIndex={-1} ref={heading}>
+        <h1 id="invitation-title">
           Accept your invitation
         </h1>
         <p class="muted">Choose the password you will sign in with. The invitation works once and for 7 days.</p>
