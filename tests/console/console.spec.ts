@@ -243,6 +243,16 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   await page.getByRole('button', { name: /Generate test cases from 1 selected flow/ }).click();
   await expect(page.locator('.applied')).toContainText('test case(s) created');
   await expect(page.locator('.applied').getByRole('link').first()).toBeVisible();
+
+  // The project's sessions come from the API (GET /api/v1/discovery), not from this tab's memory.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Discovery' }).click();
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Shop' });
+  const sessions = page.getByRole('table', { name: 'Discovery sessions' }).getByRole('row');
+  await expect(sessions).toHaveCount(2);
+  await expect(sessions.nth(1)).toContainText(shop.url);
+  await expect(sessions.nth(1)).toContainText('completed');
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Acme' });
+  await expect(page.getByText('No crawl of this project yet.')).toBeVisible();
 });
 
 test('builds a plan: adds a generated case to it and changes the run order', async () => {
@@ -316,7 +326,7 @@ test('schedules the plan: a bad cron is refused next to its field, the next run 
 
 test('defines reports (a scheduled one, a tag-filtered one), takes snapshots of the runs so far, and deletes one', async () => {
   await page.getByRole('link', { name: 'Reports' }).click();
-  await page.getByLabel('Project').selectOption({ label: 'Acme' });
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Acme' });
   await expect(page.getByText('No report for this project.')).toBeVisible();
   await page.getByLabel('Report name').fill('Smoke pass rate');
   await page.getByLabel('Take snapshots on a schedule').check();
