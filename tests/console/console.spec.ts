@@ -27,6 +27,16 @@ let receiverUrl: string;
 const received: string[] = [];
 const cspViolations: string[] = [];
 
+/** A session token of the admin for the test's own API reads (the console keeps its token to itself). */
+let token: string | undefined;
+async function apiToken(): Promise<string> {
+  if (token) return token;
+  const res = await page.request.post('/api/auth/login', { data: { email, password } });
+  expect(res.status()).toBe(200);
+  token = ((await res.json()) as { token: string }).token;
+  return token;
+}
+
 async function shot(name: string): Promise<void> {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
@@ -183,6 +193,35 @@ test('shows a failure with its step, error and screenshot, the analysis, and app
   await expect(page.getByRole('table')).toContainText('Sign in');
 });
 
+test('opens an issue’s page from the list: its occurrence, category, evidence and applied fix; triages it there', async () => {
+  // On the issues list of the previous test, every status shown.
+  await page.getByRole('table').getByRole('link', { name: /^Sign in: / }).first().click();
+  await expect(page.getByRole('heading', { name: 'Issue: Sign in', level: 1 })).toBeVisible();
+  const issueId = new URL(page.url()).pathname.split('/').pop()!;
+  await expect(page.getByTestId('issue-category')).toHaveText('selector changed');
+  await expect(page.getByTestId('issue-seen')).toContainText('1×');
+  const occurrences = page.getByRole('table', { name: 'Occurrences' }).getByRole('row');
+  await expect(occurrences).toHaveCount(2); // the header and the failed run
+  await expect(occurrences.nth(1)).toContainText('#login-button');
+  await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
+  await expect(page.getByText('This fix was applied')).toBeVisible();
+  await expect(page.getByRole('table', { name: /What changed in the element/ })).toContainText('login-button');
+  await expect(page.getByRole('img', { name: 'Page at the failure of Sign in' })).toBeVisible();
+
+  await page.getByLabel('Triage state').selectOption('acknowledged');
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/v1/issues/${issueId}`, { headers: { authorization: `Bearer ${await apiToken()}` } })).json()).status)
+    .toBe('acknowledged');
+  await page.reload();
+  // A reload signs out (the session lives in memory only): sign in again, the deep link stays.
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByLabel('Triage state')).toHaveValue('acknowledged');
+  await occurrences.nth(1).getByRole('link').click();
+  await expect(page.getByTestId('execution-summary')).toContainText('0 passed · 1 failed');
+});
+
 test('crawls the fixture shop live and generates test cases from a flow', async () => {
   await page.getByRole('link', { name: 'Projects' }).click();
   await page.getByRole('button', { name: 'New project' }).click();
@@ -204,6 +243,16 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   await page.getByRole('button', { name: /Generate test cases from 1 selected flow/ }).click();
   await expect(page.locator('.applied')).toContainText('test case(s) created');
   await expect(page.locator('.applied').getByRole('link').first()).toBeVisible();
+
+  // The project's sessions come from the API (GET /api/v1/discovery), not from this tab's memory.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Discovery' }).click();
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Shop' });
+  const sessions = page.getByRole('table', { name: 'Discovery sessions' }).getByRole('row');
+  await expect(sessions).toHaveCount(2);
+  await expect(sessions.nth(1)).toContainText(shop.url);
+  await expect(sessions.nth(1)).toContainText('completed');
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Acme' });
+  await expect(page.getByText('No crawl of this project yet.')).toBeVisible();
 });
 
 test('builds a plan: adds a generated case to it and changes the run order', async () => {
@@ -240,6 +289,84 @@ test('builds a plan: adds a generated case to it and changes the run order', asy
   await expect(members.nth(0)).toContainText(second);
 });
 
+test('schedules the plan: a bad cron is refused next to its field, the next run times read as the API gives them, pause and delete', async () => {
+  // On the "Generated" plan of the previous test.
+  await expect(page.getByRole('heading', { name: 'Schedules', level: 2 })).toBeVisible();
+  await expect(page.getByText('No schedule: this plan runs only when started.')).toBeVisible();
+  const cron = page.getByLabel('Cron');
+  await cron.fill('0 25 * * *');
+  await page.getByLabel('Time zone').fill('Europe/Paris');
+  await page.getByRole('button', { name: 'Add schedule' }).click();
+  await expect(cron).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#schedule-cron-error')).toContainText('not a valid cron expression');
+
+  await cron.fill('0 8 * * 1');
+  await page.getByRole('button', { name: 'Add schedule' }).click();
+  const runs = page.getByRole('list', { name: 'Next runs of 0 8 * * 1 (Europe/Paris)' }).getByRole('listitem');
+  await expect(runs).toHaveCount(5);
+  // Mondays at 08:00 in Paris, whatever the browser's own zone.
+  for (const text of await runs.allTextContents()) expect(text).toMatch(/Mon.*08:00/);
+  const shown = await runs.locator('time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
+  const planId = new URL(page.url()).pathname.split('/').pop()!;
+  const listed = await page.request.get(`/api/v1/test-plans/${planId}/schedules`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+  expect(listed.status()).toBe(200);
+  const [schedule] = (await listed.json()).data as Array<{ id: string; cron: string; timezone: string; enabled: boolean; next_runs: string[] }>;
+  expect(schedule).toMatchObject({ cron: '0 8 * * 1', timezone: 'Europe/Paris', enabled: true });
+  expect(shown).toEqual(schedule!.next_runs);
+
+  await page.getByRole('button', { name: 'Disable schedule 0 8 * * 1 (Europe/Paris)' }).click();
+  await expect(page.getByText('Paused: no next run.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Enable schedule 0 8 * * 1 (Europe/Paris)' })).toBeVisible();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete schedule 0 8 * * 1 (Europe/Paris)' }).click();
+  await expect(page.getByText('No schedule: this plan runs only when started.')).toBeVisible();
+  const after = await page.request.get(`/api/v1/test-plans/${planId}/schedules`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+  expect((await after.json()).data).toEqual([]);
+});
+
+test('defines reports (a scheduled one, a tag-filtered one), takes snapshots of the runs so far, and deletes one', async () => {
+  await page.getByRole('link', { name: 'Reports' }).click();
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Acme' });
+  await expect(page.getByText('No report for this project.')).toBeVisible();
+  await page.getByLabel('Report name').fill('Smoke pass rate');
+  await page.getByLabel('Take snapshots on a schedule').check();
+  await page.getByLabel('Snapshot cron').fill('0 8 * * 1');
+  await page.getByLabel('Snapshot time zone').fill('Nowhere/Special');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByLabel('Snapshot time zone')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#report-timezone-error')).toContainText('IANA time zone');
+  await page.getByLabel('Snapshot time zone').fill('Europe/Paris');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByRole('heading', { name: 'Smoke pass rate', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('report-schedule')).toContainText(/0 8 \* \* 1 \(Europe\/Paris\) · next snapshot Mon.*08:00/);
+
+  // The plan "Smoke" of this project ran three times: passed, failed, passed.
+  await page.getByRole('button', { name: 'Take snapshot now' }).click();
+  await expect(page.getByTestId('executions-counted')).toHaveText('3');
+  const totals = page.getByRole('table', { name: 'totals' });
+  // Columns: plan id, plan name, environment, executions, passed, failed, pass rate.
+  const cells = totals.getByRole('row', { name: /Smoke/ }).getByRole('cell');
+  await expect(cells.nth(1)).toHaveText('Smoke');
+  await expect(cells.nth(3)).toHaveText('3');
+  await expect(cells.nth(4)).toHaveText('2');
+  await expect(cells.nth(5)).toHaveText('1');
+  await expect(page.getByRole('list', { name: 'Snapshots of the report' }).getByRole('listitem')).toHaveCount(1);
+  await shot('report');
+
+  // Only test cases tagged so count: this project's case has no tag.
+  await page.getByRole('link', { name: 'All reports of the project' }).click();
+  await page.getByLabel('Report name').fill('Discovered only');
+  await page.getByLabel('Tag filter').fill('discovered, navigation');
+  await page.getByRole('button', { name: 'Create report' }).click();
+  await expect(page.getByTestId('report-tags')).toHaveText('discovered, navigation');
+  await page.getByRole('button', { name: 'Take snapshot now' }).click();
+  await expect(page.getByTestId('executions-counted')).toHaveText('0');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete report' }).click();
+  const reports = page.getByRole('table', { name: 'Reports of the project' });
+  await expect(reports.getByRole('link')).toHaveText(['Smoke pass rate']);
+});
+
 test('creates a key shown once with a copy button, and revokes it so it stops working', async () => {
   await page.getByRole('link', { name: 'Keys' }).click();
   const name = `CI ${Date.now()}`;
@@ -260,12 +387,26 @@ test('creates a key shown once with a copy button, and revokes it so it stops wo
   await expect.poll(async () => (await page.request.get(`${gateway}/api/v1/projects`, { headers: { authorization: `Bearer ${key}` } })).status(), { timeout: 15_000 }).toBe(401);
 });
 
-test('creates a webhook with its secret shown once and sees a test delivery arrive', async () => {
+test('creates a webhook with an event filter and its secret shown once, sees a test delivery arrive, and changes its events', async () => {
   await page.getByRole('link', { name: 'Webhooks' }).click();
   await page.getByLabel('Name').fill('Local receiver');
   await page.getByLabel('URL').fill(receiverUrl);
+  // No event at all is refused next to the events; then two of the catalogue's types.
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.locator('#webhook-new-events-error')).toContainText('fewer than 1');
+  await page.getByLabel('test.execution.failed', { exact: true }).check();
+  await page.getByLabel('report.snapshot.created', { exact: true }).check();
+  await expect(page.getByRole('group', { name: /^Events \(2 of \d+\)$/ })).toBeVisible();
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByTestId('secret-value')).not.toBeEmpty();
+  const webhookId = new URL(page.url()).pathname.split('/').pop()!;
+  const readEvents = async () => {
+    const res = await page.request.get(`/api/v1/webhooks/${webhookId}`, { headers: { authorization: `Bearer ${await apiToken()}` } });
+    expect(res.status()).toBe(200);
+    return ((await res.json()) as { events: string[] }).events.sort();
+  };
+  expect(await readEvents()).toEqual(['report.snapshot.created', 'test.execution.failed']);
   await page.getByRole('button', { name: 'Done' }).click();
   await page.getByRole('button', { name: 'Send test event' }).click();
   await expect
@@ -278,10 +419,24 @@ test('creates a webhook with its secret shown once and sees a test delivery arri
   await page.locator('tbody tr', { has: page.locator('.badge-delivered') }).first().getByRole('button', { name: 'Details' }).click();
   await expect(page.locator('pre.body').first()).toContainText('"ok":true');
   await shot('webhooks');
+
+  // Edit the filter: the report event out, the plan's completion in.
+  await page.getByText('Edit name, URL and events').click();
+  const settings = page.getByRole('form', { name: 'Settings' });
+  await expect(settings.getByLabel('test.execution.failed', { exact: true })).toBeChecked();
+  await settings.getByLabel('report.snapshot.created', { exact: true }).uncheck();
+  await settings.getByLabel('test.plan.completed', { exact: true }).check();
+  await settings.getByRole('button', { name: 'Save changes' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Saved');
+  expect(await readEvents()).toEqual(['test.execution.failed', 'test.plan.completed']);
+  await expect(page.locator('.page > p.muted').first()).toContainText('test.execution.failed, test.plan.completed');
 });
 
 test('is usable at 390 px wide: the menu folds behind a button', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
+  // The webhook's page of the previous test, its event filter open, fits: nothing wider than the screen.
+  await expect(page.getByRole('form', { name: 'Settings' })).toBeVisible();
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav).toBeHidden();
   await page.getByRole('button', { name: 'Menu' }).click();
@@ -293,11 +448,62 @@ test('is usable at 390 px wide: the menu folds behind a button', async () => {
   await page.setViewportSize({ width: 1280, height: 860 });
 });
 
-test('shows members and the plan’s quota bars, and switches organization', async () => {
+test('shows members and the plan’s quota bars, invites a member who accepts in another browser, and switches organization', async ({ browser }) => {
   await page.getByRole('link', { name: 'Organization' }).click();
   await expect(page.getByRole('progressbar').first()).toBeVisible();
   await expect(page.getByRole('table')).toContainText(email);
   await shot('organization');
+
+  // A new e-mail gets an invitation: its token once, and the link that accepts it.
+  const invitee = `invitee-${Date.now()}@example.test`;
+  await page.getByLabel('E-mail').fill(invitee);
+  await page.getByRole('button', { name: 'Add member' }).click();
+  const invitationToken = (await page.getByTestId('secret-value').textContent())!.trim();
+  expect(invitationToken.length).toBeGreaterThan(20);
+  const link = (await page.getByTestId('invitation-link').getAttribute('href'))!;
+  expect(link).toBe(`${new URL(page.url()).origin}/accept-invitation#token=${encodeURIComponent(invitationToken)}`);
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByRole('table')).toContainText(invitee);
+
+  // The invitee, in a browser of their own: the token leaves the address bar at once and is sent nowhere but in the accept call's body.
+  const other = await browser.newContext();
+  const invited = await other.newPage();
+  const leaks: string[] = [];
+  invited.on('request', (r) => {
+    const headers = r.headers();
+    const seen = [r.url(), headers.referer ?? ''].concat(r.url().endsWith('/api/auth/accept-invitation') ? [] : [r.postData() ?? '']);
+    if (seen.some((v) => v.includes(invitationToken) || v.includes(encodeURIComponent(invitationToken)))) leaks.push(r.url());
+  });
+  // A hand-written `?token=` link is read too and leaves the address bar the same way; a token the server does not know is refused next to its field.
+  await invited.goto('/accept-invitation?token=not-an-invitation-token');
+  await expect(invited.getByRole('heading', { name: 'Accept your invitation' })).toBeVisible();
+  expect(invited.url()).toBe(`${new URL(page.url()).origin}/accept-invitation`);
+  await invited.getByLabel('New password').fill('the invitee’s own password');
+  await invited.getByLabel('Repeat the password').fill('the invitee’s own password');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.locator('#invitation-token-error')).toContainText('unknown, already used or expired');
+  await expect(invited.getByLabel('Invitation token')).toHaveValue('not-an-invitation-token');
+
+  await invited.goto('about:blank'); // else the link, differing only by its fragment, would not load the page again
+  await invited.goto(link);
+  await expect(invited.getByRole('heading', { name: 'Accept your invitation' })).toBeVisible();
+  await expect(invited.getByLabel('Invitation token')).toHaveCount(0);
+  expect(invited.url()).toBe(`${new URL(page.url()).origin}/accept-invitation`);
+  await invited.getByLabel('New password').fill('too short');
+  await invited.getByLabel('Repeat the password').fill('too short');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.getByLabel('New password')).toHaveAttribute('aria-invalid', 'true');
+  await expect(invited.locator('#invitation-password-error')).toContainText('12 characters');
+  await invited.getByLabel('New password').fill('the invitee’s own password');
+  await invited.getByLabel('Repeat the password').fill('the invitee’s own password');
+  await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(invited.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
+  await expect(invited.locator('.user-email')).toHaveText(invitee);
+  await invited.getByRole('link', { name: 'Organization' }).click();
+  await expect(invited.getByRole('table')).toContainText(invitee);
+  expect(invited.url()).not.toContain('token');
+  expect(leaks).toEqual([]);
+  await other.close();
   if (secondOrganization) {
     const menu = page.getByRole('combobox', { name: 'Organization' });
     await menu.selectOption({ label: `${secondOrganization} (admin)` });

@@ -59,6 +59,19 @@ export async function signIn(email: string, password: string): Promise<void> {
   await loadSession(email);
 }
 
+/**
+ * Accepts an invitation (POST /api/auth/accept-invitation: the token is the
+ * credential), setting the new member's password, and signs in with the
+ * session it answers. @throws AssayApiError (400 for an unknown, used or expired token)
+ */
+export async function acceptInvitation(invitationToken: string, password: string): Promise<void> {
+  const res = await fetch('/api/auth/accept-invitation', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: invitationToken, password }) });
+  if (!res.ok) throw await AssayApiError.fromResponse(res, 'POST');
+  const body = (await res.json()) as { token: string; email: string };
+  adoptToken(body.token);
+  await loadSession(body.email);
+}
+
 /** A new session in another of the user's organizations. */
 export async function switchOrganization(organizationId: string): Promise<void> {
   const email = session?.email ?? '';

@@ -5,18 +5,22 @@ import { Link, match, navigate, useLocation } from './router';
 import { CaseEditor, CaseView } from './screens/cases';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
 import { ExecutionList, ExecutionView } from './screens/executions';
+import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
+import { IssueView } from './screens/issue';
 import { IssueList } from './screens/issues';
 import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
 import { ProjectList, ProjectView } from './screens/projects';
 import { OrganizationScreen } from './screens/organization';
+import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
 
 const NAV: Array<[string, string]> = [
   ['/projects', 'Projects'],
   ['/executions', 'Executions'],
   ['/issues', 'Issues'],
+  ['/reports', 'Reports'],
   ['/discovery', 'Discovery'],
   ['/webhooks', 'Webhooks'],
   ['/settings/keys', 'Keys'],
@@ -35,6 +39,9 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if (path === '/executions') return <ExecutionList />;
   if ((m = match('/executions/:id', path))) return <ExecutionView id={m.id!} />;
   if (path === '/issues') return <IssueList />;
+  if ((m = match('/issues/:id', path))) return <IssueView id={m.id!} />;
+  if (path === '/reports') return <ReportList projectId={query.get('project') ?? ''} />;
+  if ((m = match('/reports/:id', path))) return <ReportView id={m.id!} />;
   if (path === '/discovery') return <DiscoveryList />;
   if ((m = match('/discovery/:id', path))) return <DiscoveryView id={m.id!} />;
   if (path === '/webhooks') return <WebhookList />;
@@ -95,6 +102,8 @@ export function App(): JSX.Element {
   useEffect(() => onSessionChange(() => setTick((n) => n + 1)), []);
   useEffect(() => setMenuOpen(false), [location.path]);
 
+  // The invitation screen needs no session (the token is the credential) and starts a new one.
+  if (location.path === ACCEPT_INVITATION_PATH) return <AcceptInvitation />;
   if (!isSignedIn() || !currentSession()) return <Login />;
   const session = currentSession()!;
   return (

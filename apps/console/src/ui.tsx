@@ -81,7 +81,7 @@ export function StatusBadge(props: { status: string }): JSX.Element {
 }
 
 /** A secret shown once, with a copy button. */
-export function SecretOnce(props: { label: string; secret: string; onDone: () => void }): JSX.Element {
+export function SecretOnce(props: { label: string; secret: string; onDone: () => void; children?: ComponentChildren }): JSX.Element {
   const [copied, setCopied] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => ref.current?.focus(), []);
@@ -93,6 +93,7 @@ export function SecretOnce(props: { label: string; secret: string; onDone: () =>
       <code class="secret" data-testid="secret-value">
         {props.secret}
       </code>
+      {props.children}
       <div class="row">
         <button
           type="button"

@@ -195,6 +195,27 @@ export const discoverySchemas: Record<string, JsonSchema> = {
       },
     },
   },
+  DiscoverySession: {
+    type: 'object',
+    description: 'A session as the list shows it: what it crawls, where it stands and what it found so far.',
+    required: ['session_id', 'project_id', 'target_url', 'status', 'started_at', 'completed_at', 'pages_crawled', 'flows_detected'],
+    properties: {
+      session_id: { type: 'string' },
+      project_id: { type: 'string' },
+      target_url: { type: 'string' },
+      status,
+      started_at: timestamp,
+      completed_at: { type: ['string', 'null'], format: 'date-time', description: 'When it completed, was cancelled or failed; null while running or paused.' },
+      pages_crawled: int,
+      flows_detected: int,
+      error: { type: 'string', description: 'Why a `failed` session stopped.' },
+    },
+  },
+  DiscoverySessionList: {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: { data: { type: 'array', items: { $ref: 'DiscoverySession' } }, pagination: { $ref: 'Pagination' } },
+  },
   DiscoveryPaused: {
     type: 'object',
     required: ['session_id', 'status', 'pages_crawled', 'paused_at'],

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { contractValidator } from '@assay/contracts';
 import { startDiscoveryHarness, readStream, type DiscoveryHarness, type Tenant } from './harness.js';
 
@@ -136,5 +137,36 @@ describe('a crawl of the fixture site', () => {
     expect(pause.body).toMatchObject({ error: 'conflict', details: { status: 'completed' } });
     expect((await t.dc('POST', `/api/v1/discovery/${sessionId}/resume`)).status).toBe(409);
     expect((await t.dc('DELETE', `/api/v1/discovery/${sessionId}`)).status).toBe(409);
+  });
+
+  it('lists the organization’s sessions newest first, by project and status, paginated; another organization sees none', async () => {
+    const second = await t.start({ max_pages: 1 });
+    await t.waitFor(second, 'completed');
+    const all = await t.dc('GET', '/api/v1/discovery');
+    expect(all.status).toBe(200);
+    expect(contractValidator().validate('DiscoverySessionList', all.body)).toEqual([]);
+    expect(all.body.data.map((s: any) => s.session_id)).toEqual([second, sessionId]);
+    expect(all.body.pagination).toEqual({ limit: 20, offset: 0, total: 2 });
+    expect(all.body.data[1]).toMatchObject({ project_id: t.projectId, target_url: `${h.site.url}/`, status: 'completed', pages_crawled: results.pages.length, flows_detected: results.flows.length });
+    expect(all.body.data[1].completed_at).not.toBeNull();
+    expect(all.body.data[0]).toMatchObject({ pages_crawled: 1 });
+
+    const page = await t.dc('GET', '/api/v1/discovery?limit=1&offset=1');
+    expect(page.body).toMatchObject({ data: [{ session_id: sessionId }], pagination: { limit: 1, offset: 1, total: 2 } });
+    expect((await t.dc('GET', `/api/v1/discovery?project_id=${t.projectId}&status=completed`)).body.pagination.total).toBe(2);
+    expect((await t.dc('GET', '/api/v1/discovery?status=running')).body).toEqual({ data: [], pagination: { limit: 20, offset: 0, total: 0 } });
+    for (const [query, field] of [['status=done', 'status'], ['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=-1', 'offset']] as const) {
+      const bad = await t.dc('GET', `/api/v1/discovery?${query}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ error: 'validation_error', details: [{ field }] });
+    }
+
+    // Another organization: none of these, and this project answers as an unknown one.
+    const other = await h.tenant();
+    expect((await other.dc('GET', '/api/v1/discovery')).body).toEqual({ data: [], pagination: { limit: 20, offset: 0, total: 0 } });
+    const foreign = await other.dc('GET', `/api/v1/discovery?project_id=${t.projectId}`);
+    const unknown = await other.dc('GET', `/api/v1/discovery?project_id=${randomUUID()}`);
+    expect(foreign.status).toBe(404);
+    expect({ ...foreign.body, request_id: undefined }).toEqual({ ...unknown.body, request_id: undefined });
   });
 });

@@ -57,7 +57,8 @@ export function FailureAnalysisPanel(props: { executionId: string }): JSX.Elemen
   );
 }
 
-function AnalysisItem(props: { executionId: string; item: Item; onChanged: () => void }): JSX.Element {
+/** One test's analysis: category, evidence, candidates, fix suggestions, screenshot, Apply fix / Reject while offered. */
+export function AnalysisItem(props: { executionId: string; item: Item; onChanged: () => void }): JSX.Element {
   const { item } = props;
   const [applied, setApplied] = useState<Schemas['FailureAnalysisApplied']>();
   const [error, setError] = useState<string>();

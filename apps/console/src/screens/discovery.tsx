@@ -3,10 +3,77 @@ import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_DISCOVERY_STATUSES, type Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate, useLocation } from '../router';
-import { ErrorNote, Field, Loading, Page, StatusBadge, useLoad } from '../ui';
+import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
 
-/** Sessions started from this tab (the API has no list of sessions): newest first. */
-const started: Array<{ id: string; target: string; projectId: string }> = [];
+const SESSIONS_PAGE = 20;
+
+/** The project's sessions from `GET /api/v1/discovery`, newest first, a page at a time. */
+function SessionList(props: { projectId: string }): JSX.Element {
+  const [offset, setOffset] = useState(0);
+  useEffect(() => setOffset(0), [props.projectId]);
+  const sessions = useLoad(
+    async () => (props.projectId ? (await api().api.GET('/api/v1/discovery', { params: { query: { project_id: props.projectId, limit: SESSIONS_PAGE, offset } } })).data! : undefined),
+    [props.projectId, offset],
+  );
+  const list = sessions.data?.data ?? [];
+  const total = sessions.data?.pagination.total ?? 0;
+  return (
+    <section aria-labelledby="sessions-title">
+      <h2 id="sessions-title">
+        Sessions of the project{' '}
+        <button type="button" class="secondary" onClick={sessions.reload}>
+          Refresh
+        </button>
+      </h2>
+      <ErrorNote error={sessions.error} />
+      {sessions.data && total === 0 ? <p class="empty">No crawl of this project yet.</p> : null}
+      {list.length ? (
+        <table class="table" aria-label="Discovery sessions">
+          <thead>
+            <tr>
+              <th scope="col">Target</th>
+              <th scope="col">Status</th>
+              <th scope="col">Pages</th>
+              <th scope="col">Flows</th>
+              <th scope="col">Started</th>
+              <th scope="col">Ended</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((s) => (
+              <tr key={s.session_id}>
+                <td>
+                  <Link href={`/discovery/${s.session_id}`}>{s.target_url}</Link> <span class="muted">{s.session_id.slice(0, 8)}</span>
+                  {s.error ? <p class="field-error">{s.error}</p> : null}
+                </td>
+                <td>
+                  <StatusBadge status={s.status} />
+                </td>
+                <td>{s.pages_crawled}</td>
+                <td>{s.flows_detected}</td>
+                <td>{formatDate(s.started_at)}</td>
+                <td>{formatDate(s.completed_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {total > SESSIONS_PAGE ? (
+        <div class="row">
+          <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - SESSIONS_PAGE))}>
+            Newer
+          </button>
+          <span>
+            {offset + 1}–{Math.min(total, offset + SESSIONS_PAGE)} of {total}
+          </span>
+          <button type="button" class="secondary" disabled={offset + SESSIONS_PAGE >= total} onClick={() => setOffset(offset + SESSIONS_PAGE)}>
+            Older
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
 
 export function DiscoveryList(): JSX.Element {
   const { query } = useLocation();
@@ -34,7 +101,6 @@ export function DiscoveryList(): JSX.Element {
           setError(undefined);
           try {
             const s = (await api().api.POST('/api/v1/discovery/start', { body: { project_id: projectId, target_url: target, max_pages: Number(maxPages), max_depth: Number(maxDepth) } })).data!;
-            started.unshift({ id: s.session_id, target, projectId });
             navigate(`/discovery/${s.session_id}`);
           } catch (err) {
             setErrors(fieldErrors(err));
@@ -69,18 +135,7 @@ export function DiscoveryList(): JSX.Element {
           Start crawl
         </button>
       </form>
-      {started.length ? (
-        <section aria-labelledby="recent-title">
-          <h2 id="recent-title">Started from this tab</h2>
-          <ul class="list">
-            {started.map((s) => (
-              <li key={s.id}>
-                <Link href={`/discovery/${s.id}`}>{s.target}</Link> <span class="muted">{s.id.slice(0, 8)}</span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <SessionList projectId={projectId} />
     </Page>
   );
 }

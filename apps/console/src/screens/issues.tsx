@@ -4,7 +4,7 @@ import { api, errorText } from '../api';
 import { Link } from '../router';
 import { ErrorNote, formatDate, Page, StatusBadge, useLoad } from '../ui';
 
-const STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
+export const STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
 
 export function IssueList(): JSX.Element {
   const [status, setStatus] = useState('open');
@@ -43,7 +43,7 @@ export function IssueList(): JSX.Element {
             {issues.data.data.map((i) => (
               <tr key={i.id}>
                 <td>
-                  {i.title}
+                  <Link href={`/issues/${i.id}`}>{i.title}</Link>
                   <br />
                   <Link href={`/cases/${i.test_case_id}`}>{i.test_name}</Link> · <Link href={`/executions/${i.last_execution_id}`}>last run</Link>
                 </td>

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, currentSession, errorText, fieldErrors } from '../api';
 import { ErrorNote, Field, formatDate, Page, QuotaBar, SecretOnce, useLoad } from '../ui';
+import { invitationLink } from './invitation';
 
 export function OrganizationScreen(): JSX.Element {
   const session = currentSession();
@@ -32,7 +33,19 @@ export function OrganizationScreen(): JSX.Element {
       <section aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
         <ErrorNote error={members.error ?? (Object.keys(errors).length ? undefined : error)} />
-        {invitation ? <SecretOnce label="Invitation token (send it to the new member)" secret={invitation} onDone={() => setInvitation(undefined)} /> : null}
+        {invitation ? (
+          <SecretOnce label="Invitation token (send it to the new member)" secret={invitation} onDone={() => setInvitation(undefined)}>
+            <p>
+              Or send the link that sets the password and signs in:{' '}
+              <a href={invitationLink(invitation)} data-testid="invitation-link" target="_blank" rel="noopener noreferrer">
+                accept-invitation link
+              </a>{' '}
+              <button type="button" class="link" onClick={() => void navigator.clipboard.writeText(invitationLink(invitation)).catch(() => undefined)}>
+                Copy link
+              </button>
+            </p>
+          </SecretOnce>
+        ) : null}
         {canManage ? (
           <form
             class="inline-form"

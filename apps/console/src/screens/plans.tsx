@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorNote, Field, Loading, Page, useLoad } from '../ui';
+import { PlanSchedules } from './schedules';
 
 export function PlanView(props: { id: string }): JSX.Element {
   const data = useLoad(async () => {
@@ -154,6 +155,7 @@ export function PlanView(props: { id: string }): JSX.Element {
         <ErrorNote error={Object.keys(errors).length ? undefined : error} />
         <button type="submit">Run plan</button>
       </form>
+      <PlanSchedules planId={plan.id} environments={envs} />
     </Page>
   );
 }

@@ -5,7 +5,150 @@ import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorNote, Field, formatDate, Loading, Page, SecretOnce, StatusBadge, useLoad } from '../ui';
 
-const EVENTS = ['test.execution.completed', 'test.execution.failed', 'test.execution.passed', 'test.execution.started', 'test.case.created', 'test.case.updated', 'test.case.deleted', 'discovery.session.completed', 'discovery.flow.detected', 'organization.quota.warning'];
+type EventType = Schemas['WebhookCreateRequest']['events'][number];
+
+/**
+ * The event types a webhook can subscribe to, in libs/contracts' order
+ * (WEBHOOK_EVENT_TYPES). Importing that package would bundle its validators
+ * (ajv, re2-wasm: ~400 kB) into the console, so the list is repeated here and
+ * checked against the client's type, which is generated from the same
+ * catalogue: a type added there or removed fails `pnpm typecheck` until this
+ * list follows.
+ */
+const WEBHOOK_EVENT_TYPES = [
+  'test.execution.started',
+  'test.execution.completed',
+  'test.execution.passed',
+  'test.execution.failed',
+  'test.execution.timeout',
+  'test.case.created',
+  'test.case.updated',
+  'test.case.deleted',
+  'test.plan.started',
+  'test.plan.completed',
+  'test.plan.scheduled',
+  'discovery.session.started',
+  'discovery.session.completed',
+  'discovery.flow.detected',
+  'organization.member.added',
+  'organization.member.removed',
+  'organization.quota.warning',
+  'organization.quota.exceeded',
+  'billing.subscription.updated',
+  'billing.subscription.cancelled',
+  'billing.payment.succeeded',
+  'billing.payment.failed',
+  'test.completed',
+  'report.snapshot.created',
+] as const satisfies readonly EventType[];
+// Every type of the catalogue is listed (the `satisfies` above checks the other direction).
+const EVERY_TYPE_LISTED: [Exclude<EventType, (typeof WEBHOOK_EVENT_TYPES)[number]>] extends [never] ? true : false = true;
+void EVERY_TYPE_LISTED;
+
+/** The event types grouped by their first word (test, discovery, organization, billing, report), in the catalogue's order. */
+const EVENT_GROUPS: Array<[string, EventType[]]> = (() => {
+  const groups = new Map<string, EventType[]>();
+  for (const ev of WEBHOOK_EVENT_TYPES) {
+    const group = ev.split('.')[0]!;
+    groups.set(group, [...(groups.get(group) ?? []), ev]);
+  }
+  return [...groups];
+})();
+
+/** Checkboxes for the webhook's `events` (libs/contracts WEBHOOK_EVENT_TYPES), with the server's error for the field. */
+function EventFilter(props: { idPrefix: string; value: Set<string>; onChange: (next: Set<string>) => void; error?: string | undefined }): JSX.Element {
+  const toggle = (evs: string[], on: boolean) => {
+    const next = new Set(props.value);
+    for (const ev of evs) {
+      if (on) next.add(ev);
+      else next.delete(ev);
+    }
+    props.onChange(next);
+  };
+  const errorId = `${props.idPrefix}-events-error`;
+  return (
+    <fieldset aria-describedby={props.error ? errorId : undefined} aria-invalid={props.error ? true : undefined}>
+      <legend>Events ({props.value.size} of {WEBHOOK_EVENT_TYPES.length})</legend>
+      {props.error ? (
+        <p id={errorId} class="field-error">
+          {props.error}
+        </p>
+      ) : null}
+      <div class="row">
+        <button type="button" class="link" onClick={() => toggle([...WEBHOOK_EVENT_TYPES], true)}>
+          Select all
+        </button>
+        <button type="button" class="link" onClick={() => props.onChange(new Set())}>
+          Clear
+        </button>
+      </div>
+      {EVENT_GROUPS.map(([group, evs]) => (
+        <fieldset key={group} class="event-group">
+          <legend>{group}</legend>
+          <div class="checks">
+            {evs.map((ev) => (
+              <label key={ev} class="check">
+                <input type="checkbox" checked={props.value.has(ev)} onChange={(e) => toggle([ev], (e.target as HTMLInputElement).checked)} /> {ev}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Field errors by form field: `events.3` is the events field's. */
+function webhookFieldErrors(err: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fieldErrors(err))) out[k.startsWith('events') ? 'events' : k] ??= v;
+  return out;
+}
+
+/** Name, URL and the event filter of an existing webhook (PATCH /api/v1/webhooks/{id}). */
+function WebhookSettings(props: { hook: Schemas['Webhook']; onSaved: () => void }): JSX.Element {
+  const h = props.hook;
+  const [name, setName] = useState(h.name);
+  const [url, setUrl] = useState(h.url);
+  const [events, setEvents] = useState<Set<string>>(new Set(h.events));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  return (
+    <form
+      class="card form"
+      aria-labelledby="webhook-settings-title"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setErrors({});
+        setError(undefined);
+        setSaved(false);
+        try {
+          await api().api.PATCH('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: h.id } }, body: { name, url, events: [...events] as never } });
+          setSaved(true);
+          props.onSaved();
+        } catch (err) {
+          setErrors(webhookFieldErrors(err));
+          setError(errorText(err));
+        }
+      }}
+    >
+      <h2 id="webhook-settings-title">Settings</h2>
+      <Field label="Name" id="webhook-edit-name" error={errors.name}>
+        {(a) => <input {...a} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />}
+      </Field>
+      <Field label="URL" id="webhook-edit-url" error={errors.url}>
+        {(a) => <input {...a} type="url" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />}
+      </Field>
+      <EventFilter idPrefix="webhook-edit" value={events} onChange={setEvents} error={errors.events} />
+      <ErrorNote error={Object.keys(errors).length ? undefined : error} />
+      <div class="row">
+        <button type="submit">Save changes</button>
+        <span role="status">{saved ? 'Saved' : ''}</span>
+      </div>
+    </form>
+  );
+}
 
 /** The secret of a webhook just created, carried to its page once. */
 let createdSecret: { id: string; secret: string } | undefined;
@@ -31,7 +174,7 @@ export function WebhookList(): JSX.Element {
             createdSecret = { id: created.id, secret: created.secret };
             navigate(`/webhooks/${created.id}`);
           } catch (err) {
-            setErrors(fieldErrors(err));
+            setErrors(webhookFieldErrors(err));
             setError(errorText(err));
           }
         }}
@@ -43,27 +186,7 @@ export function WebhookList(): JSX.Element {
         <Field label="URL" id="webhook-url" error={errors.url} hint="HTTPS (plain HTTP to loopback only where the deployment allows it)">
           {(a) => <input {...a} type="url" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />}
         </Field>
-        <fieldset>
-          <legend>Events</legend>
-          {errors.events ? <p class="field-error">{errors.events}</p> : null}
-          <div class="checks">
-            {EVENTS.map((ev) => (
-              <label key={ev}>
-                <input
-                  type="checkbox"
-                  checked={events.has(ev)}
-                  onChange={() => {
-                    const next = new Set(events);
-                    if (next.has(ev)) next.delete(ev);
-                    else next.add(ev);
-                    setEvents(next);
-                  }}
-                />{' '}
-                {ev}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <EventFilter idPrefix="webhook-new" value={events} onChange={setEvents} error={errors.events} />
         <ErrorNote error={Object.keys(errors).length ? undefined : error} />
         <button type="submit">Create webhook</button>
       </form>
@@ -150,6 +273,10 @@ export function WebhookView(props: { id: string }): JSX.Element {
       </p>
       {secret ? <SecretOnce label="Signing secret" secret={secret} onDone={() => setSecret(undefined)} /> : null}
       <ErrorNote error={error ?? deliveries.error} />
+      <details class="card">
+        <summary>Edit name, URL and events</summary>
+        <WebhookSettings hook={h} onSaved={hook.reload} />
+      </details>
       <h2>
         Deliveries{' '}
         <button type="button" class="secondary" onClick={deliveries.reload}>

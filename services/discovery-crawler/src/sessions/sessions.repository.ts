@@ -22,6 +22,31 @@ export async function findSession(db: Db, orgId: string, id: string): Promise<Se
   return db.selectFrom('sessions').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
 }
 
+/** A session of the list with what it found so far. */
+export type ListedSession = SessionRow & { pages_crawled: number; flows_detected: number };
+
+/** An organization's sessions, newest first, optionally of one project and in one status; with the total that matched. */
+export async function listSessions(db: Db, orgId: string, f: { projectId?: string; status?: SessionStatus; limit: number; offset: number }): Promise<{ rows: ListedSession[]; total: number }> {
+  let q = db.selectFrom('sessions').where('org_id', '=', orgId);
+  if (f.projectId) q = q.where('project_id', '=', f.projectId);
+  if (f.status) q = q.where('status', '=', f.status);
+  const [rows, total] = await Promise.all([
+    q
+      .selectAll('sessions')
+      .select((eb) => [
+        eb.selectFrom('pages').select(eb.fn.countAll<number>().as('n')).whereRef('pages.session_id', '=', 'sessions.id').where('pages.state', '=', 'crawled').as('pages_crawled'),
+        eb.selectFrom('flows').select(eb.fn.countAll<number>().as('n')).whereRef('flows.session_id', '=', 'sessions.id').as('flows_detected'),
+      ])
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map((r) => ({ ...r, pages_crawled: Number(r.pages_crawled ?? 0), flows_detected: Number(r.flows_detected ?? 0) })), total: Number(total.n) };
+}
+
 /** Moves a session between statuses if it is in one of `from`; undefined otherwise. */
 export async function transition(db: Db, orgId: string, id: string, from: SessionStatus[], patch: Record<string, unknown>): Promise<SessionRow | undefined> {
   return db

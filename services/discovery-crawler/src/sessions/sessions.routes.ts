@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { orgPrincipal, serveEventStream, validateBody } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import { streamEventsAfter } from './sessions.repository.js';
-import { cancelSession, getSession, pauseSession, progressBody, resultsBody, resumeSession, startSession, startedBody, type StartRequest } from './sessions.service.js';
+import { cancelSession, getSession, listSessionsBody, pauseSession, progressBody, resultsBody, resumeSession, startSession, startedBody, type StartRequest } from './sessions.service.js';
 
 export function sessionRoutes(ctx: DiscoveryContext): Router {
   const router = Router();
@@ -10,6 +10,10 @@ export function sessionRoutes(ctx: DiscoveryContext): Router {
   router.post('/api/v1/discovery/start', validateBody('DiscoveryStartRequest'), async (req, res) => {
     const row = await startSession(ctx, orgPrincipal(res).org_id, req.body as StartRequest);
     res.status(201).location(`/api/v1/discovery/${row.id}/progress`).json(startedBody(row));
+  });
+
+  router.get('/api/v1/discovery', async (req, res) => {
+    res.json(await listSessionsBody(ctx, orgPrincipal(res).org_id, req.query as Record<string, unknown>));
   });
 
   router.get('/api/v1/discovery/:id/progress', async (req, res) => {

@@ -1,13 +1,13 @@
 import { enqueueEvents } from '@assay/bus';
 import { DISCOVERY_LIMITS } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
-import { conflict, isUuid, iso, notFound, validationError } from '@assay/http';
+import { conflict, isUuid, iso, notFound, parsePagination, validationError } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
 import { normaliseUrl } from '../crawler/urls.js';
-import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, transition } from './sessions.repository.js';
+import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listSessions, transition, type ListedSession } from './sessions.repository.js';
 
 export interface StartRequest {
   project_id: string;
@@ -81,6 +81,38 @@ export async function getSession(ctx: DiscoveryContext, orgId: string, id: strin
   const row = isUuid(id) ? await findSession(ctx.db, orgId, id) : undefined;
   if (!row) throw notFound('Discovery session');
   return row;
+}
+
+const STATUSES: SessionStatus[] = ['running', 'paused', 'cancelled', 'completed', 'failed'];
+
+function listedBody(row: ListedSession) {
+  return {
+    session_id: row.id,
+    project_id: row.project_id,
+    target_url: row.target_url,
+    status: row.status,
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at ?? row.cancelled_at),
+    pages_crawled: row.pages_crawled,
+    flows_detected: row.flows_detected,
+    ...(row.error ? { error: row.error } : {}),
+  };
+}
+
+/**
+ * The organization's sessions, newest first (`project_id`, `status`, `limit`, `offset` from the query).
+ * @throws AppError 400 for a bad status or pagination, 404 for a project the organization does not have.
+ */
+export async function listSessionsBody(ctx: DiscoveryContext, orgId: string, query: Record<string, unknown>) {
+  const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
+  const { project_id: projectId, status } = query;
+  if (projectId !== undefined && (typeof projectId !== 'string' || projectId === '')) throw validationError([{ field: 'project_id', message: 'must be a project id' }]);
+  if (status !== undefined && !STATUSES.includes(status as SessionStatus)) throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
+  if (projectId !== undefined && !isUuid(projectId)) throw notFound('Project');
+  const { rows, total } = await listSessions(ctx.db, orgId, { ...(projectId ? { projectId } : {}), ...(status ? { status: status as SessionStatus } : {}), limit, offset });
+  // No session at all: say whether the project exists (another organization's answers as an unknown one).
+  if (total === 0 && projectId) await ctx.testCases.project(orgId, projectId);
+  return { data: rows.map(listedBody), pagination: { limit, offset, total } };
 }
 
 const endTime = (row: SessionRow) => row.completed_at ?? row.cancelled_at ?? (row.status === 'paused' ? row.paused_at : null) ?? new Date();
