@@ -1,4 +1,4 @@
-import { createSilentLogger } from '@assay/logger';
+import { createLogger, createSilentLogger } from '@assay/logger';
 import { servicePrincipal, signPrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
 import { listen, TEST_INTERNAL_SECRET, type TestServer } from '@assay/testing';
 import {
@@ -91,6 +91,23 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
+});
+
+describe('request logs', () => {
+  it('never carry the value of a credential-like query parameter', async () => {
+    const lines: string[] = [];
+    const server = await listen(buildApp({ logger: createLogger('test-service', 'info', { write: (line) => void lines.push(line) }) }));
+    try {
+      await fetch(`${server.url}/conflict?token=inv_secret_1&page=2`);
+      await fetch(`${server.url}/crash?api_key=sk_live_secret_2`);
+    } finally {
+      await server.close();
+    }
+    const text = lines.join('');
+    expect(text).toContain('/conflict?token=[redacted]&page=2');
+    expect(text).toContain('/crash?api_key=[redacted]');
+    expect(text).not.toMatch(/inv_secret_1|sk_live_secret_2/);
+  });
 });
 
 describe('request ids', () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { logSafeUrl } from './log-url.js';
 import type { Logger } from '@assay/logger';
 import { AppError, MESSAGES } from './errors.js';
 
@@ -48,7 +49,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: logSafeUrl(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -115,7 +116,7 @@ export function errorMiddleware(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const appError = toAppError(err);
     if (appError.status >= 500 && appError.code === 'internal_server_error') {
-      logger.error({ err, method: req.method, url: req.originalUrl, requestId: res.locals.requestId }, 'unhandled error');
+      logger.error({ err, method: req.method, url: logSafeUrl(req.originalUrl), requestId: res.locals.requestId }, 'unhandled error');
     }
     if (res.headersSent) {
       res.end();

@@ -26,16 +26,20 @@ function traceMixin(): { trace_id?: string } {
   return traceId ? { trace_id: traceId } : {};
 }
 
-/** A pino logger with the service name bound, secrets redacted and the active trace id on each line. */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+/**
+ * A pino logger with the service name bound, secrets redacted and the active trace id on each line;
+ * it writes to stdout unless given another destination (tests read their lines).
+ */
+export function createLogger(service: string, level = 'info', destination?: { write(line: string): void }): Logger {
+  const options = {
     name: service,
     level,
     base: { service },
     mixin: traceMixin,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A logger that writes nothing, for tests that do not read logs. */
