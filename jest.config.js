@@ -22,7 +22,8 @@ const shared = {
 export default {
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
-  maxWorkers: 2,
+  // Three: with the services built by the launcher, the suite waits (clocks, rebalances, crawls) more than it computes.
+  maxWorkers: 3,
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [

@@ -86,8 +86,9 @@ export function DiscoveryList(): JSX.Element {
   const [error, setError] = useState<string>();
   useEffect(() => {
     const p = projects.data?.find((x) => x.id === projectId) ?? (projectId ? undefined : projects.data?.[0]);
-    if (p && !projectId) setProjectId(p.id);
-    if (p && !target) setTarget(p.base_url);
+    // Functional updates: a project chosen while this effect was pending (the list had just rendered) stays chosen.
+    if (p) setProjectId((chosen) => chosen || p.id);
+    if (p) setTarget((typed) => typed || p.base_url);
   }, [projects.data, projectId]);
   return (
     <Page title="Discovery">
