@@ -22,8 +22,8 @@ const shared = {
 export default {
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
-  // Three: with the services built by the launcher, the suite waits (clocks, rebalances, crawls) more than it computes.
-  maxWorkers: 3,
+  // Three workers run about 10% faster (see README, Tests) but made timing-sensitive cases flaky: two for now.
+  maxWorkers: 2,
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [

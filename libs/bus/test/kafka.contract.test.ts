@@ -5,7 +5,7 @@ import { createSilentLogger } from '@assay/logger';
 import { deadLetterTopic, KafkaBus, type EventEnvelope } from '@assay/bus';
 import { CONTRACT_GROUPS, CONTRACT_TOPICS, describeBusContract, type BusFixture } from './contract.js';
 
-jest.setTimeout(90_000);
+jest.setTimeout(180_000);
 
 /**
  * The broker: KAFKA_BROKERS when set (a real cluster; topics are provisioned

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@assay/testing';
 import { deadLetterQueue, PgBus, type DeadLetter } from '@assay/bus';
 import { describeBusContract, type BusFixture } from './contract.js';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 let testDb: TestDatabase;
 const buses: PgBus[] = [];

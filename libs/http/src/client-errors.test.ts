@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { answerClientErrorsWithJson } from './client-errors.js';
+import { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';
 
 function raw(port: number, request: string): Promise<string> {
   return new Promise((resolve) => {
@@ -34,5 +34,21 @@ describe('requests Node cannot parse', () => {
     const reply = await raw(port, 'GET / HTTP/1.1\r\nhost: x\r\ncontent-length: nope\r\n\r\n');
     expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'validation_error', message: 'Malformed HTTP request' });
+  });
+});
+
+describe('keep-alive', () => {
+  it('advertises and keeps idle connections for 65 s, so pooling callers expire theirs first', async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    keepConnectionsAlive(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const reply = await raw((server.address() as AddressInfo).port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(reply).toMatch(/\r\nKeep-Alive: timeout=65\r\n/);
+      expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_MS);
+      expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -20,4 +20,4 @@ export {
 } from './principal.middleware.js';
 export { iso, isUuid, parsePagination, validateBody, type Pagination } from './validation.js';
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
-export { answerClientErrorsWithJson } from './client-errors.js';
+export { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';

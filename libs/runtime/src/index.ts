@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createBus, startOutboxRelay, type Bus } from '@assay/bus';
 import { ConfigError, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, type Database, type Migration } from '@assay/db';
-import { answerClientErrorsWithJson } from '@assay/http';
+import { answerClientErrorsWithJson, keepConnectionsAlive } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
 import { flushTelemetry } from '@assay/telemetry';
 
@@ -51,6 +51,7 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const app = await opts.build({ database, bus, logger, ready });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
   answerClientErrorsWithJson(server);
+  keepConnectionsAlive(server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

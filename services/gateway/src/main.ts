@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { createBus } from '@assay/bus';
 import { ConfigError } from '@assay/config';
-import { answerClientErrorsWithJson } from '@assay/http';
+import { answerClientErrorsWithJson, keepConnectionsAlive } from '@assay/http';
 import { createLogger } from '@assay/logger';
 import { flushTelemetry } from '@assay/telemetry';
 import { buildApp } from './app.js';
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
   server.requestTimeout = 0; // sync executions and SSE streams outlive node's default
   answerClientErrorsWithJson(server);
+  keepConnectionsAlive(server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
