@@ -53,17 +53,16 @@ export async function bundleServices(repo: string, services: readonly string[], 
     absWorkingDir: repo,
     plugins: [packagesByPath(), ownImportMetaUrl(repo)],
   });
-  return {
-    entry: (service) => path.join(outDir, 'services', service, 'main.mjs'),
-    nodeArgs: ['--enable-source-maps', '--import', pathToFileURL(path.join(outDir, 'register.mjs')).href],
-  };
+  return { entry: (service) => entryOf(outDir, service), nodeArgs: preloadArgs(outDir) };
 }
+
+const entryOf = (outDir: string, service: string) => path.join(outDir, 'services', service, 'main.mjs');
+const preloadArgs = (outDir: string) => ['--enable-source-maps', '--import', pathToFileURL(path.join(outDir, 'register.mjs')).href];
 
 /** The node arguments that start `service` from a build made by bundleServices in `outDir`, or undefined without one. */
 export function bundledServiceArgs(outDir: string, service: string): string[] | undefined {
-  const entry = path.join(outDir, 'services', service, 'main.mjs');
-  if (!existsSync(entry)) return undefined;
-  return ['--enable-source-maps', '--import', pathToFileURL(path.join(outDir, 'register.mjs')).href, entry];
+  const entry = entryOf(outDir, service);
+  return existsSync(entry) ? [...preloadArgs(outDir), entry] : undefined;
 }
 
 /** Bare imports of anything but `@assay/*` stay imports, of the absolute path Node would resolve them to. */
