@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_EXECUTION_STATUSES, type ExecutionEvent, type Schemas } from '@assay/client';
 import { api, artifactBlob, errorText } from '../api';
 import { Link } from '../router';
-import { ArtifactImage, ErrorNote, formatDate, Loading, ms, Page, StatusBadge, useLoad } from '../ui';
+import { ArtifactImage, ErrorNote, Field, formatDate, Loading, ms, Page, StatusBadge, useLoad } from '../ui';
 import { FailureAnalysisPanel } from './analysis';
 
 export function ExecutionList(): JSX.Element {
@@ -19,27 +19,29 @@ export function ExecutionList(): JSX.Element {
   return (
     <Page title="Executions">
       <div class="filters" role="search">
-        <label>
-          Project
-          <select value={project} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
-            {projects.data?.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">Any</option>
-            {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Project" id="executions-project">
+          {(a) => (
+            <select {...a} value={project} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
+              {projects.data?.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Status" id="executions-status">
+          {(a) => (
+            <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+              <option value="">Any</option>
+              {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <button type="button" class="secondary" onClick={list.reload}>
           Refresh
         </button>

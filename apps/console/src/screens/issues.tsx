@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { Link } from '../router';
-import { ErrorNote, formatDate, Page, StatusBadge, useLoad } from '../ui';
+import { ErrorNote, Field, formatDate, Page, StatusBadge, useLoad } from '../ui';
 
 export const STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
 
@@ -14,17 +14,18 @@ export function IssueList(): JSX.Element {
     <Page title="Issues">
       <p class="muted">Failures grouped by cause: one issue per test case, step, category and error.</p>
       <div class="filters" role="search">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Status" id="issues-status">
+          {(a) => (
+            <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+              <option value="">Any</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       </div>
       <ErrorNote error={issues.error ?? error} />
       {issues.data && issues.data.data.length === 0 ? <p class="empty">No issues with this status.</p> : null}

@@ -115,14 +115,15 @@ export function ProjectView(props: { id: string }): JSX.Element {
             Search
             <input type="search" value={search} placeholder="Name contains…" onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
           </label>
-          <label>
-            Status
-            <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value as typeof status)}>
-              <option value="active">Active</option>
-              <option value="archived">Archived</option>
-              <option value="all">All</option>
-            </select>
-          </label>
+          <Field label="Status" id="cases-status">
+            {(a) => (
+              <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value as typeof status)}>
+                <option value="active">Active</option>
+                <option value="archived">Archived</option>
+                <option value="all">All</option>
+              </select>
+            )}
+          </Field>
         </div>
         <ErrorNote error={cases.error} />
         {cases.data && cases.data.data.length === 0 ? <p class="empty">No test cases match.</p> : null}

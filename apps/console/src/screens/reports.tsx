@@ -65,16 +65,17 @@ export function ReportList(props: { projectId: string }): JSX.Element {
     <Page title="Reports">
       <p class="muted">Definitions over a project’s runs and analyses; each snapshot freezes the data as it was when taken.</p>
       <div class="filters" role="search">
-        <label>
-          Project
-          <select value={project} onChange={(e) => navigate(`/reports?project=${encodeURIComponent((e.target as HTMLSelectElement).value)}`)}>
-            {projects.data?.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Project" id="reports-project">
+          {(a) => (
+            <select {...a} value={project} onChange={(e) => navigate(`/reports?project=${encodeURIComponent((e.target as HTMLSelectElement).value)}`)}>
+              {projects.data?.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       </div>
       <ErrorNote error={projects.error ?? reports.error} />
       {projects.data && projects.data.length === 0 ? <p class="empty">No project yet: create one first.</p> : null}
