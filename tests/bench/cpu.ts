@@ -105,7 +105,7 @@ function label(pid: number): string {
     return 'gone';
   }
   const joined = args.join(' ');
-  const service = /services\/([a-z-]+)\/src\/main\.ts/.exec(joined);
+  const service = /services\/([a-z-]+)\/(?:src\/main\.ts|main\.mjs)/.exec(joined);
   if (service) return service[1]!;
   if (/chromium/.test(args[0] ?? '')) return `chromium ${/--type=([a-z-]+)/.exec(joined)?.[1] ?? 'browser'}`;
   if (/postgres/.test(joined)) return 'postgres';

@@ -78,6 +78,8 @@ export interface LaunchOptions {
   executablePath: string;
   /** Default true. */
   headless?: boolean;
+  /** Switches after Assay's own. */
+  extraArgs?: string[];
 }
 
 /**
@@ -90,25 +92,61 @@ export function launchChromium(options: LaunchOptions): Promise<Browser> {
   return chromium.launch({
     executablePath: options.executablePath,
     headless: options.headless ?? true,
-    args: chromiumArgs(),
+    args: chromiumArgs(options.extraArgs),
     handleSIGTERM: false,
     handleSIGINT: false,
     handleSIGHUP: false,
   });
 }
 
-/**
- * One Chromium per worker process, launched on first use and again if it
- * crashes; every test case gets its own context from it.
- */
+/** A page for one test case, in a context of its own or in one recycled from an earlier case of the same run. */
 export interface FreshPage {
   context: BrowserContext;
   page: Page;
   /** The context's egress proxy: what it refused, for diagnostics. */
   egress: EgressProxy;
-  /** How long making the context, its proxy and its page took (ms). */
+  /** How long making the context (or recycling it), its proxy and its page took (ms). */
   createMs: number;
+  /** What a recycle must undo, gathered while the context is used. */
+  readonly usage: ContextUsage;
 }
+
+/** What a context has been used for since it was made. */
+export interface ContextUsage {
+  /** Origins that answered anything in this context since its last reset: whose storage a recycle clears. */
+  readonly origins: Set<string>;
+  /** An origin asked for HTTP authentication (401/407): the network session may hold credentials no reset can clear. */
+  authChallenged: boolean;
+  /** Test cases this context has been handed out for, the current one included. */
+  cases: number;
+}
+
+/**
+ * Recycling a context for the next test case of the same run instead of
+ * making a new one: with `--renderer-process-limit=1` the next case's new page
+ * reuses the context's renderer process, which saves most of a case's browser
+ * CPU (a new renderer costs about 400 CPU ms on the bench's page; see the
+ * execution-runner README, Performance).
+ */
+export interface RecycleOptions {
+  /** Cases one context serves before it is closed for a new one (bounds what a long run accumulates). */
+  maxCases: number;
+}
+
+/** The switch that lets a context's next page reuse its renderer process (Chromium never shares one between contexts). */
+export const RECYCLE_ARGS = ['--renderer-process-limit=1'];
+
+/** How long a recycle may take before the context is given up. */
+const RECYCLE_TIMEOUT_MS = 10_000;
+
+const originOf = (url: string): string | undefined => {
+  try {
+    const o = new URL(url).origin;
+    return o === 'null' ? undefined : o;
+  } catch {
+    return undefined;
+  }
+};
 
 /** A context whose every connection passes the egress policy. */
 export interface GuardedContext {
@@ -118,6 +156,10 @@ export interface GuardedContext {
 
 export const VIEWPORT = { width: 1280, height: 720 };
 
+/**
+ * One Chromium per worker process, launched on first use and again if it
+ * crashes; every test case gets a page in a context no other run has used.
+ */
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
   private versionText: string | undefined;
@@ -129,11 +171,13 @@ export class BrowserPool {
     private readonly logger: Logger,
     /** Decides what every context may connect to (DESIGN.md, Egress). */
     readonly egress: EgressPolicy,
+    /** Set when the pool's user recycles contexts (`recycle`). */
+    private readonly recycling?: RecycleOptions,
   ) {}
 
   get(): Promise<Browser> {
     if (!this.browser) {
-      const launching = launchChromium({ executablePath: this.executablePath });
+      const launching = launchChromium({ executablePath: this.executablePath, ...(this.recycling ? { extraArgs: RECYCLE_ARGS } : {}) });
       this.browser = launching;
       launching.then(
         (b) =>
@@ -175,8 +219,67 @@ export class BrowserPool {
   private async create(): Promise<FreshPage> {
     const t0 = performance.now();
     const { context, egress } = await this.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
+    const usage: ContextUsage = { origins: new Set(), authChallenged: false, cases: 1 };
+    context.on('response', (r) => {
+      const origin = originOf(r.url());
+      if (origin) usage.origins.add(origin);
+      if (r.status() === 401 || r.status() === 407) usage.authChallenged = true;
+    });
     const page = await context.newPage();
-    return { context, egress, page, createMs: performance.now() - t0 };
+    return { context, egress, page, createMs: performance.now() - t0, usage };
+  }
+
+  /**
+   * The context of a finished test case, made ready for the next case of the
+   * same run as if it were new: a new page (fresh history, window name,
+   * session storage, pointer and listeners) opened before the old pages
+   * close, so it keeps their renderer process; then cookies, permissions, the
+   * HTTP cache and every storage of each origin it reached (local storage,
+   * IndexedDB, Cache Storage, service workers, ...) cleared, and the egress
+   * proxy's connections and logs dropped. `undefined`, with the context
+   * closed, when it cannot be made clean: an HTTP authentication challenge
+   * (credentials may sit in the network session), `maxCases` reached, or a
+   * step of the reset failing or taking over 10 s.
+   */
+  async recycle(used: FreshPage): Promise<FreshPage | undefined> {
+    const { context, egress, usage } = used;
+    const give = async () => {
+      await context.close().catch(() => undefined);
+      return undefined;
+    };
+    if (!this.recycling || usage.authChallenged || usage.cases >= this.recycling.maxCases || !context.browser()?.isConnected()) return give();
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const reset = async (): Promise<Page> => {
+      const page = await context.newPage();
+      await Promise.all(context.pages().filter((p) => p !== page).map((p) => p.close()));
+      // Taken before clearing: an origin answering from now on is left for the next reset.
+      const origins = [...usage.origins];
+      usage.origins.clear();
+      const cdp = await context.newCDPSession(page);
+      try {
+        await Promise.all([
+          context.clearCookies(),
+          context.clearPermissions(),
+          cdp.send('Network.clearBrowserCache'),
+          ...origins.map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+        ]);
+      } finally {
+        void cdp.detach().catch(() => undefined);
+      }
+      return page;
+    };
+    try {
+      const page = await Promise.race([reset(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('recycle timed out')), RECYCLE_TIMEOUT_MS)))]);
+      egress.reset();
+      usage.cases += 1;
+      return { context, egress, page, createMs: performance.now() - t0, usage };
+    } catch (err) {
+      this.logger.debug({ err }, 'could not recycle a browser context; the next case gets a new one');
+      return give();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

@@ -99,6 +99,18 @@ export class EgressProxy {
     return this.lastFailure;
   }
 
+  /**
+   * Forgets one test case before its context serves the next: closes every
+   * connection (the next case opens its own, as in a new context, so no
+   * connection-bound server state carries over) and empties the refusal log
+   * and the last failure.
+   */
+  reset(): void {
+    for (const s of this.sockets) s.destroy();
+    this.blockedLog = [];
+    this.lastFailure = undefined;
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -10,6 +10,8 @@ export interface ExecutionConfig extends CommonConfig {
   chromiumPath: string;
   /** Test cases one process runs at once. */
   concurrency: number;
+  /** Test cases of one execution a browser context serves, reset between them (1: a new context for every case). */
+  contextMaxCases: number;
   /** false: API only, no browser work in this process. */
   runnerEnabled: boolean;
   stepTimeoutMs: number;
@@ -39,6 +41,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     discoveryUrl: r.optionalUrl('DISCOVERY_CRAWLER_URL'),
     chromiumPath: r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH }),
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
+    contextMaxCases: r.int('RUNNER_CONTEXT_MAX_CASES', { default: 50, min: 1, max: 10_000 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),
     stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),

@@ -38,7 +38,7 @@ startMain(async () => {
           schema: config.schema,
           bus,
           logger,
-          browsers: new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress)),
+          browsers: new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress), config.contextMaxCases > 1 ? { maxCases: config.contextMaxCases } : undefined),
           concurrency: config.concurrency,
           stepTimeoutMs: config.stepTimeoutMs,
           navigationTimeoutMs: config.navigationTimeoutMs,

@@ -15,6 +15,7 @@ import { ExecutionNotifier } from '../src/executions/notifier.js';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { Runner } from '../src/runner/worker.js';
+import { PhaseProfile } from '../src/runner/profile.js';
 import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
 import type { AuthClient } from '../src/clients/auth.client.js';
 import { subscribeExecutionSummaries } from '../src/executions/summary.consumer.js';
@@ -42,7 +43,7 @@ export interface RunnerHarness {
   /** The runner started with the harness. */
   runner: Runner;
   /** Starts another runner process-equivalent on the same database and bus. */
-  startRunner(opts?: { leaseSeconds?: number; concurrency?: number }): Promise<Runner>;
+  startRunner(opts?: { leaseSeconds?: number; concurrency?: number; contextMaxCases?: number }): Promise<Runner>;
   events(type?: string): Promise<any[]>;
   /** A scheduler on the harness's database, as each runner process starts one (not started: call `tick`). */
   scheduler(opts?: { now?: () => Date; auth?: AuthClient }): Scheduler;
@@ -60,7 +61,9 @@ export interface Tenant {
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
-export async function startRunnerHarness(opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits> } = {}): Promise<RunnerHarness> {
+export async function startRunnerHarness(
+  opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits>; contextMaxCases?: number; profileFile?: string } = {},
+): Promise<RunnerHarness> {
   const artifacts: ArtifactLimits = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024, ...opts.artifacts };
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
@@ -88,7 +91,8 @@ export async function startRunnerHarness(opts: { concurrency?: number; stepTimeo
       schema: 'execution',
       bus: await newBus(),
       logger,
-      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true })),
+      browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true }), (o.contextMaxCases ?? opts.contextMaxCases ?? 50) > 1 ? { maxCases: o.contextMaxCases ?? opts.contextMaxCases ?? 50 } : undefined),
+      ...(opts.profileFile ? { profile: new PhaseProfile(opts.profileFile) } : {}),
       concurrency: o.concurrency ?? opts.concurrency ?? 2,
       stepTimeoutMs: opts.stepTimeoutMs ?? 3000,
       navigationTimeoutMs: 10_000,

@@ -24,7 +24,7 @@ import {
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
-import { VIEWPORT, type BrowserPool } from '@assay/browser';
+import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
@@ -65,6 +65,8 @@ interface RunControl {
   fingerprints: Map<string, ElementFingerprint>;
   /** Stops the execution: halts its browser calls and closes its contexts. */
   end: (why: 'cancelled' | 'timeout' | 'lost') => void;
+  /** Contexts of this execution's finished cases, reset for its next ones (BrowserPool.recycle); never another run's. */
+  idle: FreshPage[];
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
@@ -156,7 +158,7 @@ export class Runner {
   private async run(claimed: ExecutionRow): Promise<void> {
     const { db, logger } = this.o;
     let halt: (err: Error) => void = () => undefined;
-    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why) };
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why), idle: [] };
     ctl.halt.catch(() => undefined);
     this.active.set(claimed.id, ctl);
     const stop = (why: NonNullable<RunControl['stopped']>) => {
@@ -220,7 +222,8 @@ export class Runner {
     const { db, publicBaseUrl } = this.o;
     this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
     const prof = this.profile;
-    const creating = this.o.browsers.freshPage(this.o.concurrency);
+    const recycled = ctl.idle.pop();
+    const creating = recycled ? Promise.resolve(recycled) : this.o.browsers.freshPage(this.o.concurrency);
     const fresh = await prof.time('context wait', () => unlessHalted(ctl, creating)).catch(() => undefined);
     if (!fresh) {
       // Halted first: close the context whenever it arrives.
@@ -228,7 +231,7 @@ export class Runner {
       return;
     }
     const { context } = fresh;
-    prof.add('context create', fresh.createMs);
+    prof.add(recycled ? 'context recycle' : 'context create', fresh.createMs);
     // A stop that landed while the context was being made would not have closed it.
     if (ctl.stopped) return void (await context.close().catch(() => undefined));
     ctl.contexts.add(context);
@@ -240,6 +243,7 @@ export class Runner {
     const page: Page = fresh.page;
     const blocked = new BlockedRequestLog(page, fresh.egress);
     const startedAt = new Date();
+    let finished = false;
     try {
       page.on('console', (m) => {
         if (m.type() === 'error' && consoleErrors.length < 50) consoleErrors.push(m.text().slice(0, 1000));
@@ -430,9 +434,15 @@ export class Runner {
           ),
         ));
       }));
+      finished = true;
     } finally {
-      ctl.contexts.delete(context);
-      await prof.time('context close', () => context.close().catch(() => undefined));
+      // A case that ran to its end hands its context, reset, to the run's next case; any other closes it.
+      const next = finished && !ctl.stopped ? await this.o.browsers.recycle(fresh) : undefined;
+      if (next && !ctl.stopped) ctl.idle.push(next);
+      else {
+        ctl.contexts.delete(context);
+        await prof.time('context close', () => context.close().catch(() => undefined));
+      }
     }
   }
 
