@@ -74,6 +74,8 @@ describe('the local launcher', () => {
     // The services run from the launcher's build (ASSAY_BUNDLE defaults to true).
     expect(first.output()).toContain(`services built into ${path.join(home, 'build')}`);
     expect(commandLines(first.childPids())).toContainEqual(expect.stringContaining(path.join(home, 'build', 'services', 'auth', 'main.mjs')));
+    // The build's esbuild service process is stopped once the build is done: it would outlive the launcher's exit.
+    expect(commandLines(first.childPids()).filter((c) => /esbuild/.test(c.split(' ')[0]!))).toEqual([]);
     expect(first.gatewayUrl).toBe(`http://localhost:${first.gatewayPort}`);
     expect(first.serviceKey).toMatch(/^service_sk_dev_[1-9A-HJ-NP-Za-km-z]+$/);
     expect(first.adminEmail).toBe('admin@assay.local');

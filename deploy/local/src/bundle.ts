@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, stop, type Plugin } from 'esbuild';
 
 /**
  * Builds the services the launcher starts into plain JavaScript, one file per
@@ -52,7 +52,10 @@ export async function bundleServices(repo: string, services: readonly string[], 
     logLevel: 'silent',
     absWorkingDir: repo,
     plugins: [packagesByPath(), ownImportMetaUrl(repo)],
-  });
+  }).finally(() =>
+    // esbuild's service process would otherwise live as long as the launcher and outlive its exit by a moment.
+    stop(),
+  );
   return { entry: (service) => entryOf(outDir, service), nodeArgs: preloadArgs(outDir) };
 }
 
