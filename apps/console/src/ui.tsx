@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { artifactBlob, errorText } from './api';
+import { api, artifactBlob, errorText } from './api';
 
 /** Loads data on mount and when `deps` change; `reload` fetches again. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
@@ -73,6 +73,28 @@ export function Field(props: { label: string; id: string; error?: string | undef
         </small>
       ) : null}
     </div>
+  );
+}
+
+/** The organization's projects (up to 200), for the screens that show one project at a time. */
+export function useProjects(): ReturnType<typeof useLoad<Array<{ id: string; name: string; base_url: string }>>> {
+  return useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+}
+
+/** A "Project" picker over `useProjects().data`, labelled with `label for` like every field. */
+export function ProjectSelect(props: { id: string; projects: Array<{ id: string; name: string }> | undefined; value: string; onChange: (id: string) => void; error?: string | undefined }): JSX.Element {
+  return (
+    <Field label="Project" id={props.id} error={props.error}>
+      {(a) => (
+        <select {...a} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+          {props.projects?.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

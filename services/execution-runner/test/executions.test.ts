@@ -1,5 +1,5 @@
 import { eventually } from '@assay/testing';
-import { startRunnerHarness, PUBLIC_BASE_URL, type RunnerHarness } from './harness.js';
+import { credentials, login, startRunnerHarness, PUBLIC_BASE_URL, type RunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
 
@@ -10,14 +10,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.resetShop());
 
-const login = [
-  { action: 'navigate', value: '/login' },
-  { action: 'fill', selector: '#email', value: '{{email}}' },
-  { action: 'type', selector: '#password', value: '{{password}}' },
-  { action: 'click', selector: '#submit' },
-  { action: 'assert_text', selector: '#welcome', value: 'Welcome, user@shop.test' },
-];
-const credentials = { email: 'user@shop.test', password: 'secret123' };
 const artifactId = (url: string) => url.slice(`${PUBLIC_BASE_URL}/api/v1/artifacts/`.length);
 
 describe('executions in Chromium', () => {

@@ -61,6 +61,16 @@ export interface Tenant {
   plan(cases: Record<string, unknown[]>, project?: Record<string, unknown>): Promise<{ projectId: string; planId: string; caseIds: string[] }>;
 }
 
+/** Signs in to the shop fixture, with the run's `email` and `password` variables (`credentials`). */
+export const login = [
+  { action: 'navigate', value: '/login' },
+  { action: 'fill', selector: '#email', value: '{{email}}' },
+  { action: 'type', selector: '#password', value: '{{password}}' },
+  { action: 'click', selector: '#submit' },
+  { action: 'assert_text', selector: '#welcome', value: 'Welcome, user@shop.test' },
+];
+export const credentials = { email: 'user@shop.test', password: 'secret123' };
+
 export async function startRunnerHarness(
   opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits>; contextMaxCases?: number; profileFile?: string } = {},
 ): Promise<RunnerHarness> {

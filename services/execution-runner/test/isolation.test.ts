@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startRunnerHarness, type RunnerHarness } from './harness.js';
+import { credentials, login, startRunnerHarness, type RunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
 
@@ -26,11 +26,7 @@ it('a recycled context keeps nothing of the case before: no session cookie, no l
   const t = h.tenant();
   const { projectId, planId } = await t.plan({
     'Signs in and adds a todo': [
-      { action: 'navigate', value: '/login' },
-      { action: 'fill', selector: '#email', value: 'user@shop.test' },
-      { action: 'fill', selector: '#password', value: 'secret123' },
-      { action: 'click', selector: '#submit' },
-      { action: 'assert_text', selector: '#welcome', value: 'Welcome, user@shop.test' },
+      ...login,
       { action: 'navigate', value: '/todos' },
       { action: 'fill', selector: '#new-todo', value: 'left behind' },
       { action: 'press', selector: '#new-todo', value: 'Enter' },
@@ -46,7 +42,7 @@ it('a recycled context keeps nothing of the case before: no session cookie, no l
     ],
     'Starts on a blank tab': [{ action: 'go_back' }],
   });
-  const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+  const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, variables: credentials });
   expect(r.status).toBe(200);
   const results = r.body.results.test_results as Array<{ name: string; status: string; error: string | null }>;
   expect(results.map((x) => [x.name, x.status])).toEqual([

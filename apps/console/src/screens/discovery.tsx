@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_DISCOVERY_STATUSES, type Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate, useLocation } from '../router';
-import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
+import { ErrorNote, Field, formatDate, Loading, Page, ProjectSelect, StatusBadge, useLoad, useProjects } from '../ui';
 
 const SESSIONS_PAGE = 20;
 
@@ -77,7 +77,7 @@ function SessionList(props: { projectId: string }): JSX.Element {
 
 export function DiscoveryList(): JSX.Element {
   const { query } = useLocation();
-  const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  const projects = useProjects();
   const [projectId, setProjectId] = useState(query.get('project') ?? '');
   const [target, setTarget] = useState('');
   const [maxPages, setMaxPages] = useState('20');
@@ -109,17 +109,7 @@ export function DiscoveryList(): JSX.Element {
           }
         }}
       >
-        <Field label="Project" id="discovery-project" error={errors.project_id}>
-          {(a) => (
-            <select {...a} value={projectId} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
-              {projects.data?.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <ProjectSelect id="discovery-project" projects={projects.data} value={projectId} onChange={setProjectId} error={errors.project_id} />
         <Field label="Target URL" id="discovery-target" error={errors.target_url}>
           {(a) => <input {...a} type="url" value={target} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} />}
         </Field>

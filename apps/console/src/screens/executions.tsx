@@ -3,13 +3,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_EXECUTION_STATUSES, type ExecutionEvent, type Schemas } from '@assay/client';
 import { api, artifactBlob, errorText } from '../api';
 import { Link } from '../router';
-import { ArtifactImage, ErrorNote, Field, formatDate, Loading, ms, Page, StatusBadge, useLoad } from '../ui';
+import { ArtifactImage, ErrorNote, Field, formatDate, Loading, ms, Page, ProjectSelect, StatusBadge, useLoad, useProjects } from '../ui';
 import { FailureAnalysisPanel } from './analysis';
 
 export function ExecutionList(): JSX.Element {
   const [status, setStatus] = useState('');
   const [projectId, setProjectId] = useState('');
-  const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  const projects = useProjects();
   // The API lists one project's executions at a time: the first project until another is chosen.
   const project = projectId || projects.data?.[0]?.id || '';
   const list = useLoad(
@@ -19,17 +19,7 @@ export function ExecutionList(): JSX.Element {
   return (
     <Page title="Executions">
       <div class="filters" role="search">
-        <Field label="Project" id="executions-project">
-          {(a) => (
-            <select {...a} value={project} onChange={(e) => setProjectId((e.target as HTMLSelectElement).value)}>
-              {projects.data?.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <ProjectSelect id="executions-project" projects={projects.data} value={project} onChange={setProjectId} />
         <Field label="Status" id="executions-status">
           {(a) => (
             <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>

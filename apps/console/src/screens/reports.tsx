@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
-import { ErrorNote, Field, formatDate, Loading, Page, useLoad } from '../ui';
+import { ErrorNote, Field, formatDate, Loading, Page, ProjectSelect, useLoad, useProjects } from '../ui';
 import { inZone, TIME_ZONES } from './schedules';
 
 type ReportKind = Schemas['Report']['kind'];
@@ -28,7 +28,7 @@ function reportFieldErrors(err: unknown): Record<string, string> {
 
 /** `/reports`: a project's report definitions (the API lists one project at a time) and a form to define one. */
 export function ReportList(props: { projectId: string }): JSX.Element {
-  const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!.data, []);
+  const projects = useProjects();
   const project = props.projectId || projects.data?.[0]?.id || '';
   const reports = useLoad(async () => (project ? (await api().api.GET('/api/v1/reports', { params: { query: { project_id: project, limit: 100 } } })).data!.data : []), [project]);
   const [name, setName] = useState('');
@@ -65,17 +65,7 @@ export function ReportList(props: { projectId: string }): JSX.Element {
     <Page title="Reports">
       <p class="muted">Definitions over a project’s runs and analyses; each snapshot freezes the data as it was when taken.</p>
       <div class="filters" role="search">
-        <Field label="Project" id="reports-project">
-          {(a) => (
-            <select {...a} value={project} onChange={(e) => navigate(`/reports?project=${encodeURIComponent((e.target as HTMLSelectElement).value)}`)}>
-              {projects.data?.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <ProjectSelect id="reports-project" projects={projects.data} value={project} onChange={(id) => navigate(`/reports?project=${encodeURIComponent(id)}`)} />
       </div>
       <ErrorNote error={projects.error ?? reports.error} />
       {projects.data && projects.data.length === 0 ? <p class="empty">No project yet: create one first.</p> : null}
