@@ -1,6 +1,6 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, currentSession, errorText, isSignedIn, onSessionChange, signOut, switchOrganization } from './api';
+import { api, currentSession, errorText, isResuming, isSignedIn, onSessionChange, signOut, switchOrganization } from './api';
 import { Link, match, navigate, useLocation } from './router';
 import { CaseEditor, CaseView } from './screens/cases';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
@@ -8,6 +8,7 @@ import { ExecutionList, ExecutionView } from './screens/executions';
 import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
 import { IssueView } from './screens/issue';
 import { IssueList } from './screens/issues';
+import { AccountScreen } from './screens/account';
 import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
@@ -25,6 +26,7 @@ const NAV: Array<[string, string]> = [
   ['/webhooks', 'Webhooks'],
   ['/settings/keys', 'Keys'],
   ['/settings/organization', 'Organization'],
+  ['/settings/account', 'Account'],
 ];
 
 function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
@@ -48,6 +50,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if ((m = match('/webhooks/:id', path))) return <WebhookView id={m.id!} />;
   if (path === '/settings/keys') return <KeysScreen />;
   if (path === '/settings/organization') return <OrganizationScreen />;
+  if (path === '/settings/account') return <AccountScreen />;
   return (
     <section class="page">
       <h1>Not found</h1>
@@ -104,6 +107,15 @@ export function App(): JSX.Element {
 
   // The invitation screen needs no session (the token is the credential) and starts a new one.
   if (location.path === ACCEPT_INVITATION_PATH) return <AcceptInvitation />;
+  if (isResuming()) {
+    return (
+      <main id="main" class="login">
+        <p class="muted" role="status">
+          Loading your session…
+        </p>
+      </main>
+    );
+  }
   if (!isSignedIn() || !currentSession()) return <Login />;
   const session = currentSession()!;
   return (
@@ -136,8 +148,7 @@ export function App(): JSX.Element {
             type="button"
             class="secondary"
             onClick={() => {
-              signOut();
-              navigate('/');
+              void signOut().finally(() => navigate('/'));
             }}
           >
             Sign out

@@ -397,6 +397,12 @@ function executionRoutes(): RouteContract[] {
       params: [
         { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
         { name: 'status', in: 'query', schema: { type: 'string', enum: ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'] } },
+        {
+          name: 'outcome',
+          in: 'query',
+          schema: { type: 'string', enum: ['passed', 'failed', 'cancelled', 'running'] },
+          description: 'What a person reads first: `passed` (every case passed), `failed` (a case failed or did not run, or the run broke: `status` completed with failures, or failed), `cancelled`, `running` (not ended).',
+        },
         { name: 'created_after', in: 'query', schema: { type: 'string', format: 'date-time' } },
         { name: 'created_before', in: 'query', schema: { type: 'string', format: 'date-time' } },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
@@ -416,6 +422,17 @@ function executionRoutes(): RouteContract[] {
       params: [id],
       response: { status: 200, contentType: 'text/event-stream' },
       errors: [404],
+    }),
+    ex({
+      method: 'POST',
+      path: '/api/v1/executions/{execution_id}/rerun',
+      summary: 'Run an ended execution’s failed cases again',
+      description:
+        'A new execution (`rerun_of` names this one) with the same environment, variables, trace mode and timeout: of a plan run, the cases that failed or did not run (`only: "all"`: every case), as the plan holds them now; of a run of one test case, that case. 409 while it runs, when every case passed, or for an exploratory run of steps.',
+      params: [id],
+      body: 'ExecutionRerunRequest',
+      response: { status: 202, schema: 'ExecutionQueued' },
+      errors: [400, 404, 409],
     }),
     ex({ method: 'DELETE', path: '/api/v1/executions/{execution_id}', summary: 'Cancel a queued or running execution', params: [id], response: { status: 200, schema: 'ExecutionCancelled' }, errors: [404, 409] }),
     ex({

@@ -76,7 +76,7 @@ describe('console sessions', () => {
     expect((await refresh(b.refresh)).status).toBe(200);
 
     const fresh = await signIn(org.email, org.password);
-    for (const headers of [{}, { 'x-assay-refresh': '1', 'sec-fetch-site': 'cross-site' }, { 'x-assay-refresh': '1', 'sec-fetch-site': 'same-site' }]) {
+    for (const headers of [{} as Record<string, string>, { 'x-assay-refresh': '1', 'sec-fetch-site': 'cross-site' }, { 'x-assay-refresh': '1', 'sec-fetch-site': 'same-site' }]) {
       const refused = await refresh(fresh.refresh, headers);
       expect(refused.status).toBe(403);
       expect(refused.body.error).toBe('insufficient_permissions');

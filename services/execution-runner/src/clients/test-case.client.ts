@@ -49,6 +49,14 @@ export class TestCaseClient {
   }
 
   /**
+   * A stored test case and its project (a run of one case).
+   * @throws AppError 404 when the organization has no such case, 503 when test-case is unreachable.
+   */
+  async testCase(orgId: string, id: string): Promise<{ test_case: SnapshotCase & { status: string; project_id: string }; project: PlanSnapshot['project'] }> {
+    return this.get(orgId, `/internal/test-cases/${encodeURIComponent(id)}`, 'Test case');
+  }
+
+  /**
    * Creates a test case keeping the given id and step ids (a saved exploratory
    * run: the fingerprints its run captured stay keyed to them), appended to
    * `testPlanId` when given.
