@@ -32,8 +32,10 @@ startMain(async () => {
       notifier = new ExecutionNotifier(database.pool, logger);
       await notifier.start();
       janitor = startArtifactJanitor(database.db, logger);
+      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
       if (config.runnerEnabled) {
         runner = new Runner({
+          testCases,
           db: database.db,
           schema: config.schema,
           bus,
@@ -50,7 +52,6 @@ startMain(async () => {
         });
         await runner.start();
       }
-      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
       summaries = await subscribeExecutionSummaries({ bus, db: database.db, schema: config.schema });
       if (config.schedulerEnabled) {
         scheduler = new Scheduler({

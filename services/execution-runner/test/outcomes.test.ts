@@ -1,8 +1,11 @@
-import { eventually } from '@assay/testing';
-import { startRunnerHarness, type RunnerHarness } from './harness.js';
+import { unzipSync } from 'fflate';
+import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { eventually, TEST_INTERNAL_SECRET } from '@assay/testing';
+import { credentials, startRunnerHarness, type RunnerHarness } from './harness.js';
 
 // Issue 31: what a person asks of a run (did it pass?), names where ids were,
-// a run of one stored test case, and re-running just the failed cases.
+// a run of one stored test case, re-running just the failed cases, and
+// project secrets that steps use but no output shows.
 jest.setTimeout(120_000);
 
 let h: RunnerHarness;
@@ -85,5 +88,58 @@ describe('outcomes, case runs and re-runs', () => {
     // An exploratory run of steps is not re-run: it is started again.
     const steps = await t.ex('POST', '/api/v1/test-runs', { project_id: projectId, steps: passing });
     expect((await t.ex('POST', `/api/v1/executions/${steps.body.id}/rerun`, {})).status).toBe(409);
+  });
+});
+
+describe('project secrets in a run', () => {
+  it('signs in with {{secret.password}} and shows neither secret in results, events, diagnostics or the trace', async () => {
+    const t = h.tenant();
+    const token = 'tok-Zq9-only-in-the-vault';
+    const { projectId, planId } = await t.plan({
+      'Sign in, then search for the token': [
+        { action: 'navigate', value: '/login' },
+        { action: 'fill', selector: '#email', value: '{{email}}' },
+        { action: 'fill', selector: '#password', value: '{{secret.password}}' },
+        { action: 'click', selector: '#submit' },
+        { action: 'assert_text', selector: '#welcome', value: 'Welcome, user@shop.test' },
+        // The shop echoes a search in the URL and the input's value attribute.
+        { action: 'navigate', value: '/products' },
+        { action: 'fill', selector: '#q', value: '{{secret.token}}' },
+        { action: 'click', selector: '#search-button' },
+        { action: 'assert_value', selector: '#q', value: 'something else' },
+      ],
+    });
+    expect((await t.tc('PUT', `/api/v1/projects/${projectId}/variables/email`, { value: credentials.email })).status).toBe(201);
+    expect((await t.tc('PUT', `/api/v1/projects/${projectId}/variables/password`, { value: credentials.password, secret: true })).status).toBe(201);
+    expect((await t.tc('PUT', `/api/v1/projects/${projectId}/variables/token`, { value: token, secret: true })).status).toBe(201);
+
+    const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, trace: 'on' });
+    const [result] = run.body.results.test_results;
+    // The secrets were used: the sign-in passed, the search ran.
+    expect(result.steps.map((s: { status: string }) => s.status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed', 'passed', 'passed', 'passed', 'failed']);
+    expect(result.error).toBe('Expected value "something else" but found "••••••"');
+
+    const leaks = (what: string, text: string) => [credentials.password, token, encodeURIComponent(token)].filter((v) => text.includes(v)).map((v) => `${what}: ${v}`);
+    const found: string[] = [];
+    found.push(...leaks('execution', JSON.stringify(run.body)));
+    found.push(...leaks('results', JSON.stringify((await t.ex('GET', `/api/v1/executions/${run.body.id}/results`)).body)));
+    const diagnostics = await fetch(`${h.execUrl}/internal/executions/${run.body.id}/tests/${result.test_id}/diagnostics`, {
+      headers: { [PRINCIPAL_HEADER]: await signPrincipal(TEST_INTERNAL_SECRET, { ...servicePrincipal('analysis'), org_id: t.orgId }) },
+    });
+    const diagnosticsText = await diagnostics.text();
+    expect(diagnosticsText).toContain('/products?q=••••••');
+    found.push(...leaks('diagnostics', diagnosticsText));
+    const failed = await eventually(async () => (await h.events('test.execution.failed')).find((e) => e.data.execution.id === run.body.id), 10_000);
+    found.push(...leaks('events', JSON.stringify(await h.events())));
+    expect(failed.data.execution.error.message).toContain('••••••');
+    const zip = (await t.ex('GET', `/api/v1/artifacts/${String(result.trace).split('/api/v1/artifacts/')[1]}`)).body as Buffer;
+    const entries = unzipSync(new Uint8Array(zip));
+    for (const [name, data] of Object.entries(entries)) found.push(...leaks(`trace ${name}`, Buffer.from(data).toString('latin1')));
+    // The fill's parameters were in the trace, masked.
+    expect(Buffer.from(entries['trace.trace']!).toString('utf8')).toContain('"value":"••••••"');
+    // The execution row keeps only the run's own variables.
+    const stored = await h.database.db.selectFrom('executions').select('variables').where('id', '=', run.body.id).executeTakeFirstOrThrow();
+    expect(stored.variables).toEqual({});
+    expect(found).toEqual([]);
   });
 });
