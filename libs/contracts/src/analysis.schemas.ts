@@ -103,6 +103,8 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       test_name: { type: 'string' },
       failure_category: { type: 'string', enum: [...FAILURE_CATEGORIES] },
       confidence: { type: 'number', minimum: 0, maximum: 1 },
+      summary: { type: 'string', description: 'One sentence of what changed, in a tester’s words (no selectors, scores or API routes).' },
+      next_step: { type: ['string', 'null'], description: 'One sentence of what to do about it.' },
       description: { type: 'string' },
       evidence: {
         type: 'object',

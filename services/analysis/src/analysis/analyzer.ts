@@ -194,6 +194,8 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         triage_type: TRIAGE[d.category],
         confidence,
         description: text.description,
+        summary: text.summary,
+        next_step: text.next_step,
         evidence: JSON.stringify(evidence),
         fix_suggestions: JSON.stringify(text.fix_suggestions),
         suggestion: suggestion ? JSON.stringify(suggestion) : null,
@@ -203,7 +205,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         normalized,
         stepIndex: step ? index : null,
         stepDescription: step ? (step.description ?? `${step.action}${step.selector ? ` ${step.selector}` : step.value ? ` ${step.value}` : ''}`) : null,
-        title: `${test.name}: ${text.description}`.slice(0, 300),
+        title: `${test.name}: ${text.summary}`.slice(0, 300),
         flakiness: flakiness.runs > 1 ? JSON.stringify(flakiness) : null,
       },
     });
