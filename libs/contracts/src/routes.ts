@@ -556,6 +556,21 @@ function reportRoutes(): RouteContract[] {
       response: { status: 200, schema: 'ReportList' },
       errors: [400, 404],
     }),
+    rp({
+      method: 'GET',
+      path: '/api/v1/reports/dashboard',
+      summary: 'A project’s dashboard: pass rate over time, slowest and flakiest cases, open issues, last runs',
+      description:
+        'Computed when asked from the data reports count (finished plan runs of the last `days`, open issues): pass rate by day (every day of the period), the ten slowest cases (median and p95 in ms), the ten flakiest (flip rate in %), up to ten open issues and the last ten runs with their outcome. `format=csv` answers one of its lists (`table`) as CSV.',
+      params: [
+        { name: 'project_id', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 90, default: 30 } },
+        { name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'csv'], default: 'json' } },
+        { name: 'table', in: 'query', schema: { type: 'string', enum: ['pass_rate_by_day', 'slowest_cases', 'flakiest_cases', 'open_issues', 'last_runs'], default: 'pass_rate_by_day' }, description: 'The list a CSV export holds.' },
+      ],
+      response: { status: 200, schema: 'Dashboard' },
+      errors: [400, 404],
+    }),
     rp({ method: 'GET', path: '/api/v1/reports/{report_id}', summary: 'A report definition', params: [id], response: { status: 200, schema: 'Report' }, errors: [404] }),
     rp({ method: 'PUT', path: '/api/v1/reports/{report_id}', summary: 'Change a report definition (its snapshots stay as they were)', params: [id], body: 'ReportUpdateRequest', response: { status: 200, schema: 'Report' }, errors: [400, 404] }),
     rp({ method: 'DELETE', path: '/api/v1/reports/{report_id}', summary: 'Delete a report definition and its snapshots', params: [id], response: { status: 200, schema: 'ReportDeleted' }, errors: [404] }),
