@@ -224,6 +224,7 @@ export const authSchemas: Record<string, JsonSchema> = {
       name: { type: 'string' },
       role: { type: 'string', enum: ['owner', 'admin', 'member'] },
       created_at: timestamp,
+      pending: { type: 'boolean', description: 'Invited and not yet accepted (the account has no password yet); in the member list.' },
     },
   },
   MemberList: {
