@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, currentSession, errorText, isResuming, isSignedIn, onSessionChange, signOut, switchOrganization } from './api';
 import { Link, match, navigate, useLocation } from './router';
 import { CaseEditor, CaseView } from './screens/cases';
+import { DashboardScreen } from './screens/dashboard';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
 import { ExecutionList, ExecutionView } from './screens/executions';
 import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
@@ -18,6 +19,7 @@ import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
 
 const NAV: Array<[string, string]> = [
+  ['/dashboard', 'Dashboard'],
   ['/projects', 'Projects'],
   ['/executions', 'Executions'],
   ['/issues', 'Issues'],
@@ -34,6 +36,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/projects') return <ProjectList />;
   if ((m = match('/projects/:id', path))) return <ProjectView id={m.id!} />;
+  if (path === '/dashboard') return <DashboardScreen projectId={query.get('project') ?? ''} />;
   if (match('/cases/new', path)) return <CaseEditor projectId={query.get('project') ?? ''} />;
   if ((m = match('/cases/:id/edit', path))) return <CaseEditor id={m.id!} />;
   if ((m = match('/cases/:id', path))) return <CaseView id={m.id!} />;

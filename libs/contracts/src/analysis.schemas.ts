@@ -100,9 +100,10 @@ export const analysisSchemas: Record<string, JsonSchema> = {
     required: ['project_id', 'period', 'summary', 'pass_rate_by_day', 'slowest_cases', 'flakiest_cases', 'open_issues', 'last_runs'],
     properties: {
       project_id: { type: 'string' },
-      period: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, days: { type: 'integer' } } },
+      period: { type: 'object', required: ['from', 'to', 'days'], properties: { from: { type: 'string' }, to: { type: 'string' }, days: { type: 'integer' } } },
       summary: {
         type: 'object',
+        required: ['runs', 'passed_runs', 'failed_runs', 'run_pass_rate', 'tests_passed', 'tests_failed', 'test_pass_rate', 'open_issues'],
         description: 'Runs and tests of the period; rates in percent with one decimal (null without data).',
         properties: {
           runs: { type: 'integer' },
@@ -115,14 +116,15 @@ export const analysisSchemas: Record<string, JsonSchema> = {
           open_issues: { type: 'integer' },
         },
       },
-      pass_rate_by_day: { type: 'array', items: { type: 'object', properties: { day: { type: 'string' }, runs: { type: 'integer' }, passed_runs: { type: 'integer' }, tests_passed: { type: 'integer' }, tests_failed: { type: 'integer' }, pass_rate: { type: ['number', 'null'] } } } },
-      slowest_cases: { type: 'array', items: { type: 'object', properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, median_ms: { type: 'integer' }, p95_ms: { type: 'integer' } } } },
-      flakiest_cases: { type: 'array', items: { type: 'object', properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, failed: { type: 'integer' }, flips: { type: 'integer' }, flip_rate: { type: 'number' } } } },
-      open_issues: { type: 'array', items: { type: 'object', properties: { issue_id: { type: 'string' }, title: { type: 'string' }, category: { type: 'string' }, status: { type: 'string' }, test_name: { type: ['string', 'null'] }, occurrences: { type: 'integer' }, last_seen: { type: ['string', 'null'] } } } },
+      pass_rate_by_day: { type: 'array', items: { type: 'object', required: ['day', 'runs', 'passed_runs', 'tests_passed', 'tests_failed', 'pass_rate'], properties: { day: { type: 'string' }, runs: { type: 'integer' }, passed_runs: { type: 'integer' }, tests_passed: { type: 'integer' }, tests_failed: { type: 'integer' }, pass_rate: { type: ['number', 'null'] } } } },
+      slowest_cases: { type: 'array', items: { type: 'object', required: ['test_case_id', 'name', 'runs', 'median_ms', 'p95_ms'], properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, median_ms: { type: 'integer' }, p95_ms: { type: 'integer' } } } },
+      flakiest_cases: { type: 'array', items: { type: 'object', required: ['test_case_id', 'name', 'runs', 'failed', 'flips', 'flip_rate'], properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, failed: { type: 'integer' }, flips: { type: 'integer' }, flip_rate: { type: 'number' } } } },
+      open_issues: { type: 'array', items: { type: 'object', required: ['issue_id', 'title', 'category', 'status', 'test_name', 'occurrences', 'last_seen'], properties: { issue_id: { type: 'string' }, title: { type: 'string' }, category: { type: 'string' }, status: { type: 'string' }, test_name: { type: ['string', 'null'] }, occurrences: { type: 'integer' }, last_seen: { type: ['string', 'null'] } } } },
       last_runs: {
         type: 'array',
         items: {
           type: 'object',
+          required: ['execution_id', 'name', 'environment', 'outcome', 'passed', 'failed', 'total', 'completed_at', 'duration_ms'],
           properties: {
             execution_id: { type: 'string' },
             name: { type: 'string' },
