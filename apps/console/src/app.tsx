@@ -105,7 +105,12 @@ export function App(): JSX.Element {
   const [, setTick] = useState(0);
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => onSessionChange(() => setTick((n) => n + 1)), []);
+  useEffect(() => {
+    const off = onSessionChange(() => setTick((n) => n + 1));
+    // The session may have resumed (or not) before this subscription: render what it is now.
+    setTick((n) => n + 1);
+    return off;
+  }, []);
   useEffect(() => setMenuOpen(false), [location.path]);
 
   // The invitation screen needs no session (the token is the credential) and starts a new one.
