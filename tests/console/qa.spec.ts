@@ -29,10 +29,10 @@ const ids: Record<string, string> = {};
 /** Unique per run, so a run against your own `make run` does not meet the last one's project. */
 const PROJECT = `QA shop ${Date.now().toString(36)}`;
 
-async function shot(p: Page, name: string): Promise<void> {
+async function shot(p: Page, name: string, fullPage = false): Promise<void> {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
-  await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: false });
+  await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage });
 }
 
 async function signIn(p: Page): Promise<void> {
@@ -169,8 +169,7 @@ test('shows a failed run with a red "failed" badge, finds it by outcome, re-runs
   await expect(page.getByTestId('analysis-category')).toBeHidden();
   await page.getByText('Evidence', { exact: true }).click();
   await expect(page.getByTestId('analysis-category')).toHaveText('assertion mismatch');
-  await page.getByRole('heading', { name: 'Run of Mixed', level: 1 }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
-  await shot(page, 'failure-view');
+  await shot(page, 'failure-view', true);
 
   // The list: "failed" finds it, "passed" does not.
   await page.getByRole('link', { name: 'Executions' }).click();
@@ -312,7 +311,7 @@ test('shows the project dashboard with its charts, last runs and open issues, an
   await expect(runs.nth(1).getByTestId('outcome')).toHaveText('failed');
   await expect(page.getByRole('list', { name: 'Slowest cases' }).getByRole('listitem')).toHaveCount(3);
   await expect(page.getByRole('list', { name: 'Open issues' }).getByRole('listitem').first()).toBeVisible();
-  await shot(page, 'dashboard');
+  await shot(page, 'dashboard', true);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Last runs (CSV)' }).click()]);
   const csv = readFileSync((await download.path())!, 'utf8');
   expect(csv.split('\r\n')[0]).toBe('execution_id,name,environment,outcome,passed,failed,total,completed_at,duration_ms');

@@ -17,7 +17,7 @@ const pct = (n: number | null | undefined) => (n === null || n === undefined ? '
 
 /** Pass rate per day as bars (0–100 %), days without runs marked, with the figures in a table one click away. */
 function PassRateChart(props: { days: Dashboard['pass_rate_by_day'] }): JSX.Element {
-  const w = 640;
+  const w = 960;
   const h = 180;
   const pad = 28;
   const bw = (w - pad * 2) / Math.max(1, props.days.length);
@@ -72,7 +72,7 @@ function BarList(props: { label: string; rows: Array<{ id: string; name: string;
       {props.rows.map((r) => (
         <li key={r.id}>
           <Link href={`/cases/${r.id}`}>{r.name}</Link> <span class="muted">{r.text}</span>
-          <svg viewBox={`0 0 ${w} 8`} aria-hidden="true" class="bar-svg">
+          <svg viewBox={`0 0 ${w} 8`} preserveAspectRatio="none" aria-hidden="true" class="bar-svg">
             <rect x={0} y={0} width={w} height={8} fill="#eef1f4" />
             <rect x={0} y={0} width={Math.max(2, (r.value / max) * w)} height={8} fill="#1f4e8c" />
           </svg>
