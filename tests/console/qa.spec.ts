@@ -88,8 +88,8 @@ test('keeps the sign-in across a reload, a new tab and a pasted link, and signin
   expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite }))).toEqual([
     { name: '__Secure-assay_refresh', path: '/api/auth/refresh', httpOnly: true, secure: true, sameSite: 'Strict' },
   ]);
-  expect(await page.evaluate(() => document.cookie)).toBe('');
-  expect(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).toBe('{}{}');
+  expect(await page.evaluate<string>('document.cookie')).toBe('');
+  expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).toBe('{}{}');
 
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
