@@ -1,4 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
@@ -18,6 +21,28 @@ const shots = process.env.CONSOLE_SCREENSHOTS;
 const TOKEN = process.env.CONSOLE_SECRET_TOKEN ?? `tok-${Math.random().toString(36).slice(2)}-vault`;
 
 test.describe.configure({ mode: 'serial' });
+
+/**
+ * TodoMVC's vanilla JS app as the `todomvc` package of the npm registry ships
+ * it (a third-party app, not a fixture of ours), served as static files.
+ */
+async function serveTodoMvc(): Promise<{ url: string; server: Server }> {
+  const root = path.join(path.dirname(createRequire(import.meta.url).resolve('todomvc/package.json')), 'examples', 'vanillajs');
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.json': 'application/json' };
+  const server = createServer(async (req, res) => {
+    const rel = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    const file = path.join(root, rel);
+    if (!file.startsWith(root + path.sep)) return void res.writeHead(404).end();
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://localhost:${(server.address() as { port: number }).port}`, server };
+}
 
 let shop: Shop;
 let context: BrowserContext;
@@ -300,6 +325,49 @@ test('keeps a project secret out of every API response, the trace and the export
   expect(leaks).toEqual([]);
 });
 
+test('masks a secret the same way on TodoMVC (a third-party app from the npm registry), run from the case’s own page', async () => {
+  const todomvc = await serveTodoMvc();
+  try {
+    const project = await api<{ id: string }>('POST', '/api/v1/projects', { name: 'TodoMVC (vanilla JS)', base_url: todomvc.url });
+    await api('PUT', `/api/v1/projects/${project.id}/variables/token`, { value: TOKEN, secret: true });
+    const todo = await api<{ id: string }>('POST', '/api/v1/test-cases', {
+      project_id: project.id,
+      name: 'Adds the vault token as a todo',
+      steps: [
+        { action: 'navigate', value: '/' },
+        { action: 'fill', selector: '#new-todo', value: '{{secret.token}}' },
+        { action: 'press', selector: '#new-todo', value: 'Enter' },
+        // The app shows the todo: the secret reached it.
+        { action: 'assert_text', selector: '#todo-list li label', value: '{{secret.token}}' },
+        { action: 'assert_count', selector: '#todo-list li', value: '2' },
+      ],
+    });
+    await page.goto(`/cases/${todo.id}`);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const summary = page.getByTestId('execution-summary');
+    await expect(summary.getByTestId('outcome')).toHaveText('failed', { timeout: 120_000 });
+    await expect(page.locator('li.step-passed')).toHaveCount(4);
+    await expect(page.locator('li.step-failed')).toContainText('Expected 2 elements matching "#todo-list li", found 1');
+    const runId = new URL(page.url()).pathname.split('/').pop()!;
+    await expect(page.getByTestId('analysis-summary')).toBeVisible({ timeout: 120_000 });
+
+    const leaks: string[] = [];
+    const run = await api('GET', `/api/v1/executions/${runId}`);
+    for (const url of [`/api/v1/executions/${runId}`, `/api/v1/executions/${runId}/failure-analysis`, `/api/v1/executions/${runId}/stream`, `/api/v1/issues?project_id=${project.id}`]) {
+      const text = await (await (await client()).get(url)).text();
+      if (text.includes(TOKEN)) leaks.push(url);
+    }
+    const zip = await (await (await client()).get(new URL(run.results.test_results[0].trace).pathname)).body();
+    const entries = unzipSync(new Uint8Array(zip));
+    for (const [name, data] of Object.entries(entries)) if (Buffer.from(data).toString('latin1').includes(TOKEN)) leaks.push(`trace ${name}`);
+    // The app's DOM held the secret (the todo's label): in the trace's snapshots it is masked.
+    expect(Buffer.from(entries['trace.trace']!).toString('utf8')).toContain('••••••');
+    expect(leaks).toEqual([]);
+  } finally {
+    await new Promise((r) => todomvc.server.close(r));
+  }
+});
+
 test('shows the project dashboard with its charts, last runs and open issues, and exports it as CSV', async () => {
   await page.getByRole('link', { name: 'Dashboard', exact: true }).first().click();
   await page.getByLabel('Project').selectOption({ label: PROJECT });
@@ -308,7 +376,7 @@ test('shows the project dashboard with its charts, last runs and open issues, an
   await expect(chart).toBeVisible();
   await expect(chart).toHaveAttribute('aria-label', /^Pass rate by day: \d{4}-\d{2}-\d{2} \d+(\.\d)? %/);
   const runs = page.getByRole('table', { name: 'Last runs' }).getByRole('row');
-  await expect(runs).toHaveCount(4); // the header, Mixed, its re-run and Vault
+  await expect(runs).toHaveCount(4); // the header, Mixed, its re-run and Vault (case runs are test runs, not plan runs)
   await expect(runs.nth(1)).toContainText('Vault');
   await expect(runs.nth(1).getByTestId('outcome')).toHaveText('failed');
   await expect(page.getByRole('list', { name: 'Slowest cases' }).getByRole('listitem')).toHaveCount(3);
