@@ -250,6 +250,22 @@ test('keeps a project secret out of every API response, the trace and the export
   await expect(variables).toContainText(SHOP_EMAIL);
   await expect(variables).not.toContainText(TOKEN);
 
+  // A password typed into a step in the editor: a password field, and "Save as secret" moves it out of the case.
+  const typed = await api<{ id: string }>('POST', '/api/v1/test-cases', {
+    project_id: projectId,
+    name: 'Typed password',
+    steps: [{ action: 'navigate', value: '/login' }, { action: 'fill', selector: '#password', value: 'typed-in-clear-2026' }],
+  });
+  await page.goto(`/cases/${typed.id}/edit`);
+  await expect(page.getByLabel('Step 2 value')).toHaveAttribute('type', 'password');
+  page.once('dialog', (d) => void d.accept('typed'));
+  await page.getByRole('button', { name: 'Save as secret (step 2)' }).click();
+  await expect(page.getByLabel('Step 2 value')).toHaveValue('{{secret.typed}}');
+  await page.getByRole('button', { name: 'Save test case' }).click();
+  await expect(page.locator('.secret-ref')).toContainText('{{secret.typed}}');
+  expect(JSON.stringify(await api('GET', `/api/v1/test-cases/${typed.id}`))).not.toContain('typed-in-clear-2026');
+  expect((await api<{ data: Array<{ name: string; secret: boolean; value: string | null }> }>('GET', `/api/v1/projects/${projectId}/variables`)).data).toContainEqual(expect.objectContaining({ name: 'typed', secret: true, value: null }));
+
   const leaks: string[] = [];
   const look = (where: string, text: string) => {
     for (const v of [SHOP_PASSWORD, TOKEN, encodeURIComponent(TOKEN)]) if (text.includes(v)) leaks.push(`${where} shows ${v}`);
