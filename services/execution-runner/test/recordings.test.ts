@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
 import { VIEWPORT, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { PRINCIPAL_HEADER, signPrincipal } from '@assay/principal';
@@ -132,6 +134,66 @@ describe('recordings', () => {
     const { planId, projectId: runProject } = await t.plan({ 'Recorded sign-in': steps });
     const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: runProject });
     expect(run.body.results.test_results[0]).toMatchObject({ status: 'passed' });
+  });
+
+  it('records on a real third-party app (TodoMVC from npm): adding, completing and counting todos replay green', async () => {
+    // The `todomvc` package: TodoMVC's reference apps with the project's own express server, started here on loopback.
+    const todomvc = createRequire(import.meta.url)('todomvc') as { listen(port: number, host: string, cb: () => void): Server };
+    const server = await new Promise<Server>((resolve) => {
+      const s = todomvc.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/examples/vanillajs`;
+      const t = h.tenant();
+      const project = await t.tc('POST', '/api/v1/projects', { name: 'TodoMVC', base_url: base });
+      const opened = await t.ex('POST', '/api/v1/recordings', { project_id: project.body.id, start_path: '/index.html' });
+      expect(opened.status).toBe(201);
+      const id = opened.body.id as string;
+      const input = async (body: unknown) => {
+        const r = await t.ex('POST', `/api/v1/recordings/${id}/input`, body);
+        expect(r.status).toBe(200);
+        return r.body;
+      };
+      const app = `${base}/index.html`;
+      await input({ type: 'click', ...(await centre(app, '#new-todo')) });
+      await input({ type: 'text', text: 'Buy milk' });
+      await input({ type: 'key', key: 'Enter' });
+      await input({ type: 'text', text: 'Walk the dog' });
+      await input({ type: 'key', key: 'Enter' });
+      // Where the first todo's checkbox is once two exist: measured on the same app.
+      const toggleAt = await (async () => {
+        const page = await measure.newPage({ viewport: VIEWPORT });
+        await page.goto(app);
+        for (const title of ['Buy milk', 'Walk the dog']) {
+          await page.fill('#new-todo', title);
+          await page.press('#new-todo', 'Enter');
+        }
+        const toggle = (await page.locator('#todo-list li').first().locator('input.toggle').boundingBox())!;
+        await page.locator('#todo-list li').first().locator('input.toggle').check();
+        const count = (await page.locator('#todo-count').boundingBox())!;
+        await page.close();
+        return { toggle: { x: Math.round(toggle.x + toggle.width / 2), y: Math.round(toggle.y + toggle.height / 2) }, count: { x: Math.round(count.x + count.width - 6), y: Math.round(count.y + count.height / 2) } };
+      })();
+      const checked = await input({ type: 'click', ...toggleAt.toggle });
+      expect(checked.recorded.step.action).toBe('check');
+      const counted = await input({ type: 'assert', mode: 'text', ...toggleAt.count });
+      expect(counted.recorded.step).toMatchObject({ action: 'assert_text', value: '1 item left' });
+      const stopped = await t.ex('DELETE', `/api/v1/recordings/${id}`);
+      const steps = (stopped.body.steps as Array<Record<string, unknown>>).map(({ alternatives: _a, ...s }) => s);
+      expect(steps.map((s) => s.action)).toEqual(['navigate', 'fill', 'press', 'fill', 'press', 'check', 'assert_text']);
+      // The new-todo field is named by its placeholder-derived role name or its id, never by position.
+      expect(steps[1]!.selector).not.toMatch(/^xpath=\//);
+      expect(steps[5]!.selector).toBeDefined();
+
+      const plan = await t.tc('POST', '/api/v1/test-cases', { project_id: project.body.id, name: 'Recorded todos', steps });
+      expect(plan.status).toBe(201);
+      const planRow = await t.tc('POST', '/api/v1/test-plans', { project_id: project.body.id, name: 'Todos', test_case_ids: [plan.body.id] });
+      const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planRow.body.id, project_id: project.body.id });
+      expect(run.body.results.test_results[0]).toMatchObject({ status: 'passed' });
+      expect(run.body.results.test_results[0].steps.map((s: { status: string }) => s.status)).toEqual(Array(7).fill('passed'));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('records checks, assertions and selects, refuses bad input, and keeps other organizations out', async () => {

@@ -65,6 +65,13 @@ const ELEMENT_AT = new Function(
   'arg',
   `let el = document.elementFromPoint(arg.x, arg.y);
   if (!el) return null;
+  // An assertion or a pick means what the user sees there: the topmost element with text of its own
+  // (a transparent overlay, such as a full-width list laid over a footer, does not count); a click hits the topmost.
+  if (!arg.act) {
+    const ownText = (n) => Array.from(n.childNodes).some((c) => c.nodeType === 3 && c.nodeValue.trim());
+    const seen = document.elementsFromPoint(arg.x, arg.y).find((n) => ownText(n) || ['img', 'input', 'select', 'textarea', 'button'].includes(n.tagName.toLowerCase()));
+    if (seen) el = seen;
+  }
   const ACT = 'a[href], button, input, select, textarea, summary, label, option, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [contenteditable=""], [contenteditable=true]';
   const INSPECT = 'a[href], button, label, summary, h1, h2, h3, h4, h5, h6, [role=button], [role=link], [role=heading]';
   return el.closest(arg.act ? ACT : INSPECT) || el;`,
