@@ -20,6 +20,8 @@ let measure: Browser;
 let token: string;
 let projectId: string;
 let caseId: string;
+/** Unique per run, so the suite also runs again against the same `make run`. */
+const projectName = `Recorded shop ${Date.now().toString(36)}`;
 
 /** An element's centre on a page of the remote page's size (same Chromium, same layout). */
 async function centre(url: string, selector: string, before?: (p: Page) => Promise<void>): Promise<{ x: number; y: number }> {
@@ -41,6 +43,14 @@ async function clickRemote(remote: ReturnType<Page['getByTestId']>, at: { x: num
   await img.click({ position: { x: (at.x * box.width) / VIEWPORT.width, y: (at.y * box.height) / VIEWPORT.height } });
 }
 
+/** Moves the console to a path without a reload (a reload would sign the in-memory session out). */
+async function go(to: string): Promise<void> {
+  await page.evaluate((p) => {
+    window.history.pushState({}, '', p);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, to);
+}
+
 const api = async (method: 'GET' | 'POST', url: string, data?: unknown) => {
   const res = await page.request.fetch(url, { method, headers: { authorization: `Bearer ${token}` }, ...(data !== undefined ? { data } : {}) });
   expect(res.status(), `${method} ${url}: ${await res.text()}`).toBeLessThan(300);
@@ -53,7 +63,7 @@ test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   const res = await page.request.post('/api/auth/login', { data: { email, password } });
   token = ((await res.json()) as { token: string }).token;
-  projectId = (await api('POST', '/api/v1/projects', { name: 'Recorded shop', base_url: shop.url })).id;
+  projectId = (await api('POST', '/api/v1/projects', { name: projectName, base_url: shop.url })).id;
 });
 
 test.afterAll(async () => {
@@ -67,10 +77,10 @@ test('records a sign-in on the shop in the remote page and saves it as a test ca
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.goto('/projects');
-  await page.getByRole('link', { name: 'Recorded shop' }).click();
+  await expect(page.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
+  await page.getByRole('link', { name: projectName }).click();
   await page.getByRole('link', { name: 'Record' }).click();
-  await expect(page.getByRole('heading', { name: 'Record on Recorded shop' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: `Record on ${projectName}` })).toBeVisible();
   const remote = page.getByTestId('remote-page');
   // The screencast: the shop's home page, drawn from the runner's JPEG frames.
   await expect(remote.getByRole('img', { name: 'The recorded page' })).toBeVisible({ timeout: 30_000 });
@@ -138,7 +148,7 @@ test('runs the recorded case green, and its trace lists the case’s steps', asy
   const plan = await api('POST', '/api/v1/test-plans', { project_id: projectId, name: 'Recorded', test_case_ids: [caseId] });
   const run = await api('POST', '/api/v1/executions', { test_plan_id: plan.id, project_id: projectId, trace: 'on' });
   expect(run.results.test_results[0].status).toBe('passed');
-  await page.goto(`/executions/${run.id}`);
+  await go(`/executions/${run.id}`);
   await expect(page.getByTestId('execution-summary')).toContainText('1 passed');
   const [viewer] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Open trace of Recorded sign-in' }).click()]);
   await viewer.waitForLoadState();
@@ -151,9 +161,9 @@ test('runs the recorded case green, and its trace lists the case’s steps', asy
 });
 
 test('picks a selector for a step on the remote page from the step editor', async () => {
-  await page.goto(`/cases/${caseId}/edit`);
-  await page.getByRole('button', { name: 'Pick step 2 selector' }).click();
-  const picker = page.getByRole('dialog', { name: 'Pick Step 2 selector' });
+  await go(`/cases/${caseId}/edit`);
+  await page.getByRole('button', { name: 'Pick an element for step 2' }).click();
+  const picker = page.getByRole('dialog', { name: 'Element picker for step 2' });
   const remote = picker.getByTestId('remote-page');
   // It opens where the case navigated last (/login).
   await expect(remote.getByRole('img', { name: 'The recorded page' })).toBeVisible({ timeout: 30_000 });

@@ -34,11 +34,7 @@ async function centre(url: string, selector: string): Promise<{ x: number; y: nu
   }
 }
 
-/** Reads a recording's Server-Sent Events until `until` says enough (or the stream ends). */
-async function readStream(t: Tenant, id: string, until: (events: Array<{ event: string; data: any }>) => boolean): Promise<Array<{ event: string; data: any }>> {
-  const res = await t.ex('GET', `/api/v1/recordings/${id}/stream`, undefined, {});
-  return parse(res.body as string, until);
-}
+/** The events of a Server-Sent Events text, up to where `until` says enough. */
 function parse(text: string, until: (events: Array<{ event: string; data: any }>) => boolean) {
   const events: Array<{ event: string; data: any }> = [];
   for (const block of text.split('\n\n')) {

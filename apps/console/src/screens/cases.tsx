@@ -170,7 +170,7 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                     picking === i ? (
                       <SelectorPicker
                         projectId={projectId}
-                        label={`Step ${n} selector`}
+                        label={`step ${n}`}
                         {...(lastNavigation(steps, i) ? { startPath: lastNavigation(steps, i)! } : {})}
                         onPick={(selector) => {
                           update(i, { selector });
@@ -179,7 +179,7 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                         onClose={() => setPicking(undefined)}
                       />
                     ) : (
-                      <button type="button" class="secondary small" onClick={() => setPicking(i)} aria-label={`Pick step ${n} selector`}>
+                      <button type="button" class="secondary small" onClick={() => setPicking(i)} aria-label={`Pick an element for step ${n}`}>
                         Pick
                       </button>
                     )

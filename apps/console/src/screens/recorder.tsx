@@ -293,7 +293,7 @@ export function SelectorPicker(props: { projectId: string; startPath?: string; l
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<RecorderMode>('pick');
   return (
-    <div class="picker card" role="dialog" aria-label={`Pick ${props.label}`}>
+    <div class="picker card" role="dialog" aria-label={`Element picker for ${props.label}`}>
       <div class="row">
         <strong>Pick an element</strong>
         <label>
