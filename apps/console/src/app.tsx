@@ -14,6 +14,7 @@ import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
 import { ProjectList, ProjectView } from './screens/projects';
+import { RecorderScreen } from './screens/recorder';
 import { OrganizationScreen } from './screens/organization';
 import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
@@ -35,6 +36,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   const { path, query } = props;
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/projects') return <ProjectList />;
+  if ((m = match('/projects/:id/record', path))) return <RecorderScreen projectId={m.id!} />;
   if ((m = match('/projects/:id', path))) return <ProjectView id={m.id!} />;
   if (path === '/dashboard') return <DashboardScreen projectId={query.get('project') ?? ''} />;
   if (match('/cases/new', path)) return <CaseEditor projectId={query.get('project') ?? ''} />;
