@@ -27,7 +27,7 @@ describe('generating test cases from a discovery session', () => {
     const login = cases.find((c) => c.tags.includes('authentication'));
     expect(login).toMatchObject({ project_id: t.projectId, priority: 'critical', status: 'active' });
     expect(login.steps.map((s: any) => [s.action, s.selector ?? s.value])).toEqual([
-      ['navigate', `${h.site.url}/login`],
+      ['navigate', '/login'],
       ['assert_text', '#login-title'],
       ['fill', '#email'],
       ['assert_value', '#email'],

@@ -146,6 +146,7 @@ export async function progressBody(ctx: DiscoveryContext, row: SessionRow) {
     current_page: row.current_page ?? (counts.crawled ? null : row.target_url),
     elapsed_seconds: Math.floor(elapsedMs / 1000),
     estimated_remaining_seconds: remaining,
+    warnings: row.warnings,
     ...(row.error ? { error: row.error } : {}),
   };
 }
@@ -170,8 +171,9 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       unique_flows: flows.length,
       ui_patterns: patterns.length,
       api_endpoints: endpoints.length,
-      discovery_confidence: discoveryConfidence(flows),
+      discovery_confidence: discoveryConfidence(flows, row.warnings),
     },
+    warnings: row.warnings,
     pages: pages.map((p) => ({
       url: p.url,
       title: p.title ?? '',
@@ -182,6 +184,7 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       forms_found: p.forms_found,
       api_calls: p.api_calls,
       depth: p.depth,
+      reached_by: p.reached_by ?? 'direct',
     })),
     flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence, ...enrichedFlow(row, f.flow_id) })),
     patterns,
