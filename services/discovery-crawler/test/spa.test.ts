@@ -1,3 +1,4 @@
+import { contractValidator } from '@assay/contracts';
 import { startSpa, type Spa } from '../../../tests/fixtures/spa/server.js';
 import { startVerdaccio, type Verdaccio } from '../../../tests/fixtures/verdaccio/server.js';
 import { readStream, startDiscoveryHarness, type DiscoveryHarness, type Tenant } from './harness.js';
@@ -55,6 +56,7 @@ describe('discovery on the fixture SPA', () => {
     expect(heading('/team')).toBe('Our team');
     expect(heading(`/products/${spa.products[0]!.slug}`)).toBe(spa.products[0]!.name);
     expect(r.warnings).toEqual([]);
+    expect(contractValidator().validate('DiscoveryResults', r)).toEqual([]);
   });
 
   it('records the calls that fill the pages, per-item reads templated even when the item is a scoped name encoded in one segment', () => {
@@ -81,6 +83,7 @@ describe('discovery on the fixture SPA', () => {
 
   it('reaches client-side routes by navigating inside the app where the server has no history fallback, and reports their real 404', () => {
     const r = results.bare;
+    expect(contractValidator().validate('DiscoveryResults', r)).toEqual([]);
     expect(paths(r.pages.map((p: any) => p.url), bareSpa.url)).toEqual(['/', '/about', '/team', ...bareSpa.products.map((p) => `/products/${p.slug}`)].sort());
     for (const p of r.pages) {
       if (p.url === `${bareSpa.url}/`) expect(p).toMatchObject({ status_code: 200, reached_by: 'direct' });
@@ -130,6 +133,8 @@ describe('discovery on the fixture SPA', () => {
     expect(r.warnings.find((w: any) => w.code === 'script_errors')).toMatchObject({ count: 1, pages: [`${broken.url}/`], message: expect.stringContaining('Lampshop could not read its configuration') });
     const progress = (await t.dc('GET', `/api/v1/discovery/${sessions.broken}/progress`)).body;
     expect(progress.warnings.map((w: any) => w.code).sort()).toEqual(codes);
+    expect(contractValidator().validate('DiscoveryProgress', progress)).toEqual([]);
+    expect(contractValidator().validate('DiscoveryResults', r)).toEqual([]);
     const { events } = await readStream(`${h.url}/api/v1/discovery/${sessions.broken}/stream`, await t.headers());
     expect(events.filter((e) => e.event === 'warning').map((e) => e.data.code).sort()).toEqual(codes);
     expect(events[events.length - 1]).toMatchObject({ event: 'completion', data: { warnings: 4 } });

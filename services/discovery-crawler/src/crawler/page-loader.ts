@@ -351,7 +351,7 @@ export class PageLoader {
     this.heldDocument = false;
     const clicked = await this.holding(undefined, async () => {
       try {
-        await this.page.locator(via.selector).first().click({ timeout: Math.min(5000, opts.timeoutMs) });
+        await this.page.locator(via.selector).first().click({ timeout: opts.timeoutMs });
         return true;
       } catch {
         return false;
