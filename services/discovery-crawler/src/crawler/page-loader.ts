@@ -55,7 +55,9 @@ const QUIET_MS = 30;
  * flight and no DOM change) to count as rendered (ms): long enough for a framework to
  * render what a response brought, which happens a task or a few after it arrived.
  */
-const STILL_MS = 150;
+const STILL_MS = 80;
+/** How long a page's scheduler must have posted no work to count as idle (ms): React yields every 5 ms while it renders. */
+const SCHEDULER_QUIET_MS = 30;
 
 // Runs in every page before its scripts. Counts the fetch/XHR calls they start
 // and the short timers they set; watches the DOM after it was parsed (a still, server-rendered page records
@@ -84,6 +86,10 @@ const INSTRUMENT = `(() => {
     return id;
   };
   window.clearTimeout = function (id) { timers.delete(id); return clearT.call(this, id); };
+  // A framework's scheduler (React's) posts itself a message per slice of work: rendering is under way.
+  let lastPost = -1;
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (...args) { lastPost = performance.now(); return post.apply(this, args); };
   const observer = new MutationObserver(() => { if (parsed) { mutations++; lastMutation = performance.now(); } });
   observer.observe(document, { subtree: true, childList: true, characterData: true });
   document.addEventListener('DOMContentLoaded', () => { parsed = true; }, { once: true });
@@ -95,7 +101,7 @@ const INSTRUMENT = `(() => {
   addEventListener('hashchange', route);
   addEventListener('error', (e) => { if (errors.length < 20) errors.push(String(e.message || e.error || 'error').slice(0, 300)); });
   addEventListener('unhandledrejection', (e) => { if (errors.length < 20) errors.push(String((e.reason && e.reason.message) || e.reason).slice(0, 300)); });
-  Object.defineProperty(window, '__assayState', { value: () => ({ started, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
+  Object.defineProperty(window, '__assayState', { value: () => ({ started, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
 
 export interface PageState {
@@ -107,13 +113,15 @@ export interface PageState {
   sinceMutation: number;
   /** Timers due within a second the page's scripts set and that have not fired (loops excluded). */
   timers: number;
+  /** ms since a script last posted a message to a port (a scheduler slicing a render; -1: never). */
+  sinceTask: number;
   /** URLs the page moved to with pushState/replaceState or a hash change, in order. */
   routes: string[];
   /** Uncaught script errors and unhandled rejections. */
   errors: string[];
   href: string;
 }
-const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { started: 0, mutations: 0, sinceMutation: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
+const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
 
 /** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */
 const PENDING_TYPES = new Set(['xhr', 'fetch', 'script']);
@@ -225,14 +233,15 @@ export class PageLoader {
 
   /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
   async state(): Promise<PageState> {
-    return this.page.evaluate(READ_STATE).catch(() => ({ started: 0, mutations: 0, sinceMutation: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
+    return this.page.evaluate(READ_STATE).catch(() => ({ started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
   }
 
   /**
    * Waits until the page is still, at most `capMs`: every fetch/XHR call its
    * scripts started has finished, no call or script (a lazily loaded chunk) is
    * in flight, no short timer its scripts set is pending (React throttles a
-   * Suspense reveal by 300 ms this way), and the DOM stopped changing. A page no script touched since it
+   * Suspense reveal by 300 ms this way), no scheduler is slicing a render
+   * (a message posted to a port lately), and the DOM stopped changing. A page no script touched since it
    * was parsed is still once its network is quiet for QUIET_MS; a page whose
    * scripts fetch or render must stay still for STILL_MS, since a framework
    * renders what a response brought a few tasks after it arrived. Answers
@@ -254,7 +263,8 @@ export class PageLoader {
       const dynamic = state.started > 0 || state.mutations > 0 || state.timers > 0;
       const window = dynamic ? STILL_MS : QUIET_MS;
       const domStill = state.mutations === 0 || state.sinceMutation >= window;
-      if (this.pending.size === 0 && calls >= state.started && state.timers === 0 && netQuietFor >= window && domStill) return { still: true, state };
+      const idle = state.sinceTask < 0 || state.sinceTask >= SCHEDULER_QUIET_MS;
+      if (this.pending.size === 0 && calls >= state.started && state.timers === 0 && idle && netQuietFor >= window && domStill) return { still: true, state };
       if (now >= deadline) return { still: false, state };
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
