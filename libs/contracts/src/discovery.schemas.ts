@@ -198,6 +198,15 @@ export const discoverySchemas: Record<string, JsonSchema> = {
           },
         },
       },
+      generated_test_cases: {
+        type: 'array',
+        description: 'Test cases made from this session’s flows with generate-test-cases, oldest first (a case deleted since still shows here).',
+        items: {
+          type: 'object',
+          required: ['test_case_id', 'name', 'flow_id', 'created_at'],
+          properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, flow_id: { type: 'string' }, created_at: timestamp },
+        },
+      },
       ai_analysis: {
         type: 'object',
         description: 'Only for sessions started with enable_ai_analysis: `pending` until the analysis service enriched the ended crawl.',

@@ -68,6 +68,8 @@ interface CrawlState {
   analysed: AnalyzedPage[];
   knownFlows: Map<string, string>;
   warnings: SessionWarnings;
+  /** Links robots.txt refused so far (each counts once in the warning). */
+  refusedLinks: Set<string>;
 }
 
 type Stop = 'paused' | 'cancelled' | 'lost' | 'shutdown';
@@ -195,7 +197,7 @@ export class Crawler {
       await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
       const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
       const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
-      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings) };
+      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set() };
       const frontier = await pendingPages(db, session.id);
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
@@ -395,14 +397,16 @@ export class Crawler {
     }
     const childDepth = page.depth + 1;
     const children = childDepth <= s.config.max_depth ? [...links].filter(s.accept).map((url) => ({ url, depth: childDepth, ...(via.has(url) ? { via: via.get(url)! } : {}) })) : [];
-    const refused = inScope.filter((url) => !s.robotsAllowed(url)).length;
+    const refused = inScope.filter((url) => !s.robotsAllowed(url));
 
     const analysed = analysis ? [...s.analysed, { url: page.url, title: ex!.title, analysis }] : s.analysed;
     const flows = analysis ? detectFlows(analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
     const patterns = analysis ? detectPatterns(analysed).length : undefined;
     const sessionWarnings = new SessionWarnings(s.warnings.list());
     const newKinds = sessionWarnings.addPage(page.url, warnings);
-    if (refused && sessionWarnings.add('robots_blocked', page.url, refused)) newKinds.push('robots_blocked');
+    // Each link refused once, whatever page shows it; the examples are the links themselves.
+    const freshRefusals = refused.filter((url) => !s.refusedLinks.has(url));
+    for (const url of freshRefusals) if (sessionWarnings.add('robots_blocked', url)) newKinds.push('robots_blocked');
     if (unreachable && sessionWarnings.add('unreachable_routes', page.url)) newKinds.push('unreachable_routes');
 
     const added = await withTransaction(db, async (trx) => {
@@ -421,7 +425,7 @@ export class Crawler {
       for (const c of apiCalls) await recordEndpoint(trx, session.id, { method: c.method, endpoint: template(c), response_time_ms: c.response_time_ms, status_code: c.status });
       const added = await addPages(trx, session.id, children);
       await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type, reached_by: reachedBy });
-      if (warnings.length || refused || unreachable) await setWarnings(trx, session.id, sessionWarnings.list());
+      if (warnings.length || freshRefusals.length || unreachable) await setWarnings(trx, session.id, sessionWarnings.list());
       for (const code of newKinds) await appendStreamEvent(trx, session.id, 'warning', sessionWarnings.get(code)! as unknown as Record<string, unknown>);
       // One internal event per page crawled: auth meters discovery pages from it.
       const events: NewEvent[] = [{ event: 'discovery.page.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, url: page.url } }];
@@ -448,6 +452,7 @@ export class Crawler {
     if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
     for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
     s.warnings = sessionWarnings;
+    for (const url of freshRefusals) s.refusedLinks.add(url);
     return added;
   }
 

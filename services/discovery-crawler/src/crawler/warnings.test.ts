@@ -14,6 +14,6 @@ describe('SessionWarnings', () => {
   it('counts links for robots.txt refusals and starts from the warnings a resumed session already had', () => {
     const w = new SessionWarnings([{ code: 'robots_blocked', message: 'x', pages: ['http://s.test/'], count: 2 }]);
     expect(w.add('robots_blocked', 'http://s.test/a', 3)).toBe(false);
-    expect(w.get('robots_blocked')).toMatchObject({ count: 5, message: 'robots.txt disallowed 5 link(s) the crawler found: those pages were not crawled.' });
+    expect(w.get('robots_blocked')).toMatchObject({ count: 5, pages: ['http://s.test/', 'http://s.test/a'], message: 'robots.txt disallowed 5 link(s) the crawler found: those pages were not crawled.' });
   });
 });

@@ -20,7 +20,8 @@ const MESSAGES: Record<Code, (n: number) => string> = {
 const CONFIDENCE_FACTOR: Record<Code, number> = {
   single_page: 0.3,
   empty_page: 0.5,
-  robots_blocked: 0.6,
+  // Most sites disallow a few paths: that says little about what was seen. A crawl it cut short also carries single_page.
+  robots_blocked: 0.9,
   handler_links: 0.7,
   script_errors: 0.8,
   unreachable_routes: 0.8,

@@ -192,6 +192,15 @@ export interface FlowTable {
   created_at: DefaultTimestamp;
 }
 
+/** A test case made from one of the session's flows (the case itself lives in the test-case service). */
+export interface GeneratedCaseTable {
+  session_id: string;
+  test_case_id: string;
+  flow_id: string;
+  name: string;
+  created_at: DefaultTimestamp;
+}
+
 export interface SessionEventTable {
   seq: Generated<number>;
   session_id: string;
@@ -206,6 +215,7 @@ export interface DiscoveryDatabase extends OutboxTables {
   api_endpoints: ApiEndpointTable;
   flows: FlowTable;
   session_events: SessionEventTable;
+  generated_cases: GeneratedCaseTable;
 }
 
 export type SessionRow = Selectable<SessionTable>;

@@ -2,7 +2,7 @@ import { conflict, isUuid, notFound, validationError } from '@assay/http';
 import type { GeneratedCase } from '../clients/test-case.client.js';
 import type { DiscoveryContext } from '../context.js';
 import type { FlowRow, FlowStep, FormInfo, PageAnalysis } from '../db/database.js';
-import { crawledPages, listFlows } from '../sessions/sessions.repository.js';
+import { crawledPages, listFlows, recordGeneratedCases } from '../sessions/sessions.repository.js';
 import { getSession } from '../sessions/sessions.service.js';
 
 type Step = GeneratedCase['steps'][number];
@@ -147,5 +147,11 @@ export async function generateTestCases(ctx: DiscoveryContext, orgId: string, se
   if (body.test_plan_id !== undefined && !isUuid(body.test_plan_id)) throw notFound('Test plan');
   const { session, cases } = await buildSessionCases(ctx, orgId, sessionId, body.flow_ids);
   const created = await ctx.testCases.createTestCases(orgId, session.project_id, cases.map(({ flow_id: _flow, ...c }) => c), body.test_plan_id);
+  // Created in order: the session lists them, with the flow each came from.
+  await recordGeneratedCases(
+    ctx.db,
+    session.id,
+    (created as Array<{ id: string; name: string }>).map((c, i) => ({ test_case_id: c.id, name: c.name, flow_id: cases[i]!.flow_id })),
+  );
   return { session_id: session.id, project_id: session.project_id, test_plan_id: body.test_plan_id ?? null, test_cases: created };
 }

@@ -246,3 +246,18 @@ export async function appendStreamEvent(db: Db, sessionId: string, type: string,
 export async function streamEventsAfter(db: Db, sessionId: string, afterSeq: number) {
   return db.selectFrom('session_events').select(['seq', 'type', 'data']).where('session_id', '=', sessionId).where('seq', '>', afterSeq).orderBy('seq').limit(500).execute();
 }
+
+/** Notes the test cases made from the session's flows. */
+export async function recordGeneratedCases(db: Db, sessionId: string, cases: Array<{ test_case_id: string; flow_id: string; name: string }>): Promise<void> {
+  if (!cases.length) return;
+  await db
+    .insertInto('generated_cases')
+    .values(cases.map((c) => ({ session_id: sessionId, ...c })))
+    .onConflict((oc) => oc.columns(['session_id', 'test_case_id']).doNothing())
+    .execute();
+}
+
+/** The test cases made from the session's flows, oldest first. */
+export async function listGeneratedCases(db: Db, sessionId: string) {
+  return db.selectFrom('generated_cases').select(['test_case_id', 'flow_id', 'name', 'created_at']).where('session_id', '=', sessionId).orderBy('created_at').orderBy('name').execute();
+}

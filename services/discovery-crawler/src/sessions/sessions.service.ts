@@ -7,7 +7,7 @@ import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
 import { normaliseUrl } from '../crawler/urls.js';
-import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listSessions, transition, type ListedSession } from './sessions.repository.js';
+import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, transition, type ListedSession } from './sessions.repository.js';
 
 export interface StartRequest {
   project_id: string;
@@ -161,7 +161,7 @@ function enrichedFlow(row: SessionRow, flowId: string): { name?: string; descrip
 }
 
 export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
-  const [pages, flows, endpoints] = await Promise.all([crawledPages(ctx.db, row.id), listFlows(ctx.db, row.id), listEndpoints(ctx.db, row.id)]);
+  const [pages, flows, endpoints, generated] = await Promise.all([crawledPages(ctx.db, row.id), listFlows(ctx.db, row.id), listEndpoints(ctx.db, row.id), listGeneratedCases(ctx.db, row.id)]);
   const patterns = detectPatterns(pages.flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : [])));
   return {
     session_id: row.id,
@@ -189,6 +189,7 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
     flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence, ...enrichedFlow(row, f.flow_id) })),
     patterns,
     api_endpoints: endpoints,
+    generated_test_cases: generated.map((g) => ({ test_case_id: g.test_case_id, name: g.name, flow_id: g.flow_id, created_at: iso(g.created_at) })),
     ...(config(row).enable_ai_analysis ? { ai_analysis: row.enrichment ?? { status: 'pending' } } : {}),
   };
 }
