@@ -154,8 +154,11 @@ test('runs a plan and watches it pass live, then opens its trace in the bundled 
   await viewer.waitForLoadState();
   expect(viewer.url()).toContain('/trace/');
   // The viewer lists the run's actions once it has read the trace the console handed it.
-  await expect(viewer.getByRole('treeitem', { name: /^Navigate/ }).first()).toBeVisible({ timeout: 60_000 });
-  await expect(viewer.getByRole('treeitem', { name: /Click.*#login-button/ })).toBeVisible();
+  // Its actions are the case's steps (one trace group each); Playwright's own calls are inside them.
+  await expect(viewer.getByRole('treeitem', { name: /^Step 1 of 4 · navigate/ })).toBeVisible({ timeout: 60_000 });
+  await viewer.getByRole('treeitem', { name: /^Step 3 of 4 · click #login-button/ }).click();
+  await viewer.keyboard.press('ArrowRight');
+  await viewer.getByRole('treeitem', { name: /Click.*#login-button/ }).click();
   // And it renders the DOM snapshot (served by its service worker under this policy).
   await expect(viewer.frameLocator('iframe').first().getByRole('heading', { name: 'Sign in' })).toBeVisible();
   if (shots) await viewer.screenshot({ path: path.join(shots, 'trace-viewer.png') });

@@ -80,6 +80,8 @@ beforeAll(async () => {
   A.user_id = created(await a('POST', '/api/organizations/current/members', { email: `member-${Date.now()}@a.example.test`, role: 'member' }), 'member').user_id;
   A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
   A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
+  // Last, so it is still open (RECORDER_IDLE_SECONDS) when the matrix runs.
+  A.recording_id = created(await a('POST', '/api/v1/recordings', { project_id: A.project_id }), 'recording').id;
   expect(Object.values(A).every(Boolean)).toBe(true);
 });
 afterAll(async () => {
@@ -113,6 +115,7 @@ async function snapshotOfA(): Promise<unknown> {
     schedules: await get(`/api/v1/test-plans/${A.test_plan_id}/schedules`),
     testRun: await get(`/api/v1/test-runs/${A.test_run_id}`),
     testRuns: await get(`/api/v1/test-runs?project_id=${A.project_id}`),
+    recording: await get(`/api/v1/recordings/${A.recording_id}`),
     report: await get(`/api/v1/reports/${A.report_id}`),
     snapshots: await get(`/api/v1/reports/${A.report_id}/snapshots`),
     snapshot: await get(`/api/v1/reports/${A.report_id}/snapshots/${A.snapshot_id}`),
@@ -216,6 +219,11 @@ function rows(): Row[] {
     r('GET /api/v1/test-runs/{test_run_id}', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}`)),
     r('DELETE /api/v1/test-runs/{test_run_id}', (i) => b('DELETE', `/api/v1/test-runs/${i.test_run_id}`)),
     r('GET /api/v1/test-runs/{test_run_id}/stream', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}/stream`)),
+    r('POST /api/v1/recordings', (i) => b('POST', '/api/v1/recordings', { project_id: i.project_id })),
+    r('GET /api/v1/recordings/{recording_id}', (i) => b('GET', `/api/v1/recordings/${i.recording_id}`)),
+    r('DELETE /api/v1/recordings/{recording_id}', (i) => b('DELETE', `/api/v1/recordings/${i.recording_id}`)),
+    r('POST /api/v1/recordings/{recording_id}/input', (i) => b('POST', `/api/v1/recordings/${i.recording_id}/input`, { type: 'reload' })),
+    r('GET /api/v1/recordings/{recording_id}/stream', (i) => b('GET', `/api/v1/recordings/${i.recording_id}/stream`)),
     r('POST /api/v1/test-runs/{test_run_id}/save', (i) => b('POST', `/api/v1/test-runs/${i.test_run_id}/save`, { name: 'Planted', test_plan_id: i.test_plan_id })),
     r('POST /api/v1/reports', (i) => b('POST', '/api/v1/reports', { project_id: i.project_id, name: 'Planted', kind: 'pass_rate' })),
     r('GET /api/v1/reports', (i) => b('GET', `/api/v1/reports?project_id=${i.project_id}`)),
@@ -236,7 +244,7 @@ function rows(): Row[] {
 /** Routes of the contract that take an organization's ids (in the path, or a project/plan/case in the query or body). */
 function routesTakingIds(): string[] {
   const takesIds = (path: string, body?: string, query: string[] = []) =>
-    path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest|TestRunCreateRequest|ReportCreateRequest)$/.test(body ?? '');
+    path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest|TestRunCreateRequest|ReportCreateRequest|RecordingCreateRequest)$/.test(body ?? '');
   return ROUTES.filter((r) => r.auth !== false && takesIds(r.path, r.body, (r.params ?? []).filter((p) => p.in === 'query').map((p) => p.name)))
     .map((r) => `${r.method} ${r.path}`)
     .concat(['POST /api/v1/test-cases/import']);

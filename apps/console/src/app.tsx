@@ -12,6 +12,7 @@ import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
 import { ProjectList, ProjectView } from './screens/projects';
+import { RecorderScreen } from './screens/recorder';
 import { OrganizationScreen } from './screens/organization';
 import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
@@ -31,6 +32,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   const { path, query } = props;
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/projects') return <ProjectList />;
+  if ((m = match('/projects/:id/record', path))) return <RecorderScreen projectId={m.id!} />;
   if ((m = match('/projects/:id', path))) return <ProjectView id={m.id!} />;
   if (match('/cases/new', path)) return <CaseEditor projectId={query.get('project') ?? ''} />;
   if ((m = match('/cases/:id/edit', path))) return <CaseEditor id={m.id!} />;

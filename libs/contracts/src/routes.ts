@@ -181,6 +181,7 @@ export const ROUTES: RouteContract[] = [
   // execution-runner
   ...executionRoutes(),
   ...testRunRoutes(),
+  ...recordingRoutes(),
   ...reportRoutes(),
   // discovery-crawler
   ...discoveryRoutes(),
@@ -453,6 +454,45 @@ function testRunRoutes(): RouteContract[] {
       body: 'TestRunSaveRequest',
       response: { status: 201, schema: 'TestRunSaved' },
       errors: [400, 404, 409],
+    }),
+  ];
+}
+
+function recordingRoutes(): RouteContract[] {
+  const rc = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Recorder', ...r });
+  const id = idParam('recording_id');
+  return [
+    rc({
+      method: 'POST',
+      path: '/api/v1/recordings',
+      summary: 'Open a recording: a remote browser page on the project’s app whose input becomes test steps',
+      description:
+        'The page lives in a runner process (a browser context of its own, through the egress policy like a run), opens at `start_path` under the base URL and records it as the first `navigate` step. Follow it with `GET …/stream` (screencast frames, steps) and drive it with `POST …/input`. At most `RECORDER_MAX_PER_ORG` (2) open per organization (409); closed after `RECORDER_IDLE_SECONDS` without input or `RECORDER_MAX_SECONDS` in all.',
+      body: 'RecordingCreateRequest',
+      response: { status: 201, schema: 'Recording' },
+      errors: [400, 404, 409, 501],
+    }),
+    rc({ method: 'GET', path: '/api/v1/recordings', summary: 'The organization’s open recordings', response: { status: 200, schema: 'RecordingList' }, errors: [501] }),
+    rc({ method: 'GET', path: '/api/v1/recordings/{recording_id}', summary: 'A recording with its steps and their selector alternatives', params: [id], response: { status: 200, schema: 'Recording' }, errors: [404, 501] }),
+    rc({ method: 'DELETE', path: '/api/v1/recordings/{recording_id}', summary: 'Stop a recording and close its page; answers its steps', params: [id], response: { status: 200, schema: 'Recording' }, errors: [404, 501] }),
+    rc({
+      method: 'POST',
+      path: '/api/v1/recordings/{recording_id}/input',
+      summary: 'Forward one input to the page (click, text, key, select, scroll, navigate), record an assertion, or pick an element',
+      description: 'Inputs run in order. The element under the point (or the focused one) is named by the same selector ranking failure analysis uses before the input is dispatched; the answer says which step it recorded or updated and the element’s selector alternatives with their stability.',
+      params: [id],
+      body: 'RecordingInput',
+      response: { status: 200, schema: 'RecordingInputResult' },
+      errors: [400, 404, 501],
+    }),
+    rc({
+      method: 'GET',
+      path: '/api/v1/recordings/{recording_id}/stream',
+      summary: 'Server-Sent Events of a recording: screencast frames, steps, the page’s address, the end',
+      description: 'Events `frame` (`data`: a base64 JPEG of the 1280x720 page, `width`, `height`; the latest frame first, then each change; frames a slow client cannot take are dropped), `step` (`index`, `step`, `updated`), `url`, `ended` (`reason`; the stream ends).',
+      params: [id],
+      response: { status: 200, contentType: 'text/event-stream' },
+      errors: [404, 501],
     }),
   ];
 }

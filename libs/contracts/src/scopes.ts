@@ -27,7 +27,8 @@ const AREA_BY_PREFIX: Array<[RegExp, ScopeArea]> = [
   [/^\/(api\/v1|api)\/(test-cases|test-plans)(\/|$)/, 'test_cases'],
   [/^\/(api\/v1|api)\/(executions|artifacts)(\/|$)/, 'executions'],
   // Exploratory runs are executions; reports summarise executions and their analyses.
-  [/^\/api\/v1\/(test-runs|reports)(\/|$)/, 'executions'],
+  // A recording drives a browser like a run: the executions scope.
+  [/^\/api\/v1\/(test-runs|reports|recordings)(\/|$)/, 'executions'],
   [/^\/api\/v1\/issues(\/|$)/, 'executions'],
   [/^\/api\/v1\/discovery(\/|$)/, 'discovery'],
   [/^\/api\/v1\/webhooks(\/|$)/, 'webhooks'],

@@ -4,6 +4,7 @@ import { authSchemas } from './auth.schemas.js';
 import { commonSchemas } from './common.schemas.js';
 import { testCaseSchemas } from './testcase.schemas.js';
 import { executionSchemas } from './execution.schemas.js';
+import { recordingSchemas } from './recording.schemas.js';
 import { discoverySchemas } from './discovery.schemas.js';
 import { webhookSchemas } from './webhook.schemas.js';
 import { analysisSchemas } from './analysis.schemas.js';
@@ -17,7 +18,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...recordingSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
 
 export interface FieldError {
   /** Dotted path of the failing field, `body` for the whole body. */

@@ -1,6 +1,7 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import type { RecorderLimits } from './recordings/recordings.service.js';
 
 export interface ExecutionConfig extends CommonConfig {
   schema: string;
@@ -31,6 +32,8 @@ export interface ExecutionConfig extends CommonConfig {
   shutdownGraceSeconds: number;
   /** Per-phase timings of each execution written here (`make bench BENCH_PROFILE=1`); unset: not gathered. */
   profileFile: string | undefined;
+  /** Bounds of recordings (RECORDER_*). */
+  recorder: RecorderLimits;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -56,5 +59,11 @@ export function loadConfig(env: Env): ExecutionConfig {
     schedulerIntervalMs: r.int('SCHEDULER_INTERVAL_MS', { default: 5000, min: 100, max: 60_000 }),
     shutdownGraceSeconds: r.int('SHUTDOWN_GRACE_SECONDS', { default: 30, min: 0, max: 86_400 }),
     profileFile: r.optionalString('RUNNER_PROFILE_FILE'),
+    recorder: {
+      perOrg: r.int('RECORDER_MAX_PER_ORG', { default: 2, min: 0, max: 100 }),
+      perProcess: r.int('RECORDER_MAX_SESSIONS', { default: 4, min: 0, max: 100 }),
+      idleSeconds: r.int('RECORDER_IDLE_SECONDS', { default: 300, min: 10, max: 86_400 }),
+      maxSeconds: r.int('RECORDER_MAX_SECONDS', { default: 1800, min: 10, max: 86_400 }),
+    },
   }));
 }

@@ -5,6 +5,7 @@ import type { DiscoveryClient } from './clients/discovery.client.js';
 import type { TestCaseClient } from './clients/test-case.client.js';
 import type { ExecutionDatabase } from './db/database.js';
 import type { ExecutionNotifier } from './executions/notifier.js';
+import type { RecordingManager } from './recordings/recordings.service.js';
 
 /** What every router of the execution-runner gets from `buildApp`. */
 export interface ExecutionContext {
@@ -20,4 +21,6 @@ export interface ExecutionContext {
   concurrency: number;
   /** Caps of stored artifacts: uploads are held to them as screenshots and traces are. */
   artifacts: ArtifactLimits;
+  /** Open recordings of this process; unset (no browser here): their routes answer 501. */
+  recordings?: RecordingManager;
 }

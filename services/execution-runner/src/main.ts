@@ -17,6 +17,7 @@ import type { Subscription } from '@assay/bus';
 import { AuthClient } from './clients/auth.client.js';
 import { subscribeExecutionSummaries } from './executions/summary.consumer.js';
 import { Scheduler } from './schedules/scheduler.js';
+import { RecordingManager } from './recordings/recordings.service.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
@@ -25,6 +26,7 @@ startMain(async () => {
   let janitor: ArtifactJanitor | undefined;
   let scheduler: Scheduler | undefined;
   let summaries: Subscription | undefined;
+  let recordings: RecordingManager | undefined;
   await runService<ExecutionDatabase>({
     config,
     migrations,
@@ -32,13 +34,17 @@ startMain(async () => {
       notifier = new ExecutionNotifier(database.pool, logger);
       await notifier.start();
       janitor = startArtifactJanitor(database.db, logger);
+      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
       if (config.runnerEnabled) {
+        // One Chromium per process: runs and recordings share it (each in contexts of its own).
+        const browsers = new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress), config.contextMaxCases > 1 ? { maxCases: config.contextMaxCases } : undefined);
+        recordings = new RecordingManager({ browsers, testCases, logger, limits: config.recorder, navigationTimeoutMs: config.navigationTimeoutMs });
         runner = new Runner({
           db: database.db,
           schema: config.schema,
           bus,
           logger,
-          browsers: new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress), config.contextMaxCases > 1 ? { maxCases: config.contextMaxCases } : undefined),
+          browsers,
           concurrency: config.concurrency,
           stepTimeoutMs: config.stepTimeoutMs,
           navigationTimeoutMs: config.navigationTimeoutMs,
@@ -50,7 +56,6 @@ startMain(async () => {
         });
         await runner.start();
       }
-      const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
       summaries = await subscribeExecutionSummaries({ bus, db: database.db, schema: config.schema });
       if (config.schedulerEnabled) {
         scheduler = new Scheduler({
@@ -73,6 +78,7 @@ startMain(async () => {
         publicBaseUrl: config.publicBaseUrl,
         concurrency: config.concurrency,
         artifacts: config.artifacts,
+        ...(recordings ? { recordings } : {}),
         internalTokenSecret: config.internalTokenSecret,
         ready,
       });
@@ -81,6 +87,7 @@ startMain(async () => {
     shutdownTimeoutMs: (config.shutdownGraceSeconds + 20) * 1000,
     async stop() {
       await scheduler?.stop();
+      await recordings?.closeAll();
       await summaries?.close().catch(() => undefined);
       // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
       await runner?.drain(config.shutdownGraceSeconds * 1000);

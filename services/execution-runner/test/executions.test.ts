@@ -1,3 +1,4 @@
+import { strFromU8, unzipSync } from 'fflate';
 import { eventually } from '@assay/testing';
 import { credentials, login, startRunnerHarness, PUBLIC_BASE_URL, type RunnerHarness } from './harness.js';
 
@@ -225,6 +226,7 @@ describe('executions in Chromium', () => {
         { action: 'navigate', value: '/products' },
         { action: 'fill', selector: '#q', value: 'shoes' },
         { action: 'click', selector: '#nope' },
+        { action: 'assert_visible', selector: '#q' },
       ],
     });
     const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, trace: 'retain-on-failure' });
@@ -239,6 +241,24 @@ describe('executions in Chromium', () => {
     // Entry names sit uncompressed in the zip: the trace holds the actions and the network log.
     expect(bytes.includes(Buffer.from('trace.trace'))).toBe(true);
     expect(bytes.includes(Buffer.from('trace.network'))).toBe(true);
+    // The trace viewer lists the case's steps: one named group per step, Playwright's calls inside, the failing one marked.
+    const calls = strFromU8(unzipSync(new Uint8Array(bytes))['trace.trace']!)
+      .split('\n')
+      .filter((l) => l.includes('"type":"before"'))
+      .map((l) => JSON.parse(l) as { callId: string; method: string; title?: string; parentId?: string });
+    const groups = calls.filter((c) => c.method === 'tracingGroup');
+    expect(groups.map((g) => g.title)).toEqual([
+      'Step 1 of 4 · navigate /products',
+      'Step 2 of 4 · fill #q',
+      'Step 3 of 4 · click #nope',
+      '✗ Failed: Element not found: #nope (waited 2000 ms)',
+      'Step 4 of 4 · assert_visible #q (skipped)',
+    ]);
+    const [navigateGroup, fillGroup, clickGroup, marker] = groups;
+    expect(marker!.parentId).toBe(clickGroup!.callId);
+    expect(calls.find((c) => c.method === 'goto')?.parentId).toBe(navigateGroup!.callId);
+    expect(calls.find((c) => c.method === 'fill')?.parentId).toBe(fillGroup!.callId);
+    expect([navigateGroup, fillGroup, clickGroup, groups[4]].map((g) => g!.parentId)).toEqual([undefined, undefined, undefined, undefined]);
     expect((await h.tenant().ex('GET', `/api/v1/artifacts/${artifactId(failing.trace)}`)).status).toBe(404);
     const failed = (await h.events('test.execution.failed')).find((e) => e.data.execution.id === r.body.id);
     expect(failed.data.execution.trace).toBe(failing.trace);

@@ -20,6 +20,7 @@ import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
 import type { AuthClient } from '../src/clients/auth.client.js';
 import { subscribeExecutionSummaries } from '../src/executions/summary.consumer.js';
 import { Scheduler } from '../src/schedules/scheduler.js';
+import { DEFAULT_RECORDER_LIMITS, RecordingManager, type RecorderLimits } from '../src/recordings/recordings.service.js';
 
 // The execution-runner with its real neighbours: the test-case service (its app
 // on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
@@ -47,6 +48,8 @@ export interface RunnerHarness {
   events(type?: string): Promise<any[]>;
   /** A scheduler on the harness's database, as each runner process starts one (not started: call `tick`). */
   scheduler(opts?: { now?: () => Date; auth?: AuthClient }): Scheduler;
+  /** The recordings of the harness's app (recordings.test.ts moves their clock). */
+  recordings: RecordingManager;
   close(): Promise<void>;
 }
 
@@ -72,7 +75,7 @@ export const login = [
 export const credentials = { email: 'user@shop.test', password: 'secret123' };
 
 export async function startRunnerHarness(
-  opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits>; contextMaxCases?: number; profileFile?: string } = {},
+  opts: { concurrency?: number; stepTimeoutMs?: number; leaseSeconds?: number; egress?: EgressSettings; artifacts?: Partial<ArtifactLimits>; contextMaxCases?: number; profileFile?: string; recorder?: Partial<RecorderLimits> } = {},
 ): Promise<RunnerHarness> {
   const artifacts: ArtifactLimits = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024, ...opts.artifacts };
   const testDb: TestDatabase = await createTestDatabase();
@@ -121,8 +124,12 @@ export async function startRunnerHarness(
   const summaries = await subscribeExecutionSummaries({ bus: await newBus(), db: database.db, schema: 'execution' });
   const testCaseClient = new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET);
 
+  // Recordings get a browser of their own here (in the service they share the runner's); it launches on first use.
+  const recordingBrowsers = new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true }));
+  const recordings = new RecordingManager({ browsers: recordingBrowsers, testCases: testCaseClient, logger, limits: { ...DEFAULT_RECORDER_LIMITS, ...opts.recorder }, navigationTimeoutMs: 10_000 });
   const execServer = await listen(
     buildApp({
+      recordings,
       db: database.db,
       schema: 'execution',
       logger,
@@ -188,7 +195,10 @@ export async function startRunnerHarness(
       const all = rows.map((r) => r.envelope as any);
       return type ? all.filter((e) => e.event === type) : all;
     },
+    recordings,
     async close() {
+      await recordings.closeAll();
+      await recordingBrowsers.close();
       for (const r of runners) await r.stop().catch(() => undefined);
       await summaries.close().catch(() => undefined);
       await execServer.close();

@@ -4,6 +4,10 @@ import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
 import { ACTIONS, toApiStep, toEditable, type EditableStep } from '../steps';
 import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
+import { SelectorPicker } from './recorder';
+
+/** The value of the last `navigate` step before step `i`: where the picker opens. */
+const lastNavigation = (steps: EditableStep[], i: number): string | undefined => steps.slice(0, i).reverse().find((s) => s.action === 'navigate' && s.value)?.value;
 
 const getCase = async (id: string) => (await api().api.GET('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: id } } })).data!;
 
@@ -70,6 +74,8 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(Boolean(props.id));
+  /** The step whose selector is being picked on the remote page. */
+  const [picking, setPicking] = useState<number>();
 
   useEffect(() => {
     if (!props.id) return;
@@ -159,6 +165,24 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                     <Field label={`Step ${n} selector`} id={`step-${i}-selector`} error={err('selector')}>
                       {(a) => <input {...a} value={s.selector} placeholder="#id, text=…, role=button[name=…]" onInput={(e) => update(i, { selector: (e.target as HTMLInputElement).value })} />}
                     </Field>
+                  ) : null}
+                  {rule?.selector !== 'no' && projectId ? (
+                    picking === i ? (
+                      <SelectorPicker
+                        projectId={projectId}
+                        label={`step ${n}`}
+                        {...(lastNavigation(steps, i) ? { startPath: lastNavigation(steps, i)! } : {})}
+                        onPick={(selector) => {
+                          update(i, { selector });
+                          setPicking(undefined);
+                        }}
+                        onClose={() => setPicking(undefined)}
+                      />
+                    ) : (
+                      <button type="button" class="secondary small" onClick={() => setPicking(i)} aria-label={`Pick an element for step ${n}`}>
+                        Pick
+                      </button>
+                    )
                   ) : null}
                   {rule?.value !== 'no' || err('value') ? (
                     <Field label={`Step ${n} value`} id={`step-${i}-value`} error={err('value')}>

@@ -97,6 +97,9 @@ export function ProjectView(props: { id: string }): JSX.Element {
           <Link class="button" href={`/cases/new?project=${p.id}`}>
             New test case
           </Link>
+          <Link class="button secondary" href={`/projects/${p.id}/record`}>
+            Record
+          </Link>
           <Link class="button secondary" href={`/discovery?project=${p.id}`}>
             Discover
           </Link>

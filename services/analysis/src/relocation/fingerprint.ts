@@ -1,28 +1,7 @@
-/**
- * The relocation corpus format's fingerprint (and the runner's, which adds a
- * few fields): what is known about an element. Every field but `tag` may be
- * missing in a corpus made by another tool; scorers treat a missing property
- * as unknown, never as a mismatch of the target.
- */
-export interface Fingerprint {
-  tag: string;
-  id?: string | null;
-  name?: string | null;
-  classes?: string[];
-  text?: string;
-  attributes?: Record<string, string>;
-  xpath?: string;
-  idxpath?: string;
-  bbox?: { x: number; y: number; width: number; height: number };
-  neighbor_text?: { above?: string; below?: string; left?: string; right?: string };
-  is_button?: boolean;
-  role?: string;
-  accessible_name?: string;
-  testid?: string;
-  /** Runner fingerprints only. */
-  enabled?: boolean;
-  visible?: boolean;
-}
+// The fingerprint, test ids and names live with the selector ranking they feed (@assay/selectors).
+import type { Fingerprint } from '@assay/selectors';
+export { nameOf, testIdOf, type Fingerprint } from '@assay/selectors';
+import { nameOf, testIdOf } from '@assay/selectors';
 
 /** One corpus case: the element as it was, the elements of the changed page, and which of them it became. */
 export interface RelocationCase {
@@ -31,17 +10,6 @@ export interface RelocationCase {
   candidates: Fingerprint[];
   expected: number | null;
 }
-
-const TESTID_ATTRIBUTES = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
-
-/** The test id of an element, from the field or one of the usual attributes. */
-export function testIdOf(fp: Fingerprint): string | undefined {
-  if (fp.testid) return fp.testid;
-  for (const a of TESTID_ATTRIBUTES) if (fp.attributes?.[a]) return fp.attributes[a];
-  return undefined;
-}
-
-export const nameOf = (fp: Fingerprint): string | undefined => fp.name ?? fp.attributes?.name ?? undefined;
 
 /** Role families: a step that fills expects an input, one that clicks a control. */
 export type RoleFamily = 'input' | 'control' | 'other';

@@ -169,21 +169,9 @@ export function identifierSimilarity(a: string | null | undefined, b: string | n
   return 0.9 * Math.max(d, editSimilarity(a, b) >= 0.8 ? editSimilarity(a, b) : 0);
 }
 
-// Generated names: hashes, counters and framework prefixes say nothing about the element.
-const GENERATED = [
-  /^[0-9a-f]{8}-[0-9a-f]{4}-/i, // uuids
-  /^:[a-z0-9]+:$/i, // React useId
-  /__[A-Za-z0-9_-]*(\d|[a-z][A-Z])[A-Za-z0-9_-]*$/, // CSS modules: Button_root__3xk9a
-  /^(css|sc|jsx|emotion|svelte|styled|tw)-[A-Za-z0-9]+$/i, // css-in-js classes
-  /\d{3,}/, // counters: ember123, field-1024
-  /^(ember|ext-gen|yui_|gwt-|mui-|radix-|headlessui-|react-select-|mat-input-|cdk-)\S*\d/i,
-  /(^|[-_])(?=[a-z0-9]*\d[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{6,}($|[-_])/i, // hash-like words: a1b2c3
-];
-
-/** True for an id or class a framework generated (it will change on the next build). */
-export function isGeneratedName(name: string): boolean {
-  return !!name && GENERATED.some((re) => re.test(name));
-}
+// Generated names are told apart by the selector ranking's own test (@assay/selectors).
+export { isGeneratedName } from '@assay/selectors';
+import { isGeneratedName } from '@assay/selectors';
 
 /** The meaningful words of class names: CSS-module hashes stripped, generated classes dropped. */
 export function classTokens(classes: string[] | undefined): string[] {

@@ -29,6 +29,7 @@ import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } 
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
 import { PhaseProfile } from './profile.js';
+import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
 import { captureFailureEvidence } from './fingerprint.js';
 import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
@@ -285,13 +286,16 @@ export class Runner {
         return undefined;
       };
 
+      const traceSteps = new TraceSteps(context, execution.trace !== 'off', steps.length);
       for (const [index, step] of steps.entries()) {
         if (failure) {
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'skipped', duration_ms: 0 });
+          if (!ctl.stopped) await traceSteps.skipped(index, stepName(step));
           continue;
         }
         const t0 = Date.now();
         currentStep = index + 1;
+        await traceSteps.begin(index, stepName(step));
         try {
           if (ctl.stopped) throw new StepError('stopped', 'cancelled');
           const out = await unlessHalted(ctl, runStep(
@@ -330,6 +334,7 @@ export class Runner {
           failure = { index, error };
           outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
         }
+        if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
         blocked.endStep(step.step_id);
         await prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! }));
       }

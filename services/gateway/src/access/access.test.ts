@@ -27,6 +27,9 @@ describe('quota refusals', () => {
     expect(quotaRefusal('POST', '/api/executions/async', [used('browser_minutes')])?.status).toBe(403);
     expect(quotaRefusal('POST', '/api/v1/test-runs', [used('browser_minutes')])?.status).toBe(403);
     expect(quotaRefusal('POST', '/api/v1/test-runs/r1/save', [used('executions')])).toBeNull();
+    expect(quotaRefusal('POST', '/api/v1/recordings', [used('browser_minutes')])?.message).toMatch(/^Monthly quota of browser minutes exceeded .* new recordings are refused/);
+    expect(quotaRefusal('POST', '/api/v1/recordings', [used('executions')])).toBeNull();
+    expect(quotaRefusal('POST', '/api/v1/recordings/r1/input', [used('browser_minutes')])).toBeNull();
     expect(quotaRefusal('POST', '/api/v1/discovery/start', [used('executions')])).toBeNull();
     expect(quotaRefusal('POST', '/api/v1/discovery/start', [used('discovery_pages')])?.message).toMatch(/^Monthly quota of discovery pages exceeded .* new discovery sessions are refused until it resets at 2027-01-01T00:00:00.000Z$/);
     expect(quotaRefusal('POST', '/api/v1/discovery/s1/resume', [used('discovery_pages')])).toBeNull();

@@ -33,6 +33,8 @@ const NEW_WORK: Array<{ method: string; path: RegExp; quotas: QuotaType[]; what:
   { method: 'POST', path: /^\/api\/v1\/discovery\/start\/?$/, quotas: ['discovery_pages'], what: 'discovery sessions' },
   // An exploratory run is an execution of kind `run`: metered from the same events, refused by the same quotas.
   { method: 'POST', path: /^\/api\/v1\/test-runs\/?$/, quotas: ['executions', 'browser_minutes'], what: 'test runs' },
+  // A recording drives a browser: refused once the browser minutes are used up (its own minutes are not metered yet).
+  { method: 'POST', path: /^\/api\/v1\/recordings\/?$/, quotas: ['browser_minutes'], what: 'recordings' },
 ];
 
 const QUOTA_LABEL: Record<QuotaType, string> = { browser_minutes: 'browser minutes', discovery_pages: 'discovery pages', executions: 'executions' };

@@ -28,7 +28,7 @@ const RULES: Rule[] = [
   { pattern: /^\/api\/v1\/test-plans\/[^/]+\/schedules(\/|$)/, service: 'execution-runner' },
   { pattern: /^\/api\/test-plans\/[^/]+\/schedules(\/|$)/, service: 'execution-runner', rewrite: toV1(/^\/api\//) },
   { pattern: /^\/api\/v1\/(test-cases|test-plans|projects)(\/|$)/, service: 'test-case' },
-  { pattern: /^\/api\/v1\/(executions|artifacts|test-runs)(\/|$)/, service: 'execution-runner' },
+  { pattern: /^\/api\/v1\/(executions|artifacts|test-runs|recordings)(\/|$)/, service: 'execution-runner' },
   { pattern: /^\/api\/v1\/reports(\/|$)/, service: 'analysis' },
   { pattern: /^\/api\/v1\/discovery(\/|$)/, service: 'discovery-crawler' },
   { pattern: /^\/api\/v1\/webhooks(\/|$)/, service: 'webhook-dispatcher' },
