@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**'] },
+  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**', 'tests/.tmp/**', 'tests/bench/.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,6 +19,6 @@ export default tseslint.config(
       ],
     },
   },
-  // The console runs in the browser.
-  { files: ['apps/console/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
+  // The console and the fixture single-page app run in the browser.
+  { files: ['apps/console/src/**/*.{ts,tsx}', 'tests/fixtures/spa/src/**/*.jsx'], languageOptions: { globals: { ...globals.browser } } },
 );

@@ -1,4 +1,4 @@
-import { benchDiscovery } from './discovery.bench.js';
+import { benchDiscovery, benchDiscoverySpa } from './discovery.bench.js';
 import { benchExecutions } from './executions.bench.js';
 import { benchRelocation } from './relocation.bench.js';
 import { benchWebhooks } from './webhooks.bench.js';
@@ -7,7 +7,7 @@ import { benchWebhooks } from './webhooks.bench.js';
  * `make bench [BENCH=name]`: each benchmark runs Assay and a baseline tool on
  * the same machine in the same process and prints both times and the ratio.
  */
-const SUITES: Record<string, () => Promise<void>> = { executions: benchExecutions, discovery: benchDiscovery, webhooks: benchWebhooks, relocation: benchRelocation };
+const SUITES: Record<string, () => Promise<void>> = { executions: benchExecutions, discovery: benchDiscovery, 'discovery-spa': benchDiscoverySpa, webhooks: benchWebhooks, relocation: benchRelocation };
 
 const wanted = process.argv.slice(2).filter(Boolean);
 const names = wanted.length ? wanted : Object.keys(SUITES);

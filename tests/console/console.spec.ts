@@ -242,13 +242,23 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   const summary = page.getByTestId('discovery-summary');
   await expect(summary).toContainText('completed', { timeout: 180_000 });
   await expect(page.getByRole('tree', { name: 'Pages by path' }).getByRole('treeitem').nth(2)).toBeVisible();
-  const flow = page.locator('.flows input[type=checkbox]').first();
-  await flow.check();
+  // One labelled checkbox per flow, beside its name; a preview of its pages and steps.
+  const flows = page.getByRole('list', { name: 'Detected flows' }).getByRole('listitem').filter({ has: page.locator('.flow-head') });
+  const boxes = page.getByRole('list', { name: 'Detected flows' }).getByRole('checkbox');
+  await expect(boxes).toHaveCount(await flows.count());
+  const signIn = page.getByRole('checkbox', { name: /^Sign in on \/login/ });
+  await signIn.check();
   await expect(page.locator('.in-flow').first()).toBeVisible();
+  const box = await signIn.boundingBox();
+  const label = await page.locator(`label[for="${await signIn.getAttribute('id')}"]`).boundingBox();
+  expect(label!.x - (box!.x + box!.width)).toBeLessThan(24);
+  const item = flows.filter({ has: signIn });
+  await item.getByText(/^Preview:/).click();
+  await expect(item.getByRole('listitem').first()).toHaveText('Open /login');
   await shot('discovery');
   await page.getByRole('button', { name: /Generate test cases from 1 selected flow/ }).click();
-  await expect(page.locator('.applied')).toContainText('test case(s) created');
-  await expect(page.locator('.applied').getByRole('link').first()).toBeVisible();
+  const made = page.getByRole('region', { name: 'Test cases made from this session' });
+  await expect(made.getByRole('link')).toHaveCount(1);
 
   // The project's sessions come from the API (GET /api/v1/discovery), not from this tab's memory.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Discovery' }).click();
@@ -257,8 +267,24 @@ test('crawls the fixture shop live and generates test cases from a flow', async 
   await expect(sessions).toHaveCount(2);
   await expect(sessions.nth(1)).toContainText(shop.url);
   await expect(sessions.nth(1)).toContainText('completed');
+  // The cases made from it are still listed on the session after leaving it.
+  await sessions.nth(1).getByRole('link').click();
+  await expect(page.getByRole('region', { name: 'Test cases made from this session' }).getByRole('link')).toHaveText([/^Sign-in form on \/login/]);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Discovery' }).click();
   await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Acme' });
   await expect(page.getByText('No crawl of this project yet.')).toBeVisible();
+});
+
+test('says why a crawl found little', async () => {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Discovery' }).click();
+  await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Shop' });
+  // A target that answers no page at all: one URL crawled, no links, no flows.
+  await page.getByLabel('Target URL').fill(`${shop.url}/favicon.ico`);
+  await page.getByRole('button', { name: 'Start crawl' }).click();
+  await expect(page.getByTestId('discovery-summary')).toContainText('completed', { timeout: 60_000 });
+  const note = page.getByRole('note').filter({ has: page.getByRole('heading', { name: 'Why the results may be incomplete' }) });
+  await expect(note).toContainText('Only the start page was crawled');
+  await expect(note).toContainText('No user flow was detected');
 });
 
 test('builds a plan: adds a generated case to it and changes the run order', async () => {

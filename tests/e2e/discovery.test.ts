@@ -1,11 +1,13 @@
 import { startSite, type Site } from '../fixtures/site/server.js';
+import { startSpa } from '../fixtures/spa/server.js';
+import { startVerdaccio } from '../fixtures/verdaccio/server.js';
 import { bearer, call } from './support/http.js';
 import { launchForFile } from './support/launcher.js';
 
 // Discovery through the real gateway, test-case, discovery-crawler and
 // execution-runner processes: crawl the fixture site in Chromium, stream it,
 // turn its flows into test cases and run them right away.
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 const launched = launchForFile();
 let site: Site;
@@ -14,7 +16,7 @@ const gw = (method: string, path: string, body?: unknown, credential = launched.
   call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
 
 async function waitFor(sessionId: string, status: string) {
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     const res = await gw('GET', `/api/v1/discovery/${sessionId}/progress`);
     if (res.body.status === status) return res.body;
@@ -84,6 +86,38 @@ describe('discovery through the gateway', () => {
     const other = await gw('POST', '/api/v1/projects', { name: 'Other', base_url: site.url });
     const refused = await gw('POST', '/api/v1/test-runs', { project_id: other.body.id, discovery_session_id: id });
     expect(refused).toMatchObject({ status: 400, body: { details: [{ field: 'discovery_session_id' }] } });
+  });
+
+  it('generates cases from single-page apps that pass when run: Verdaccio (a real third-party SPA) and the fixture SPA without history fallback', async () => {
+    const [registry, spa] = await Promise.all([startVerdaccio(), startSpa({ historyFallback: false })]);
+    try {
+      // Both crawled at once, interactively: the type-ahead, the sign-in dialog and the item lists become cases.
+      const targets = [registry.url, spa.url];
+      const sessions = await Promise.all(
+        targets.map(async (url, i) => {
+          const project = await gw('POST', '/api/v1/projects', { name: `SPA ${i}`, base_url: url });
+          const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: url, max_pages: 20, request_delay_ms: 0, interactive: true });
+          expect(started.status).toBe(201);
+          return { project: project.body.id as string, id: started.body.session_id as string };
+        }),
+      );
+      for (const { project, id } of sessions) {
+        await waitFor(id, 'completed');
+        const results = await gw('GET', `/api/v1/discovery/${id}/results`);
+        expect(new Set(results.body.flows.map((f: any) => f.type))).toEqual(new Set(['authentication', 'search', 'navigation']));
+        const plan = await gw('POST', '/api/v1/test-plans', { project_id: project, name: 'Discovered' });
+        const generated = await gw('POST', `/api/v1/discovery/${id}/generate-test-cases`, { test_plan_id: plan.body.id });
+        expect(generated.status).toBe(201);
+        // Relative to the project's base URL, so the plan's environment decides where they run.
+        for (const c of generated.body.test_cases) expect(c.steps.find((st: any) => st.action === 'navigate').value).toMatch(/^\//);
+        const run = await gw('POST', '/api/v1/executions', { test_plan_id: plan.body.id, project_id: project });
+        const failures = run.body.results.test_results.filter((r: any) => r.status !== 'passed').map((r: any) => `${r.name}: ${r.error}`);
+        expect(failures).toEqual([]);
+        expect(run.body).toMatchObject({ status: 'completed', passed_tests: results.body.flows.length, failed_tests: 0 });
+      }
+    } finally {
+      await Promise.all([registry.close(), spa.close()]);
+    }
   });
 
   it('pauses, resumes and cancels a session through the gateway, and refuses values outside the bounds', async () => {

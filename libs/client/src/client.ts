@@ -42,9 +42,12 @@ export type ExecutionEvent =
 
 /** Events of `GET /api/v1/discovery/{id}/stream` (the discovery-crawler's README). */
 export type DiscoveryEvent =
-  | { event: 'page_discovered'; id?: string; data: { session_id: string; url: string; title: string; status_code: number; depth: number; content_type?: string } }
-  | { event: 'flow_detected'; id?: string; data: { session_id: string; type: string; flow_id: string; pages: string[] } }
-  | { event: 'completion'; id?: string; data: { session_id: string; status: string; pages_crawled?: number; flows_detected?: number; error?: string } };
+  | { event: 'page_discovered'; id?: string; data: { session_id: string; url: string; title: string; status_code: number; depth: number; content_type?: string; reached_by?: 'direct' | 'in_app' } }
+  | { event: 'flow_detected'; id?: string; data: { session_id: string; type: DiscoveryFlowType; flow_id: string; pages: string[] } }
+  | { event: 'warning'; id?: string; data: { code: string; message: string; pages: string[]; count: number } }
+  | { event: 'completion'; id?: string; data: { session_id: string; status: string; pages_crawled?: number; flows_detected?: number; warnings?: number; error?: string } };
+
+export type DiscoveryFlowType = 'authentication' | 'checkout' | 'search' | 'form_submission' | 'navigation' | 'crud';
 
 export const TERMINAL_EXECUTION_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 export const TERMINAL_DISCOVERY_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);

@@ -22,7 +22,19 @@ export const DISCOVERY_FLOW: JsonSchema = {
     flow_id: { type: 'string' },
     type: { type: 'string', enum: ['authentication', 'checkout', 'search', 'form_submission', 'navigation', 'crud'] },
     pages: { type: 'array', items: { type: 'string' } },
-    steps: { type: 'array', items: { type: 'object', required: ['action'], properties: { action: { type: 'string' }, url: { type: 'string' }, selector: { type: 'string' }, value: { type: 'string' } } } },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['action'],
+        properties: {
+          action: { type: 'string', enum: ['navigate', 'fill_form', 'submit', 'click', 'type', 'wait_for'], description: '`type`: key by key into a type-ahead; `wait_for`: content a script renders (a dialog\'s field, suggestions) that the next step needs.' },
+          url: { type: 'string' },
+          selector: { type: 'string' },
+          value: { type: 'string' },
+        },
+      },
+    },
     confidence: { type: 'number', minimum: 0, maximum: 1 },
     evidence: { type: 'array', items: { type: 'string' } },
     name: { type: 'string', description: 'In results of a session started with enable_ai_analysis, once enriched: a name from page evidence.' },
@@ -43,6 +55,22 @@ const progress = {
   },
 };
 const status = { type: 'string', enum: ['running', 'paused', 'cancelled', 'completed', 'failed'] };
+
+/** The kinds of warning a session can carry (see the crawler's README, Warnings). */
+export const DISCOVERY_WARNING_CODES = ['empty_page', 'script_errors', 'not_still', 'handler_links', 'robots_blocked', 'single_page', 'no_flows', 'unreachable_routes'] as const;
+
+/** What may make a session's results incomplete, in progress, results and the stream's `warning` events. */
+export const DISCOVERY_WARNING: JsonSchema = {
+  type: 'object',
+  required: ['code', 'message', 'pages', 'count'],
+  properties: {
+    code: { type: 'string', enum: [...DISCOVERY_WARNING_CODES] },
+    message: { type: 'string', description: 'What happened and what it means for the results, in a sentence or two.' },
+    pages: { type: 'array', maxItems: 5, items: { type: 'string' }, description: 'Up to five pages it concerns.' },
+    count: { ...int, description: 'How many pages (for robots_blocked: links) it concerns.' },
+  },
+};
+const warnings = { type: 'array', items: DISCOVERY_WARNING, description: 'What may make the results incomplete (an empty shell, script errors, links only as handlers, robots.txt refusals, ...); empty when nothing did.' };
 
 export const discoverySchemas: Record<string, JsonSchema> = {
   DiscoveryStartRequest: {
@@ -98,6 +126,7 @@ export const discoverySchemas: Record<string, JsonSchema> = {
       current_page: { type: ['string', 'null'] },
       elapsed_seconds: int,
       estimated_remaining_seconds: int,
+      warnings,
       error: { type: 'string', description: 'Why a `failed` session stopped.' },
     },
   },
@@ -110,8 +139,15 @@ export const discoverySchemas: Record<string, JsonSchema> = {
       summary: {
         type: 'object',
         required: ['total_pages', 'unique_flows', 'ui_patterns', 'api_endpoints', 'discovery_confidence'],
-        properties: { total_pages: int, unique_flows: int, ui_patterns: int, api_endpoints: int, discovery_confidence: { type: 'number', minimum: 0, maximum: 1 } },
+        properties: {
+          total_pages: int,
+          unique_flows: int,
+          ui_patterns: int,
+          api_endpoints: int,
+          discovery_confidence: { type: 'number', minimum: 0, maximum: 1, description: 'The mean confidence of the flows (0 without any), lowered once for each kind of warning the session carries.' },
+        },
       },
+      warnings,
       pages: {
         type: 'array',
         items: {
@@ -127,6 +163,11 @@ export const discoverySchemas: Record<string, JsonSchema> = {
             forms_found: int,
             api_calls: int,
             depth: int,
+            reached_by: {
+              type: 'string',
+              enum: ['direct', 'in_app'],
+              description: '`in_app`: a client-side route whose direct load the server refused (status_code is that real answer, e.g. 404), read by clicking through the app from the page that links it.',
+            },
           },
         },
       },
@@ -155,6 +196,15 @@ export const discoverySchemas: Record<string, JsonSchema> = {
             max_response_time_ms: int,
             paths: { ...int, description: 'Distinct paths this endpoint stands for (1 unless templated by structure).' },
           },
+        },
+      },
+      generated_test_cases: {
+        type: 'array',
+        description: 'Test cases made from this session’s flows with generate-test-cases, oldest first (a case deleted since still shows here).',
+        items: {
+          type: 'object',
+          required: ['test_case_id', 'name', 'flow_id', 'created_at'],
+          properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, flow_id: { type: 'string' }, created_at: timestamp },
         },
       },
       ai_analysis: {

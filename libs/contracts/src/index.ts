@@ -4,7 +4,7 @@ export { ROUTES, type RouteContract, type RouteParam, type ServiceName } from '.
 export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
-export { DISCOVERY_LIMITS } from './discovery.schemas.js';
+export { DISCOVERY_LIMITS, DISCOVERY_WARNING_CODES } from './discovery.schemas.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
 export {
   STEP_ACTIONS,

@@ -679,7 +679,8 @@ function discoveryRoutes(): RouteContract[] {
       method: 'GET',
       path: '/api/v1/discovery/{session_id}/stream',
       summary: 'Server-Sent Events of the crawl',
-      description: 'Events `page_discovered` (url, title, status_code, depth), `flow_detected` (type, flow_id, pages), `completion`; resumable with `Last-Event-ID`; a stream opened after the end replays and closes.',
+      description:
+        'Events `page_discovered` (url, title, status_code, depth, content_type, reached_by), `flow_detected` (type, flow_id, pages), `warning` (code, message, pages, count: the first time a kind of warning appears), `completion` (status, pages_crawled, flows_detected, warnings); resumable with `Last-Event-ID`; a stream opened after the end replays and closes.',
       params: [id],
       response: { status: 200, contentType: 'text/event-stream' },
       errors: [404],

@@ -15,6 +15,8 @@ export interface DiscoveryConfig extends CommonConfig {
   navigationTimeoutMs: number;
   leaseSeconds: number;
   exploreBudgetMs: number;
+  /** The longest a page is waited on after load for its network and DOM to get still (single-page apps render late). */
+  settleMs: number;
   /** What targets, their pages and robots.txt may connect to (EGRESS_*; DISCOVERY_ALLOW_LOOPBACK/_PRIVATE still honoured when those are unset). */
   egress: EgressSettings;
 }
@@ -31,6 +33,7 @@ export function loadConfig(env: Env): DiscoveryConfig {
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('CRAWLER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
     exploreBudgetMs: r.int('CRAWLER_EXPLORE_BUDGET_MS', { default: 8000, min: 500, max: 120_000 }),
+    settleMs: r.int('CRAWLER_SETTLE_MS', { default: 5000, min: 100, max: 60_000 }),
     egress: readEgressSettings(r, { loopback: 'DISCOVERY_ALLOW_LOOPBACK', private: 'DISCOVERY_ALLOW_PRIVATE' }),
   }));
 }

@@ -34,6 +34,7 @@ startMain(async () => {
           navigationTimeoutMs: config.navigationTimeoutMs,
           leaseSeconds: config.leaseSeconds,
           exploreBudgetMs: config.exploreBudgetMs,
+          settleMs: config.settleMs,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
         });
         crawler.start();

@@ -44,6 +44,8 @@ describe('a crawl of the fixture site', () => {
     expect(results.pages.find((p: any) => p.url.endsWith('/files/guide.pdf'))).toMatchObject({ status_code: 200, content_type: 'application/pdf', links_found: 0 });
     expect(results.pages.find((p: any) => p.url.endsWith('/account'))).toMatchObject({ status_code: 302 });
     expect(Math.max(...results.pages.map((p: any) => p.depth))).toBe(5);
+    // Said, with the links refused, each once however many pages show it.
+    expect(results.warnings).toEqual([expect.objectContaining({ code: 'robots_blocked', pages: [`${h.site.url}/private/area`], count: 1 })]);
   });
 
   it('lists the API endpoints once each with ids templated', () => {

@@ -27,7 +27,7 @@ describe('generating test cases from a discovery session', () => {
     const login = cases.find((c) => c.tags.includes('authentication'));
     expect(login).toMatchObject({ project_id: t.projectId, priority: 'critical', status: 'active' });
     expect(login.steps.map((s: any) => [s.action, s.selector ?? s.value])).toEqual([
-      ['navigate', `${h.site.url}/login`],
+      ['navigate', '/login'],
       ['assert_text', '#login-title'],
       ['fill', '#email'],
       ['assert_value', '#email'],
@@ -40,6 +40,10 @@ describe('generating test cases from a discovery session', () => {
     expect(checkout.steps).toContainEqual(expect.objectContaining({ action: 'assert_text', selector: '#payment-title', value: 'Payment' }));
     // No positional CSS anywhere.
     for (const c of cases) for (const s of c.steps) if (s.selector) expect(s.selector).not.toMatch(/nth-of-type|>/);
+    // The session lists what was made from it, with the flow each came from.
+    const listed = (await t.dc('GET', `/api/v1/discovery/${sessionId}/results`)).body.generated_test_cases;
+    expect(listed.map((g: any) => g.test_case_id).sort()).toEqual(cases.map((c) => c.id).sort());
+    for (const g of listed) expect(flows.map((f) => f.flow_id)).toContain(g.flow_id);
     const stored = await h.tcDb.db.selectFrom('test_plan_cases').select('test_case_id').where('plan_id', '=', plan.body.id).execute();
     expect(stored.map((r: any) => r.test_case_id).sort()).toEqual(cases.map((c) => c.id).sort());
   });

@@ -131,6 +131,70 @@ export function DiscoveryList(): JSX.Element {
   );
 }
 
+type Flow = Schemas['DiscoveryResults']['flows'][number];
+type Warning = NonNullable<Schemas['DiscoveryResults']['warnings']>[number];
+
+const FLOW_TITLES: Record<string, string> = {
+  authentication: 'Sign in',
+  search: 'Search',
+  checkout: 'Checkout',
+  crud: 'Records',
+  navigation: 'Navigation',
+  form_submission: 'Form',
+};
+
+/** A URL as a path of the crawled origin (`/login`), or as it is elsewhere. */
+const pathOf = (url: string, origin: string) => (url.startsWith(origin) ? url.slice(origin.length) || '/' : url);
+
+/** A flow step in words: what the generated case will do there. */
+function stepText(s: NonNullable<Flow['steps']>[number], origin: string): string {
+  const at = s.url ? pathOf(s.url, origin) : '';
+  switch (s.action) {
+    case 'navigate':
+      return `Open ${at}`;
+    case 'click':
+      return `Click ${s.selector}${at ? ` (to ${at})` : ''}`;
+    case 'fill_form':
+      return `Fill ${s.selector} with "${s.value ?? ''}"`;
+    case 'submit':
+      return `Submit with ${s.selector}`;
+    case 'type':
+      return `Type "${s.value ?? ''}" into ${s.selector}`;
+    case 'wait_for':
+      return `Wait until ${s.selector} shows${s.value ? ` "${s.value}"` : ''}`;
+    default:
+      return `${s.action} ${s.selector ?? s.url ?? ''}`;
+  }
+}
+
+/** One flow: a labelled checkbox beside its name, and a preview of its pages and steps. */
+function FlowItem(props: { flow: Flow; origin: string; checked: boolean; onToggle: () => void }): JSX.Element {
+  const { flow: f, origin } = props;
+  const id = `flow-${f.flow_id}`;
+  const title = f.name ?? `${FLOW_TITLES[f.type] ?? f.type} on ${pathOf(f.pages[0] ?? '', origin)}`;
+  return (
+    <li class="flow">
+      <div class="flow-head">
+        <input type="checkbox" id={id} checked={props.checked} onChange={props.onToggle} />
+        <label for={id}>
+          <strong>{title}</strong> <span class="muted">{f.type.replace(/_/g, ' ')}</span>
+          {typeof f.confidence === 'number' ? <span class="muted"> · confidence {Math.round(f.confidence * 100)}%</span> : null}
+        </label>
+      </div>
+      {f.evidence?.length ? <p class="muted flow-evidence">{f.evidence.join('; ')}</p> : null}
+      <details>
+        <summary>Preview: {f.pages.length} page(s), {f.steps?.length ?? 0} step(s)</summary>
+        <p>Pages: {f.pages.map((u) => pathOf(u, origin)).join(' → ')}</p>
+        <ol class="steps">
+          {(f.steps ?? []).map((s, i) => (
+            <li key={i}>{stepText(s, origin)}</li>
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
 interface TreeNode {
   name: string;
   url?: string;
@@ -187,10 +251,10 @@ function Tree(props: { node: TreeNode; highlighted: Set<string> }): JSX.Element 
 export function DiscoveryView(props: { id: string }): JSX.Element {
   const [progress, setProgress] = useState<Schemas['DiscoveryProgress']>();
   const [pages, setPages] = useState<Array<{ url: string; title: string; status_code?: number }>>([]);
-  const [flows, setFlows] = useState<Array<{ flow_id: string; type: string; pages: string[]; name?: string }>>([]);
+  const [flows, setFlows] = useState<Flow[]>([]);
+  const [warnings, setWarnings] = useState<Warning[]>([]);
   const [results, setResults] = useState<Schemas['DiscoveryResults']>();
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [generated, setGenerated] = useState<Schemas['DiscoveryGenerated']>();
   const [error, setError] = useState<string>();
   const [live, setLive] = useState(false);
 
@@ -201,6 +265,7 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
       try {
         const p = (await api().api.GET('/api/v1/discovery/{session_id}/progress', path)).data!;
         setProgress(p);
+        setWarnings(p.warnings ?? []);
         if (!TERMINAL_DISCOVERY_STATUSES.has(p.status)) {
           setLive(true);
           await api().followDiscovery(props.id, {
@@ -208,6 +273,7 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
             onEvent: (e) => {
               if (e.event === 'page_discovered') setPages((x) => (x.some((y) => y.url === e.data.url) ? x : [...x, e.data]));
               if (e.event === 'flow_detected') setFlows((x) => (x.some((y) => y.flow_id === e.data.flow_id) ? x : [...x, e.data]));
+              if (e.event === 'warning') setWarnings((x) => [...x.filter((w) => w.code !== e.data.code), e.data as Warning]);
             },
           });
           setLive(false);
@@ -216,7 +282,8 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
         setResults(r.data!);
         setProgress(p2.data!);
         setPages(r.data!.pages);
-        setFlows(r.data!.flows as never);
+        setFlows(r.data!.flows as Flow[]);
+        setWarnings(r.data!.warnings ?? []);
       } catch (err) {
         if (!abort.signal.aborted) setError(errorText(err));
       }
@@ -265,6 +332,19 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
         {results ? ` · ${results.summary.ui_patterns} UI patterns · ${results.summary.api_endpoints} API endpoints` : ''} · <Link href={`/projects/${progress.project_id}`}>project</Link>
       </p>
       <ErrorNote error={error ?? progress.error} />
+      {warnings.length ? (
+        <section aria-labelledby="warnings-title" class="warnings" role="note">
+          <h2 id="warnings-title">Why the results may be incomplete</h2>
+          <ul>
+            {warnings.map((w) => (
+              <li key={w.code}>
+                {w.message}
+                {w.pages.length ? <span class="muted"> For example: {w.pages.map((u) => pathOf(u, new URL(progress.target_url).origin)).join(', ')}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <div class="two-col">
         <section aria-labelledby="pages-title">
           <h2 id="pages-title">Pages</h2>
@@ -275,23 +355,20 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
         <section aria-labelledby="flows-title">
           <h2 id="flows-title">Flows</h2>
           {flows.length === 0 ? <p class="empty">No flows detected yet.</p> : null}
-          <ul class="list flows">
+          <ul class="flows" aria-label="Detected flows">
             {flows.map((f) => (
-              <li key={f.flow_id}>
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={selected.has(f.flow_id)}
-                    onChange={() => {
-                      const next = new Set(selected);
-                      if (next.has(f.flow_id)) next.delete(f.flow_id);
-                      else next.add(f.flow_id);
-                      setSelected(next);
-                    }}
-                  />{' '}
-                  <strong>{f.name ?? f.type.replace(/_/g, ' ')}</strong> <span class="muted">{f.pages.length} page(s)</span>
-                </label>
-              </li>
+              <FlowItem
+                key={f.flow_id}
+                flow={f}
+                origin={new URL(progress.target_url).origin}
+                checked={selected.has(f.flow_id)}
+                onToggle={() => {
+                  const next = new Set(selected);
+                  if (next.has(f.flow_id)) next.delete(f.flow_id);
+                  else next.add(f.flow_id);
+                  setSelected(next);
+                }}
+              />
             ))}
           </ul>
           {status === 'completed' && flows.length ? (
@@ -301,7 +378,8 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
                 setError(undefined);
                 try {
                   const body = selected.size ? { flow_ids: [...selected] } : {};
-                  setGenerated((await api().api.POST('/api/v1/discovery/{session_id}/generate-test-cases', { params: { path: { session_id: props.id } }, body })).data as Schemas['DiscoveryGenerated']);
+                  await api().api.POST('/api/v1/discovery/{session_id}/generate-test-cases', { params: { path: { session_id: props.id } }, body });
+                  setResults((await api().api.GET('/api/v1/discovery/{session_id}/results', { params: { path: { session_id: props.id } } })).data!);
                 } catch (err) {
                   setError(errorText(err));
                 }
@@ -310,17 +388,17 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
               Generate test cases {selected.size ? `from ${selected.size} selected flow(s)` : 'from every flow'}
             </button>
           ) : null}
-          {generated ? (
-            <div role="status" class="applied">
-              <p>{generated.test_cases.length} test case(s) created:</p>
+          {results?.generated_test_cases?.length ? (
+            <section aria-labelledby="generated-title" class="applied">
+              <h3 id="generated-title">Test cases made from this session</h3>
               <ul>
-                {generated.test_cases.map((c) => (
-                  <li key={c.id}>
-                    <Link href={`/cases/${c.id}`}>{c.name}</Link>
+                {results.generated_test_cases.map((c) => (
+                  <li key={c.test_case_id}>
+                    <Link href={`/cases/${c.test_case_id}`}>{c.name}</Link> <span class="muted">{formatDate(c.created_at)}</span>
                   </li>
                 ))}
               </ul>
-            </div>
+            </section>
           ) : null}
         </section>
       </div>

@@ -6,7 +6,7 @@ import { egressConnector } from '@assay/egress';
 import { enqueueEvents, type NewEvent } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
-import type { CrawlConfig, DiscoveryDatabase, PageAnalysis, SessionRow } from '../db/database.js';
+import type { CrawlConfig, DiscoveryDatabase, PageAnalysis, PageWarning, SessionRow } from '../db/database.js';
 import {
   addPages,
   appendStreamEvent,
@@ -25,13 +25,17 @@ import {
   updateSession,
   claimSession,
   releaseSession,
+  setWarnings,
+  type FrontierPage,
 } from '../sessions/sessions.repository.js';
-import { DEFAULT_EXPLORE_LIMITS } from './explore.js';
+import type { ClientRoute } from './client-routes.js';
+import { DEFAULT_EXPLORE_LIMITS, type ExploreFindings } from './explore.js';
 import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows.js';
-import { PageLoader, type LoadedPage, type Pace } from './page-loader.js';
+import { DEFAULT_SETTLE_MS, PageLoader, type LoadedPage, type Pace } from './page-loader.js';
 import { detectPatterns } from './patterns.js';
 import { fetchRobotsTxt, parseRobots } from './robots.js';
 import { makeScope, normaliseUrl, sameOrigin, templateEndpoint } from './urls.js';
+import { SessionWarnings } from './warnings.js';
 
 export interface CrawlerOptions {
   db: Kysely<DiscoveryDatabase>;
@@ -49,6 +53,23 @@ export interface CrawlerOptions {
   exploreBudgetMs?: number;
   /** How often the crawler looks for sessions to take and checks running ones for pause/cancel (ms). */
   pollMs?: number;
+  /** The longest a page is waited on to get still after load (ms; default DEFAULT_SETTLE_MS). */
+  settleMs?: number;
+}
+
+/** Link-like elements without an href clicked per page to find client-side routes, and the time they may take. */
+const ROUTE_PROBE = { max: 8, budgetMs: 4000 };
+
+/** What one crawl of a session keeps in memory besides the frontier. */
+interface CrawlState {
+  accept: (url: string) => boolean;
+  robotsAllowed: (url: string) => boolean;
+  config: CrawlConfig;
+  analysed: AnalyzedPage[];
+  knownFlows: Map<string, string>;
+  warnings: SessionWarnings;
+  /** Links robots.txt refused so far (each counts once in the warning). */
+  refusedLinks: Set<string>;
 }
 
 type Stop = 'paused' | 'cancelled' | 'lost' | 'shutdown';
@@ -176,9 +197,14 @@ export class Crawler {
       await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
       const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
       const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
+      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set() };
       const frontier = await pendingPages(db, session.id);
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
+      // Link-like elements clicked to find client-side routes, across the session's pages: a menu on every page is clicked once.
+      const triedRoutes = new Set<string>();
+      // Search boxes typed into and chrome buttons clicked while exploring, across the session's pages.
+      const triedExplore = new Set<string>();
 
       ctl.context = (await this.o.browsers.newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false })).context;
       ctl.context.setDefaultTimeout(this.o.navigationTimeoutMs);
@@ -205,6 +231,7 @@ export class Crawler {
           })();
         };
       };
+      const loadOpts = { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace, settleMs: this.o.settleMs ?? DEFAULT_SETTLE_MS };
 
       const worker = async () => {
         const loader = await PageLoader.open(ctl.context!);
@@ -222,24 +249,46 @@ export class Crawler {
             if (ctl.stopped) return frontier.unshift(next);
             await setCurrentPage(db, session.id, this.o.workerId, next.url);
             let loaded: LoadedPage;
+            let reachedBy: 'direct' | 'in_app' = 'direct';
+            // A client-side route that neither its URL nor a click through the app reached.
+            let unreachable = false;
             try {
-              loaded = await loader.load(next.url, { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace });
+              loaded = await loader.load(next.url, loadOpts);
+              // A client-side route the server does not answer (no history fallback): reached by clicking through the app.
+              if (next.via && (!loaded.extract || loaded.status_code >= 400) && !ctl.stopped) {
+                const inApp = await loader.loadVia(next.url, next.via, loadOpts).catch(() => ({ missed: 'not_reached' as const }));
+                if ('page' in inApp) {
+                  loaded = { ...inApp.page, status_code: loaded.status_code, content_type: loaded.content_type, response_time_ms: loaded.response_time_ms };
+                  reachedBy = 'in_app';
+                } else if (inApp.missed === 'not_reached') unreachable = true;
+              }
             } catch (err) {
               if (ctl.stopped) return frontier.unshift(next);
               logger.debug({ err, url: next.url }, 'page failed to load');
               loaded = { status_code: 0, content_type: '', response_time_ms: 0, api_calls: [] };
             }
             if (ctl.stopped) return frontier.unshift(next);
+            const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
+            const mayAct = !!loaded.extract && robots.allowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed;
+            // Link-like elements without an href: a client-side router's links, clicked to find where they lead.
+            if (mayAct && config.wait_for_navigation && loaded.extract!.handler_links > 0) {
+              findings.routes.push(...(await loader.probeRoutes(triedRoutes, ROUTE_PROBE).catch(() => [])));
+            }
             // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
-            if (config.interactive && loaded.extract && robots.allowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed) {
-              const observed = await loader.explore(loaded.extract.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }).catch((err: unknown) => {
+            if (config.interactive && mayAct) {
+              const explored = await loader.explore(loaded.extract!.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }, triedExplore).catch((err: unknown) => {
                 logger.debug({ err, url: next.url }, 'exploring the page failed');
-                return [];
+                return undefined;
               });
-              loaded.api_calls.push(...observed);
+              if (explored) {
+                loaded.api_calls.push(...explored.calls);
+                findings.routes.push(...explored.found.routes);
+                findings.panels.push(...explored.found.panels);
+                findings.typeahead.push(...explored.found.typeahead);
+              }
             }
             if (ctl.stopped) return frontier.unshift(next);
-            const added = await this.record(session, next, loaded, { accept, config, analysed, knownFlows });
+            const added = await this.record(session, next, loaded, findings, { reachedBy, unreachable }, state);
             if (added === undefined) return this.halt(ctl, 'lost');
             crawled++;
             frontier.push(...added);
@@ -251,7 +300,7 @@ export class Crawler {
       };
       await Promise.all(Array.from({ length: tabs }, () => worker()));
       if (ctl.stopped) return;
-      await this.complete(session, analysed);
+      await this.complete(session, state);
     } finally {
       clearInterval(watch);
       await ctl.context?.close().catch(() => undefined);
@@ -260,31 +309,59 @@ export class Crawler {
 
   /**
    * Stores one crawled page with its links (new frontier entries), API calls,
-   * stream event, and any flows it completes, in one transaction held under
-   * the lease. Returns the frontier entries added; undefined when the session
-   * is no longer this crawler's.
+   * stream event, warnings and any flows it completes, in one transaction held
+   * under the lease. Returns the frontier entries added; undefined when the
+   * session is no longer this crawler's.
    */
-  private async record(
-    session: SessionRow,
-    page: { id: number; url: string; depth: number },
-    loaded: LoadedPage,
-    s: { accept: (url: string) => boolean; config: CrawlConfig; analysed: AnalyzedPage[]; knownFlows: Map<string, string> },
-  ) {
+  private async record(session: SessionRow, page: FrontierPage, loaded: LoadedPage, found: ExploreFindings, how: { reachedBy: 'direct' | 'in_app'; unreachable: boolean }, s: CrawlState) {
+    const { reachedBy, unreachable } = how;
     const { db } = this.o;
     const ex = loaded.extract;
     const links = new Set<string>();
-    for (const raw of [...(ex?.links ?? []), ...(ex?.forms ?? []).filter((f) => f.method === 'get' && f.action).map((f) => f.action), ...(loaded.location ? [loaded.location] : [])]) {
-      const url = normaliseUrl(raw);
-      if (url && url !== page.url) links.add(url);
-      if (links.size >= MAX_LINKS_PER_PAGE) break;
+    const via = new Map<string, { from: string; selector: string }>();
+    const add = (raw: string | undefined) => {
+      const url = raw ? normaliseUrl(raw) : undefined;
+      if (url && url !== page.url && links.size < MAX_LINKS_PER_PAGE) links.add(url);
+      return url;
+    };
+    for (const raw of [
+      ...(ex?.links ?? []),
+      ...(ex?.forms ?? []).filter((f) => f.method === 'get' && f.action).map((f) => f.action),
+      loaded.location,
+      // Where the page's scripts moved it while it loaded (a client-side redirect), and links in what its buttons opened.
+      loaded.final_url,
+      ...(loaded.routes ?? []),
+      ...found.panels.flatMap((p) => p.links),
+    ])
+      add(raw);
+    // On a page its scripts render, a link may be a client-side router's: where the server does not answer its URL
+    // (no history fallback), it is reached by clicking it here.
+    if (loaded.dynamic && ex) {
+      for (const [href, selector] of Object.entries(ex.link_selectors)) {
+        const url = normaliseUrl(href);
+        if (url && links.has(url) && !via.has(url)) via.set(url, { from: page.url, selector });
+      }
     }
+    // Routes a click reached: crawled by their URL, and by the same click where the server does not answer that URL.
+    const routes: ClientRoute[] = [];
+    for (const r of found.routes) {
+      const url = add(r.url);
+      if (!url || url === page.url) continue;
+      routes.push({ ...r, url });
+      if (!via.has(url)) via.set(url, { from: page.url, selector: r.selector });
+    }
+    // Calls typing into a search box caused carry its term: `/search/acme` is `/search/{query}`.
+    const terms = new Map(found.typeahead.map((t) => [`search ${t.selector}`, t.term]));
+    const template = (c: { url: string; cause?: string }) => templateEndpoint(c.url, c.cause ? terms.get(c.cause) : undefined);
     // Form posts made while exploring are evidence for flows, not API endpoints.
     const apiCalls = loaded.api_calls.filter((c) => !c.document && sameOrigin(c.url, session.target_url));
-    const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: templateEndpoint(c.url), status: c.status, cause: c.cause! }));
+    const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: template(c), status: c.status, cause: c.cause! }));
+    const inScope = [...links].filter((url) => sameOrigin(url, session.target_url));
+    const warnings = ex ? pageWarnings(loaded, inScope.length, s.config) : [];
     let analysis: PageAnalysis | null = null;
     if (ex) {
       const writes = new Map<string, { method: string; endpoint: string }>();
-      for (const c of apiCalls) if (c.method !== 'GET' && c.method !== 'HEAD') writes.set(`${c.method} ${templateEndpoint(c.url)}`, { method: c.method, endpoint: templateEndpoint(c.url) });
+      for (const c of apiCalls) if (c.method !== 'GET' && c.method !== 'HEAD') writes.set(`${c.method} ${template(c)}`, { method: c.method, endpoint: template(c) });
       for (const w of ex.script_writes) {
         const url = normaliseUrl(w.path.replace('{id}', '0'), page.url);
         if (url && sameOrigin(url, session.target_url)) {
@@ -292,6 +369,12 @@ export class Crawler {
           writes.set(`${w.method} ${endpoint}`, { method: w.method, endpoint });
         }
       }
+      const linkSelectors: Record<string, string> = {};
+      for (const [href, sel] of Object.entries(ex.link_selectors)) {
+        const url = normaliseUrl(href);
+        if (url) linkSelectors[url] = sel;
+      }
+      for (const r of routes) linkSelectors[r.url] ??= r.selector;
       analysis = {
         links: [...links],
         forms: ex.forms,
@@ -301,20 +384,30 @@ export class Crawler {
         modals: ex.modals,
         pagination: ex.pagination,
         writes: [...writes.values()],
-        reads: apiCalls.filter((c) => c.method === 'GET').map((c) => ({ endpoint: templateEndpoint(c.url), url: c.url, status: c.status })),
+        reads: apiCalls.filter((c) => c.method === 'GET' && !c.cause).map((c) => ({ endpoint: template(c), url: c.url, status: c.status })),
         ...(observed.length ? { observed } : {}),
-        link_selectors: Object.fromEntries(Object.entries(ex.link_selectors).flatMap(([href, sel]) => {
-          const url = normaliseUrl(href);
-          return url ? [[url, sel]] : [];
-        })),
+        link_selectors: linkSelectors,
+        text_chars: ex.text_chars,
+        handler_links: ex.handler_links,
+        ...(routes.length ? { routes } : {}),
+        ...(found.panels.length ? { panels: found.panels.map((p) => ({ ...p, links: p.links.flatMap((l) => normaliseUrl(l) ?? []) })) } : {}),
+        ...(found.typeahead.length ? { typeahead: found.typeahead } : {}),
+        ...(warnings.length ? { warnings } : {}),
       };
     }
     const childDepth = page.depth + 1;
-    const children = childDepth <= s.config.max_depth ? [...links].filter(s.accept).map((url) => ({ url, depth: childDepth })) : [];
+    const children = childDepth <= s.config.max_depth ? [...links].filter(s.accept).map((url) => ({ url, depth: childDepth, ...(via.has(url) ? { via: via.get(url)! } : {}) })) : [];
+    const refused = inScope.filter((url) => !s.robotsAllowed(url));
 
     const analysed = analysis ? [...s.analysed, { url: page.url, title: ex!.title, analysis }] : s.analysed;
     const flows = analysis ? detectFlows(analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
     const patterns = analysis ? detectPatterns(analysed).length : undefined;
+    const sessionWarnings = new SessionWarnings(s.warnings.list());
+    const newKinds = sessionWarnings.addPage(page.url, warnings);
+    // Each link refused once, whatever page shows it; the examples are the links themselves.
+    const freshRefusals = refused.filter((url) => !s.refusedLinks.has(url));
+    for (const url of freshRefusals) if (sessionWarnings.add('robots_blocked', url)) newKinds.push('robots_blocked');
+    if (unreachable && sessionWarnings.add('unreachable_routes', page.url)) newKinds.push('unreachable_routes');
 
     const added = await withTransaction(db, async (trx) => {
       if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return undefined;
@@ -327,10 +420,13 @@ export class Crawler {
         forms_found: ex?.forms.length ?? 0,
         api_calls: apiCalls.length,
         analysis,
+        reached_by: reachedBy,
       });
-      for (const c of apiCalls) await recordEndpoint(trx, session.id, { method: c.method, endpoint: templateEndpoint(c.url), response_time_ms: c.response_time_ms, status_code: c.status });
+      for (const c of apiCalls) await recordEndpoint(trx, session.id, { method: c.method, endpoint: template(c), response_time_ms: c.response_time_ms, status_code: c.status });
       const added = await addPages(trx, session.id, children);
-      await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type });
+      await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type, reached_by: reachedBy });
+      if (warnings.length || freshRefusals.length || unreachable) await setWarnings(trx, session.id, sessionWarnings.list());
+      for (const code of newKinds) await appendStreamEvent(trx, session.id, 'warning', sessionWarnings.get(code)! as unknown as Record<string, unknown>);
       // One internal event per page crawled: auth meters discovery pages from it.
       const events: NewEvent[] = [{ event: 'discovery.page.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, url: page.url } }];
       for (const f of flows) {
@@ -355,17 +451,33 @@ export class Crawler {
     if (added === undefined) return undefined;
     if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
     for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
+    s.warnings = sessionWarnings;
+    for (const url of freshRefusals) s.refusedLinks.add(url);
     return added;
   }
 
-  private async complete(session: SessionRow, analysed: AnalyzedPage[]): Promise<void> {
+  private async complete(session: SessionRow, s: CrawlState): Promise<void> {
     await withTransaction(this.o.db, async (trx) => {
       if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return;
       const completedAt = new Date();
-      await updateSession(trx, session.id, { status: 'completed', completed_at: completedAt, current_page: null, lease_owner: null, lease_expires_at: null, patterns_found: detectPatterns(analysed).length });
       const counts = await countSession(trx, session.id);
       const flows = await listFlows(trx, session.id);
-      await appendStreamEvent(trx, session.id, 'completion', { session_id: session.id, status: 'completed', pages_crawled: counts.crawled, flows_detected: counts.flows });
+      // A crawl that found little says why, so "completed, 1 page" never stands alone.
+      const warnings = new SessionWarnings(s.warnings.list());
+      const fresh: string[] = [];
+      if (counts.crawled === 1 && s.config.max_pages > 1 && s.config.max_depth > 0 && warnings.add('single_page', session.target_url)) fresh.push('single_page');
+      if (counts.flows === 0 && warnings.add('no_flows')) fresh.push('no_flows');
+      for (const code of fresh) await appendStreamEvent(trx, session.id, 'warning', warnings.get(code as never)! as unknown as Record<string, unknown>);
+      await updateSession(trx, session.id, {
+        status: 'completed',
+        completed_at: completedAt,
+        current_page: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        patterns_found: detectPatterns(s.analysed).length,
+        warnings: JSON.stringify(warnings.list()),
+      });
+      await appendStreamEvent(trx, session.id, 'completion', { session_id: session.id, status: 'completed', pages_crawled: counts.crawled, flows_detected: counts.flows, warnings: warnings.list().length });
       await enqueueEvents(trx, this.o.schema, [
         {
           event: 'discovery.session.completed',
@@ -395,6 +507,17 @@ export class Crawler {
     await this.o.browsers.close();
     await this.robotsAgent.close().catch(() => undefined);
   }
+}
+
+/** What may have kept the crawler from seeing the whole of a page it read. */
+function pageWarnings(loaded: LoadedPage, linksInScope: number, config: CrawlConfig): PageWarning[] {
+  const ex = loaded.extract!;
+  const out: PageWarning[] = [];
+  if (linksInScope === 0 && ex.text_chars < 20) out.push({ code: 'empty_page', message: `rendered ${ex.text_chars ? `only ${ex.text_chars} characters of` : 'no'} text and no links` });
+  if (loaded.script_errors?.length) out.push({ code: 'script_errors', message: loaded.script_errors[0]!.slice(0, 200) });
+  if (loaded.still === false) out.push({ code: 'not_still', message: 'kept changing until the wait limit' });
+  if (!config.interactive && linksInScope === 0 && ex.handler_links + ex.buttons > 0) out.push({ code: 'handler_links', message: `${ex.handler_links + ex.buttons} buttons or click handlers and no link` });
+  return out;
 }
 
 /** What makes two detections of one flow differ. */

@@ -43,3 +43,20 @@ describe('templateSiblings', () => {
     expect(out).toEqual([expect.objectContaining({ endpoint: '/api/stock/{slug}', status_code: 201, calls: 5 })]);
   });
 });
+
+describe('templateSiblings on single-page apps', () => {
+  it('counts a scoped name as one segment, so scoped and plain items are siblings', () => {
+    const out = templateSiblings([
+      row('GET', '/-/data/sidebar/@acme/ui-kit', [5]),
+      row('GET', '/-/data/sidebar/@acme/widgets', [6]),
+      row('GET', '/-/data/sidebar/left-pad-lite', [7]),
+      row('GET', '/-/data/sidebar/tiny-router', [8]),
+    ]);
+    expect(out).toEqual([expect.objectContaining({ endpoint: '/-/data/sidebar/{slug}', calls: 4, paths: 4 })]);
+  });
+
+  it('folds names encoded into one segment (%40scope%2Fname) like any other', () => {
+    const out = templateSiblings(['%40shop%2Flamp', '%40shop%2Fstool', 'mug'].map((n) => row('GET', `/api/reviews/${n}`, [1])));
+    expect(out.map((e) => [e.endpoint, e.paths])).toEqual([['/api/reviews/{slug}', 3]]);
+  });
+});

@@ -47,6 +47,22 @@ interface Group {
   paths: number;
 }
 
+/**
+ * The path's segments, a scoped name kept as one (`/sidebar/@acme/ui-kit` →
+ * `['', 'sidebar', '@acme/ui-kit']`), so a scoped item is a sibling of an
+ * unscoped one, as it is when the client encodes it (`%40acme%2Fui-kit`).
+ */
+export function segmentsOf(endpoint: string): string[] {
+  const raw = endpoint.split('/');
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const seg = raw[i]!;
+    if (seg.length > 1 && seg.startsWith('@') && i + 1 < raw.length && raw[i + 1] !== '') out.push(`${seg}/${raw[++i]}`);
+    else out.push(seg);
+  }
+  return out;
+}
+
 const keyWithout = (g: Group, i: number) => `${g.method} ${g.segments.length} ${i} ${g.segments.map((s, j) => (j === i ? '\u0000' : s)).join('/')}`;
 
 /**
@@ -61,7 +77,7 @@ const keyWithout = (g: Group, i: number) => `${g.method} ${g.segments.length} ${
 export function templateSiblings(rows: EndpointRow[]): TemplatedEndpoint[] {
   let groups: Group[] = rows.map((r) => ({
     method: r.method,
-    segments: r.endpoint.split('/'),
+    segments: segmentsOf(r.endpoint),
     statuses: new Map([[r.status_code, r.calls]]),
     calls: r.calls,
     times: r.response_times_ms.length ? [...r.response_times_ms] : [0],

@@ -1,6 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import type { FieldInfo, FormInfo } from '../db/database.js';
+import type { FieldInfo, FormInfo, PanelInfo, TypeAheadInfo } from '../db/database.js';
+import type { ClientRoute } from './client-routes.js';
+import { IN_PAGE } from './in-page.js';
+import type { ApiCall, PageState } from './page-loader.js';
 
 /**
  * Interactive exploration (sessions with `interactive: true`): what the app
@@ -28,8 +31,26 @@ export const DEFAULT_EXPLORE_LIMITS: ExploreLimits = { maxActions: 8, budgetMs: 
 
 /** One action taken: what it was and the selector it acted on. */
 export interface ExploreAction {
-  kind: 'form' | 'button';
+  kind: 'form' | 'button' | 'search';
   selector: string;
+}
+
+/** What exploring found besides the calls: routes buttons led to, what they opened, search boxes that suggest. */
+export interface ExploreFindings {
+  routes: ClientRoute[];
+  panels: PanelInfo[];
+  typeahead: TypeAheadInfo[];
+}
+
+export interface ExploreHooks {
+  /** Names the action about to happen: the calls it causes are recorded against it. */
+  mark(action: ExploreAction): void;
+  /** Waits until the page is still again; answers its state. */
+  settle(): Promise<PageState>;
+  state(): Promise<PageState>;
+  /** Calls recorded so far (a count), and those recorded since a count. */
+  callCount(): number;
+  callsSince(n: number): ApiCall[];
 }
 
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Katherine', 'Linus', 'Margaret', 'Tim', 'Barbara'];
@@ -71,44 +92,164 @@ const isPayment = (form: FormInfo) => form.fields.some((f) => /^cc-/.test(f.auto
 /** Buttons never clicked, by their text. */
 const RISKY = /log ?out|sign ?out|unsubscribe|delete (my )?account|close (my )?account|\bpay\b|buy|purchase|place order|checkout/i;
 
-// Marks the visible, enabled in-page buttons outside forms not tried yet and answers their signatures.
+// Marks the visible, enabled in-page buttons outside forms not tried yet and answers their
+// signatures; buttons that say they open something (aria-haspopup, aria-expanded, aria-controls)
+// come first, then those in the page's header and navigation, then the rest.
 const MARK_BUTTONS = new Function(
   'tried',
-  `const out = [];
+  IN_PAGE +
+    `const out = [];
   const all = document.querySelectorAll('button, input[type=button], [role=button]');
   let n = 0;
+  for (const old of document.querySelectorAll('[data-assay-explore]')) old.removeAttribute('data-assay-explore');
   for (const b of all) {
-    if (b.closest('form') || b.closest('a[href]') || b.disabled || b.getAttribute('aria-disabled') === 'true') continue;
+    // Not focusable (tabindex=-1): a widget's inner control (a combobox's arrow), not a button a person tabs to.
+    if (b.closest('form') || b.closest('a[href]') || b.disabled || b.getAttribute('aria-disabled') === 'true' || b.getAttribute('tabindex') === '-1') continue;
     const r = b.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || (b.checkVisibility && !b.checkVisibility({ visibilityProperty: true }))) continue;
-    const text = (b.innerText || b.value || b.getAttribute('aria-label') || '').replace(/\\s+/g, ' ').trim().slice(0, 80);
-    const sig = text + ' ' + (b.className || '') + ' ' + (b.id || '');
+    const text = (b.innerText || b.value || b.getAttribute('aria-label') || b.getAttribute('title') || '').replace(/\\s+/g, ' ').trim().slice(0, 80);
+    // Its text and stable selector: a class list changes with focus and state, so it would make one button two.
+    const selector = selectorOf(b);
+    const sig = text + ' ' + selector;
     if (tried.includes(sig)) continue;
     b.setAttribute('data-assay-explore', String(n));
-    out.push({ index: n++, text, sig });
+    const opens = b.hasAttribute('aria-haspopup') || b.getAttribute('aria-expanded') === 'false' || b.hasAttribute('aria-controls');
+    const chrome = !!b.closest('header, nav, [role=banner], [role=navigation], [role=toolbar]');
+    out.push({ index: n++, text: text || nameOf(b).slice(0, 80), sig, selector, rank: opens ? 0 : chrome ? 1 : 2 });
   }
-  return out;`,
-) as (tried: string[]) => Array<{ index: number; text: string; sig: string }>;
+  return out.sort((a, b) => a.rank - b.rank || a.index - b.index);`,
+) as (tried: string[]) => Array<{ index: number; text: string; sig: string; selector: string; rank: number }>;
 
 const REQUEST_SUBMIT = new Function('form', 'form.requestSubmit()') as (form: unknown) => void;
+
+// Marks what is open before an action (dialogs, menus, list boxes, the targets of aria-controls).
+const OPEN_CONTAINERS = `document.querySelectorAll('dialog[open], [role=dialog], [aria-modal=true], [role=alertdialog], [role=menu], [role=listbox], [role=tabpanel], [role=region][aria-labelledby]')`;
+const MARK_OPEN = new Function(IN_PAGE + `for (const el of ${OPEN_CONTAINERS}) if (visible(el)) el.setAttribute('data-assay-open', '');`) as () => void;
+
+// After the button was clicked: what opened (visible now, not marked before), read like a page.
+const READ_OPENED = new Function(
+  'opener',
+  IN_PAGE +
+    `
+  const button = document.querySelector('[data-assay-explore="' + opener + '"]');
+  const fresh = [];
+  for (const el of ${OPEN_CONTAINERS}) if (visible(el) && !el.hasAttribute('data-assay-open') && !fresh.some((f) => f.contains(el))) fresh.push(el);
+  const controlled = button && button.getAttribute('aria-controls') && document.getElementById(button.getAttribute('aria-controls'));
+  if (controlled && visible(controlled) && !controlled.hasAttribute('data-assay-open') && !fresh.some((f) => f.contains(controlled))) fresh.push(controlled);
+  const el = fresh[0];
+  if (!el) return null;
+  const role = el.getAttribute('role') || (el.tagName === 'DIALOG' ? 'dialog' : '');
+  const kind = role === 'dialog' || role === 'alertdialog' || el.tagName === 'DIALOG' || el.getAttribute('aria-modal') === 'true' ? 'dialog' : role === 'menu' ? 'menu' : role === 'listbox' ? 'listbox' : 'panel';
+  const forms = readForms(el, true).filter((f) => f.fields.some((x) => !['checkbox', 'radio', 'select', 'range', 'file', 'hidden'].includes(x.type)));
+  const links = Array.from(el.querySelectorAll('a[href]')).map((a) => a.href).slice(0, 100);
+  const title = el.getAttribute('aria-label') || (el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby')) ? textOf(document.getElementById(el.getAttribute('aria-labelledby'))) : '') || (el.querySelector('h1, h2, h3, h4, h5, h6') ? textOf(el.querySelector('h1, h2, h3, h4, h5, h6')) : '');
+  return { kind, selector: selectorOf(el), title: title.slice(0, 120), forms, links };`,
+) as (opener: number) => { kind: PanelInfo['kind']; selector: string; title: string; forms: FormInfo[]; links: string[] } | null;
+
+const STILL_OPEN = new Function('selector', IN_PAGE + `try { const el = document.querySelector(selector); return !!el && visible(el); } catch { return false; } `) as (selector: string) => boolean;
+
+// Search boxes: a search input or box, a combobox, or a text input whose label or placeholder says search; and a term from the page's own text.
+const FIND_SEARCH_BOXES = new Function(
+  IN_PAGE +
+    `
+  const SEARCHY = /search|find|filter|look ?up|query/i;
+  const boxes = [];
+  for (const el of document.querySelectorAll('input, textarea, [role=searchbox], [role=combobox]')) {
+    if (el.tagName === 'SELECT' || !visible(el) || el.disabled || el.readOnly) continue;
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    if (el.tagName === 'INPUT' && type !== 'text' && type !== 'search') continue;
+    const role = roleOf(el);
+    const hint = [el.getAttribute('placeholder'), el.getAttribute('aria-label'), labelOf(el), el.getAttribute('name'), el.id].join(' ');
+    if (type === 'search' || role === 'searchbox' || role === 'combobox' || SEARCHY.test(hint)) boxes.push({ selector: selectorOf(el), label: labelOf(el).slice(0, 100) || (el.getAttribute('placeholder') || '') });
+  }
+  // A term from what the page shows: the first word of three letters or more in a link of its main content, else a heading.
+  const texts = [];
+  for (const a of document.querySelectorAll('main a[href], [role=main] a[href], article a[href], li a[href], a[href]')) {
+    if (a.closest('header, nav, footer, [role=banner], [role=navigation]') || !visible(a)) continue;
+    const t = textOf(a);
+    if (t && t.length <= 60) texts.push(t);
+    if (texts.length >= 20) break;
+  }
+  for (const h of document.querySelectorAll('h1, h2, h3')) if (visible(h)) texts.push(textOf(h));
+  let term = '';
+  for (const t of texts) { const w = (t.match(/[\\p{L}\\p{N}]{3,}/u) || [])[0]; if (w) { term = w.slice(0, 20); break; } }
+  return { boxes: boxes.slice(0, 3), term };`,
+) as () => { boxes: Array<{ selector: string; label: string }>; term: string };
+
+// After typing: the suggestions shown for the box (its aria-controls/aria-owns target, else a visible list box) and their count.
+const READ_SUGGESTIONS = new Function(
+  'selector',
+  IN_PAGE +
+    `
+  let input; try { input = document.querySelector(selector); } catch { input = null; }
+  const ids = input ? [input.getAttribute('aria-controls'), input.getAttribute('aria-owns')].filter(Boolean) : [];
+  let list = ids.map((id) => document.getElementById(id)).find((el) => el && visible(el));
+  if (!list) list = Array.from(document.querySelectorAll('[role=listbox]')).find(visible);
+  if (!list) return null;
+  const options = list.querySelectorAll('[role=option]').length || list.querySelectorAll('li').length;
+  return { selector: selectorOf(list), options, text: textOf(list).slice(0, 300) };`,
+) as (selector: string) => { selector: string; options: number; text: string } | null;
+
+/**
+ * Types a term from the page's own text into each search box (at most two),
+ * key by key as a person does, so a type-ahead calls its API; records the
+ * calls and the suggestions shown, then clears the box.
+ */
+async function exploreSearchBoxes(page: Page, hooks: ExploreHooks, done: ExploreAction[], limits: ExploreLimits, left: () => number, sessionTried: Set<string>): Promise<TypeAheadInfo[]> {
+  const found: TypeAheadInfo[] = [];
+  const { boxes, term } = await page.evaluate(FIND_SEARCH_BOXES).catch(() => ({ boxes: [], term: '' }));
+  if (!term) return found;
+  for (const box of boxes.slice(0, 2)) {
+    if (done.length >= limits.maxActions || left() <= 0) break;
+    // The same box in every page's header is typed into once per session.
+    if (sessionTried.has(`search ${box.selector}`)) continue;
+    sessionTried.add(`search ${box.selector}`);
+    const action: ExploreAction = { kind: 'search', selector: box.selector };
+    try {
+      const input = page.locator(box.selector).first();
+      await input.click({ timeout: 2000 });
+      hooks.mark(action);
+      const before = hooks.callCount();
+      await input.pressSequentially(term, { delay: 60, timeout: 5000 });
+      done.push(action);
+      await hooks.settle();
+      const calls = hooks.callsSince(before).filter((c) => !c.document);
+      const suggestions = await page.evaluate(READ_SUGGESTIONS, box.selector).catch(() => null);
+      found.push({
+        selector: box.selector,
+        label: box.label,
+        term,
+        calls: calls.map((c) => ({ method: c.method, url: c.url, status: c.status })),
+        suggestions: suggestions && suggestions.options > 0 ? { selector: suggestions.selector, options: suggestions.options, matches_term: suggestions.text.toLowerCase().includes(term.toLowerCase()) } : null,
+      });
+      await input.fill('', { timeout: 2000 });
+      await page.keyboard.press('Escape');
+      await hooks.settle();
+    } catch {
+      // Covered, gone or not editable after all: on to the next one.
+    }
+  }
+  return found;
+}
 
 /**
  * Fills and submits the page's forms (from the extract), then clicks its
  * in-page buttons one at a time, calling `settle` after each action so the
  * calls it caused are recorded against it (`mark` names the action first).
+ * Search boxes are typed into first. A button that opens something (a dialog,
+ * a menu, a panel) has what it opened read (its forms and links) and closed
+ * again; a button that moves a client-side router records the route and goes
+ * back.
  */
-export async function explorePage(
-  page: Page,
-  forms: FormInfo[],
-  limits: ExploreLimits,
-  hooks: { mark(action: ExploreAction): void; settle(): Promise<void> },
-): Promise<ExploreAction[]> {
+export async function explorePage(page: Page, forms: FormInfo[], limits: ExploreLimits, sessionTried: Set<string>, hooks: ExploreHooks): Promise<ExploreFindings> {
   const deadline = Date.now() + limits.budgetMs;
   const left = () => deadline - Date.now();
   const timeout = () => Math.max(100, Math.min(2000, left()));
   const done: ExploreAction[] = [];
+  const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
+  findings.typeahead = await exploreSearchBoxes(page, hooks, done, limits, left, sessionTried);
   for (const form of forms) {
-    if (done.length >= limits.maxActions || left() <= 0) return done;
+    if (done.length >= limits.maxActions || left() <= 0) return findings;
     if (!form.fields.length || isPayment(form)) continue;
     if (!(await page.locator(form.selector).first().isVisible().catch(() => false))) continue;
     const action: ExploreAction = { kind: 'form', selector: form.selector };
@@ -132,21 +273,54 @@ export async function explorePage(
     }
   }
   const tried: string[] = [];
+  const home = (await hooks.state()).href;
   while (done.length < limits.maxActions && left() > 0) {
+    await page.evaluate(MARK_OPEN).catch(() => undefined);
     const buttons = await page.evaluate(MARK_BUTTONS, tried).catch(() => []);
-    const next = buttons.find((b) => !RISKY.test(b.text));
-    for (const b of buttons) if (RISKY.test(b.text)) tried.push(b.sig);
+    // Buttons of the page's chrome (header, navigation) and openers are the same on every page: clicked once per session.
+    const seen = (b: { rank: number; sig: string }) => b.rank <= 1 && sessionTried.has(`button ${b.sig}`);
+    const next = buttons.find((b) => !RISKY.test(b.text) && !seen(b));
+    for (const b of buttons) if (RISKY.test(b.text) || seen(b)) tried.push(b.sig);
     if (!next) break;
     tried.push(next.sig);
+    if (next.rank <= 1) sessionTried.add(`button ${next.sig}`);
     const action: ExploreAction = { kind: 'button', selector: `[data-assay-explore="${next.index}"]` };
-    hooks.mark({ kind: 'button', selector: next.text || action.selector });
+    hooks.mark({ kind: 'button', selector: next.text || next.selector });
     try {
       await page.locator(action.selector).first().click({ timeout: timeout() });
       done.push(action);
-      await hooks.settle();
+      const after = await hooks.settle();
+      if (after.href !== home) {
+        findings.routes.push({ url: after.href, selector: next.selector, text: next.text });
+        await page.goBack({ timeout: timeout() }).catch(() => undefined);
+        if ((await hooks.settle()).href !== home) break;
+        continue;
+      }
+      const opened = await page.evaluate(READ_OPENED, next.index).catch(() => null);
+      if (opened) {
+        findings.panels.push({ ...opened, opener: next.selector, opener_text: next.text });
+        // Left open, it would cover what the next clicks aim at.
+        if (!(await closePanel(page, opened.selector, hooks, timeout))) break;
+      }
     } catch {
       // Gone or covered after an earlier click: try the next one.
     }
   }
-  return done;
+  return findings;
+}
+
+/** Closes what a button opened: Escape, else its close button; answers whether it closed. */
+async function closePanel(page: Page, selector: string, hooks: ExploreHooks, timeout: () => number): Promise<boolean> {
+  await page.keyboard.press('Escape').catch(() => undefined);
+  await hooks.settle();
+  if (!(await page.evaluate(STILL_OPEN, selector).catch(() => false))) return true;
+  const close = page.locator(selector).locator('button, [role=button]').filter({ hasText: /^(×|✕|x|close|cancel|dismiss)$/i });
+  const byLabel = page.locator(selector).locator('[aria-label*="close" i], [title*="close" i], [data-testid*="close" i]');
+  for (const candidate of [byLabel, close]) {
+    if (!(await candidate.count().catch(() => 0))) continue;
+    await candidate.first().click({ timeout: timeout() }).catch(() => undefined);
+    await hooks.settle();
+    if (!(await page.evaluate(STILL_OPEN, selector).catch(() => false))) return true;
+  }
+  return false;
 }

@@ -1,62 +1,24 @@
 import type { Page } from 'playwright-core';
 import type { FormInfo, PageAnalysis } from '../db/database.js';
+import { IN_PAGE } from './in-page.js';
 
 /** What the page script returns; the crawler adds the network side. */
 export interface PageExtract extends Omit<PageAnalysis, 'reads' | 'writes'> {
   title: string;
   /** Write calls found in the page's inline scripts: method and raw path (ids appended as `{id}`). */
   script_writes: Array<{ method: string; path: string }>;
+  /** Characters of visible text on the page (0: it rendered nothing a person can read). */
+  text_chars: number;
+  /** Visible elements that act on a click without being a link with an href or a button (`role=link`, `<a>` without href, `onclick`). */
+  handler_links: number;
+  /** Visible buttons outside forms. */
+  buttons: number;
 }
 
-// Runs in the page. A plain-JS string turned into a function, so no transpiler
-// helper leaks into it. Selectors prefer ids, data-testid, names, labels and
-// link targets, and are checked to be unique; positional CSS is the last resort.
-const EXTRACT = new Function(`
-  const q = (s) => { try { return document.querySelectorAll(s).length; } catch { return 0; } };
-  const css = (v) => v.replace(/["\\\\]/g, '\\\\$&');
-  const IDENT = /^[A-Za-z][A-Za-z0-9_-]*$/;
-  const positional = (el) => {
-    const parts = [];
-    for (let e = el; e && e.nodeType === 1 && e !== document.body; e = e.parentElement) {
-      if (e.id && IDENT.test(e.id) && q('#' + e.id) === 1) { parts.unshift('#' + e.id); break; }
-      const same = Array.from(e.parentElement ? e.parentElement.children : []).filter((c) => c.tagName === e.tagName);
-      parts.unshift(e.tagName.toLowerCase() + (same.length > 1 ? ':nth-of-type(' + (same.indexOf(e) + 1) + ')' : ''));
-    }
-    return parts.join(' > ');
-  };
-  const attributeSelectors = (el) => {
-    const tag = el.tagName.toLowerCase();
-    const out = [];
-    const testid = el.getAttribute('data-testid');
-    if (testid) out.push('[data-testid="' + css(testid) + '"]');
-    for (const attr of ['name', 'aria-label']) {
-      const v = el.getAttribute(attr);
-      if (v) out.push(tag + '[' + attr + '="' + css(v) + '"]');
-    }
-    const href = tag === 'a' ? el.getAttribute('href') : null;
-    if (href) out.push('a[href="' + css(href) + '"]');
-    const action = tag === 'form' ? el.getAttribute('action') : null;
-    if (action) out.push('form[action="' + css(action) + '"]');
-    return out;
-  };
-  const selectorOf = (el) => {
-    if (el.id && IDENT.test(el.id) && q('#' + el.id) === 1) return '#' + el.id;
-    const candidates = attributeSelectors(el);
-    for (const c of candidates) if (q(c) === 1) return c;
-    // Not unique on the page: scoped to the nearest ancestor with a unique id.
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-      if (!(a.id && IDENT.test(a.id) && q('#' + a.id) === 1)) continue;
-      for (const c of candidates) if (q('#' + a.id + ' ' + c) === 1) return '#' + a.id + ' ' + c;
-      break;
-    }
-    return positional(el);
-  };
-  const labelOf = (el) => {
-    if (el.id) { const l = document.querySelector('label[for="' + css(el.id) + '"]'); if (l) return l.textContent.trim(); }
-    const wrap = el.closest('label');
-    return wrap ? wrap.textContent.trim() : (el.getAttribute('aria-label') || el.getAttribute('placeholder') || '');
-  };
-  const visible = (el) => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+// Runs in the page (see in-page.ts for the selector rules).
+const EXTRACT = new Function(
+  IN_PAGE +
+    `
   const links = [];
   const linkSelectors = {};
   for (const a of document.querySelectorAll('a[href]')) {
@@ -65,26 +27,7 @@ const EXTRACT = new Function(`
     links.push(href);
     if (!(href in linkSelectors) && visible(a)) linkSelectors[href] = selectorOf(a);
   }
-  const forms = Array.from(document.querySelectorAll('form')).map((f) => {
-    const fields = Array.from(f.querySelectorAll('input, select, textarea'))
-      .filter((i) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((i.getAttribute('type') || '').toLowerCase()))
-      .map((i) => ({
-        tag: i.tagName.toLowerCase(),
-        type: (i.getAttribute('type') || (i.tagName === 'INPUT' ? 'text' : i.tagName.toLowerCase())).toLowerCase(),
-        name: i.getAttribute('name') || i.id || '',
-        selector: selectorOf(i),
-        label: labelOf(i).slice(0, 100),
-        autocomplete: (i.getAttribute('autocomplete') || '').toLowerCase(),
-      }));
-    const submit = f.querySelector('button[type=submit], input[type=submit], button:not([type])');
-    return {
-      selector: selectorOf(f),
-      method: (f.getAttribute('method') || 'get').toLowerCase(),
-      action: f.getAttribute('action') === null ? '' : f.action,
-      fields,
-      submit: submit ? selectorOf(submit) : null,
-    };
-  });
+  const forms = readForms(document, false);
   const headings = Array.from(document.querySelectorAll('h1, h2')).filter(visible).slice(0, 5)
     .map((h) => ({ selector: selectorOf(h), text: h.textContent.replace(/\\s+/g, ' ').trim().slice(0, 200) }))
     .filter((h) => h.text);
@@ -107,7 +50,13 @@ const EXTRACT = new Function(`
   for (const s of document.querySelectorAll('script:not([src])')) {
     for (const m of s.textContent.matchAll(WRITE)) scriptWrites.push({ method: m[4].toUpperCase(), path: m[2] + (m[3] ? '{id}' : '') });
   }
-  return { title: document.title, links, link_selectors: linkSelectors, forms, headings, lists, navs, modals, pagination, script_writes: scriptWrites };
+  // Things that act on a click without being links or buttons: a client-side router's links made of other elements.
+  let handlerLinks = 0;
+  for (const el of document.querySelectorAll('[role=link]:not([href]), a:not([href]), [onclick]:not(a, button, input, [role=button])')) if (visible(el)) handlerLinks++;
+  let buttons = 0;
+  for (const b of document.querySelectorAll(BUTTONS)) if (!b.closest('form') && visible(b)) buttons++;
+  const text = (document.body && document.body.innerText || '').replace(/\\s+/g, ' ').trim();
+  return { title: document.title, links, link_selectors: linkSelectors, forms, headings, lists, navs, modals, pagination, script_writes: scriptWrites, text_chars: text.length, handler_links: handlerLinks, buttons };
 `) as () => PageExtract;
 
 /** Reads links, forms, headings, lists, navigation, modals and script-made write calls from a loaded page. */

@@ -57,3 +57,57 @@ describe('pattern detection', () => {
     ]);
   });
 });
+
+describe('flows on single-page apps', () => {
+  const login = form({ selector: '#dlg', method: 'script', fields: [field({ name: 'user', selector: '#user' }), field({ name: 'pw', type: 'password', selector: '#pw' })], submit: '#log-in' });
+  const panel = { opener: 'role=button[name="Sign in"s]', opener_text: 'Sign in', kind: 'dialog' as const, selector: '#dlg', title: 'Sign in', forms: [login], links: [] };
+
+  it('makes a password form in a dialog an authentication flow that starts with the click opening it, once for every page showing the button', () => {
+    const flows = detectFlows([page('/', { panels: [panel] }), page('/about', { panels: [panel] })]).filter((f) => f.type === 'authentication');
+    expect(flows).toHaveLength(1);
+    expect(flows[0]).toMatchObject({
+      pages: ['http://s.test/'],
+      steps: [
+        { action: 'navigate', url: 'http://s.test/' },
+        { action: 'click', selector: 'role=button[name="Sign in"s]' },
+        { action: 'wait_for', selector: '#user' },
+        { action: 'fill_form', selector: '#user', value: 'Test' },
+        { action: 'fill_form', selector: '#pw', value: 'Secret-123' },
+        { action: 'submit', selector: '#log-in' },
+      ],
+      confidence: 1,
+    });
+  });
+
+  it('makes a type-ahead that called an API or suggested something a search flow, and ignores one that did neither', () => {
+    const typed = { selector: '#q', label: 'Search', term: 'lamp', calls: [{ method: 'GET', url: 'http://s.test/api/search?q=lamp', status: 200 }], suggestions: { selector: '#hits', options: 2, matches_term: true } };
+    const observed = [{ method: 'GET', endpoint: '/api/search', status: 200, cause: 'search #q' }];
+    const [search] = detectFlows([page('/', { typeahead: [typed], observed })]).filter((f) => f.type === 'search');
+    expect(search).toMatchObject({
+      steps: [{ action: 'navigate', url: 'http://s.test/' }, { action: 'type', selector: '#q', value: 'lamp' }, { action: 'wait_for', selector: '#hits', value: 'lamp' }],
+      evidence: ['type-ahead search box "Search"', 'typing "lamp" called GET /api/search', '2 suggestion(s) shown'],
+      confidence: 1,
+    });
+    expect(detectFlows([page('/', { typeahead: [{ ...typed, calls: [], suggestions: null }] })]).filter((f) => f.type === 'search')).toEqual([]);
+  });
+
+  it('finds a list of three or more items of one kind and opens the first, but not a menu or a list of two', () => {
+    const items = ['a', 'b', 'c'].map((x) => `http://s.test/items/${x}`);
+    const selectors = Object.fromEntries(items.map((u) => [u, `a[href="${new URL(u).pathname}"]`]));
+    const list = page('/', { links: items, link_selectors: selectors });
+    const flows = detectFlows([list, ...items.map((u) => page(new URL(u).pathname, { headings: [{ selector: 'h1', text: 'Item' }] }))]).filter((f) => f.type === 'navigation');
+    expect(flows).toEqual([expect.objectContaining({ pages: ['http://s.test/', items[0]], steps: [{ action: 'navigate', url: 'http://s.test/' }, { action: 'click', selector: 'a[href="/items/a"]', url: items[0] }], evidence: ['a list of 3 items linking to /items/{item}', 'each item page has a heading'] })]);
+    const inMenu = page('/', { links: items, link_selectors: selectors, navs: [{ selector: 'nav', location: 'header', links: 3, hrefs: items }] });
+    expect(detectFlows([inMenu, ...items.map((u) => page(new URL(u).pathname))]).filter((f) => f.evidence[0]?.startsWith('a list'))).toEqual([]);
+    expect(detectFlows([page('/', { links: items.slice(0, 2), link_selectors: selectors }), ...items.map((u) => page(new URL(u).pathname))]).filter((f) => f.type === 'navigation')).toEqual([]);
+  });
+
+  it('lowers the confidence once for each kind of warning the session carries', () => {
+    const flows = [{ confidence: 1 }];
+    expect(discoveryConfidence(flows)).toBe(1);
+    expect(discoveryConfidence(flows, [{ code: 'empty_page', message: '', pages: [], count: 3 }])).toBe(0.5);
+    expect(discoveryConfidence(flows, [{ code: 'single_page', message: '', pages: [], count: 1 }, { code: 'empty_page', message: '', pages: [], count: 1 }])).toBe(0.15);
+    expect(discoveryConfidence([], [])).toBe(0);
+  });
+});
+

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { FieldInfo, FlowStep, FormInfo, PageAnalysis } from '../db/database.js';
+import type { FieldInfo, FlowStep, FormInfo, PageAnalysis, SessionWarning } from '../db/database.js';
+import { segmentsOf } from './endpoints.js';
+import { confidenceFactor } from './warnings.js';
 
 export type FlowType = 'authentication' | 'checkout' | 'search' | 'form_submission' | 'navigation' | 'crud';
 
@@ -54,6 +56,14 @@ function fillSteps(form: FormInfo): FlowStep[] {
   return form.fields.filter((f) => isTextual(f) || f.type === 'password').map((f) => ({ action: 'fill_form' as const, selector: f.selector, value: sampleValue(f) }));
 }
 
+/** The kind of page a URL is: its origin and path with the last segment (a scoped name counts as one) made `{item}`; undefined for the root. */
+function itemTemplate(url: string): string | undefined {
+  const u = new URL(url);
+  const segments = segmentsOf(u.pathname);
+  if (segments.length < 2 || segments[segments.length - 1] === '') return undefined;
+  return `${u.origin} ${[...segments.slice(0, -1), '{item}'].join('/')}`;
+}
+
 /** The resource of a templated endpoint: `/api/items/{id}` → `/api/items`. */
 const resourceOf = (endpoint: string) => endpoint.replace(/\/\{id\}$/, '');
 
@@ -91,8 +101,59 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
     });
   }
 
+  // Authentication in a dialog a button opens (single-page apps): the click that opens it is the flow's first action.
+  // The same button on every page is one flow, on the first page it was seen on.
+  const dialogLogins = new Set<string>();
+  for (const p of pages) {
+    for (const panel of p.analysis.panels ?? []) {
+      const form = panel.forms.find(isPassword);
+      if (!form) continue;
+      const key = `authentication ${panel.opener} ${form.fields.map((f) => f.selector).join(' ')}`;
+      if (dialogLogins.has(key)) continue;
+      dialogLogins.add(key);
+      const user = form.fields.find((x) => isTextual(x));
+      add({
+        key,
+        type: 'authentication',
+        pages: [p.url],
+        steps: [
+          { action: 'navigate', url: p.url },
+          { action: 'click', selector: panel.opener },
+          // What the click renders: its first field (a field's own selector holds better than the dialog's generated one).
+          { action: 'wait_for', selector: form.fields[0]?.selector ?? panel.selector },
+          ...fillSteps(form),
+          ...(form.submit ? [{ action: 'submit' as const, selector: form.submit }] : []),
+        ],
+        confidence: 0.5 + (user ? 0.25 : 0) + (form.submit ? 0.25 : 0),
+        evidence: [`password field in a ${panel.kind} that "${panel.opener_text || panel.opener}" opens`, ...(user ? [`user field ${user.selector}`] : []), ...(form.submit ? ['submit button'] : [])],
+      });
+    }
+  }
+
   // Search: a search field, and results that load or change with it.
   const searches = new Set<string>();
+  // Type-ahead (interactive sessions): a box that called an API or showed suggestions while a term was typed.
+  for (const p of pages) {
+    for (const t of p.analysis.typeahead ?? []) {
+      if (!t.calls.length && !t.suggestions) continue;
+      const key = `search typeahead ${t.selector}`;
+      if (searches.has(key)) continue;
+      searches.add(key);
+      const endpoints = [...new Set((p.analysis.observed ?? []).filter((o) => o.cause === `search ${t.selector}`).map((o) => `${o.method} ${o.endpoint}`))];
+      add({
+        key,
+        type: 'search',
+        pages: [p.url],
+        steps: [{ action: 'navigate', url: p.url }, { action: 'type', selector: t.selector, value: t.term }, ...(t.suggestions ? [{ action: 'wait_for' as const, selector: t.suggestions.selector, value: t.suggestions.matches_term ? t.term : undefined }] : [])],
+        confidence: 0.4 + (t.calls.length ? 0.3 : 0) + (t.suggestions ? 0.2 : 0) + (t.suggestions?.matches_term ? 0.1 : 0),
+        evidence: [
+          `type-ahead search box${t.label ? ` "${t.label}"` : ''}`,
+          ...(endpoints.length ? [`typing "${t.term}" called ${endpoints.join(', ')}`] : []),
+          ...(t.suggestions ? [`${t.suggestions.options} suggestion(s) shown`] : []),
+        ],
+      });
+    }
+  }
   for (const p of pages) {
     for (const form of p.analysis.forms) {
       const field = searchField(form);
@@ -183,13 +244,19 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
       menus.set(key, m);
     }
   }
+  // A menu inside another with the same links (a nav in a header) is one menu.
+  const sameLinks = new Set<string>();
   for (const [key, m] of menus) {
     const targets = [...new Set(m.hrefs)].filter((h) => byUrl.has(h));
     if (m.pages.length < 2 || targets.length < 2) continue;
+    const links = [...new Set(m.hrefs)].sort().join(' ');
+    if (sameLinks.has(links)) continue;
+    sameLinks.add(links);
     const start = m.pages[0]!;
     const steps: FlowStep[] = [{ action: 'navigate', url: start.url }];
     let at = start;
     for (const t of targets.slice(0, 5)) {
+      if (t === at.url) continue; // a link to the page it is on leads nowhere new
       const selector = at.analysis.link_selectors[t];
       if (!selector) break;
       steps.push({ action: 'click', selector, url: t });
@@ -203,6 +270,39 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
       confidence: 0.4 + Math.min(0.3, 0.05 * m.pages.length) + Math.min(0.3, 0.05 * targets.length),
       evidence: [`${m.location} menu on ${m.pages.length} pages`, `${targets.length} crawled targets`],
     });
+  }
+
+  // Browsing a list: a page linking three or more crawled pages of one kind (`/products/{item}`), outside its menus,
+  // opened from the list as a person would. The first page a kind is listed on stands for it.
+  const listed = new Set<string>();
+  for (const p of pages) {
+    const menuLinks = new Set(p.analysis.navs.flatMap((n) => n.hrefs));
+    const kinds = new Map<string, Map<string, string>>(); // template → path → url
+    for (const url of p.analysis.links) {
+      if (url === p.url || menuLinks.has(url) || !byUrl.has(url) || !p.analysis.link_selectors[url]) continue;
+      const template = itemTemplate(url);
+      if (!template) continue;
+      const items = kinds.get(template) ?? new Map<string, string>();
+      if (!items.has(new URL(url).pathname)) items.set(new URL(url).pathname, url);
+      kinds.set(template, items);
+    }
+    for (const [template, items] of kinds) {
+      if (items.size < 3 || listed.has(template)) continue;
+      listed.add(template);
+      const first = [...items.values()][0]!;
+      const heading = byUrl.get(first)!.analysis.headings.length > 0;
+      add({
+        key: `navigation list ${template}`,
+        type: 'navigation',
+        pages: [p.url, first],
+        steps: [
+          { action: 'navigate', url: p.url },
+          { action: 'click', selector: p.analysis.link_selectors[first]!, url: first },
+        ],
+        confidence: 0.5 + Math.min(0.3, 0.05 * items.size) + (heading ? 0.2 : 0),
+        evidence: [`a list of ${items.size} items linking to ${template.split(' ')[1]}`, ...(heading ? ['each item page has a heading'] : [])],
+      });
+    }
   }
 
   // Form submission: every other form with fields and a submit button.
@@ -225,8 +325,12 @@ export function detectFlows(pages: AnalyzedPage[]): DetectedFlow[] {
   return flows;
 }
 
-/** The summary's discovery_confidence: the mean evidence of the flows, 0 without any. */
-export function discoveryConfidence(flows: Array<{ confidence: number }>): number {
+/**
+ * The summary's discovery_confidence: the mean evidence of the flows (0
+ * without any), lowered once for each kind of warning the session carries
+ * (a crawl that saw only an empty shell is not confident, whatever it found).
+ */
+export function discoveryConfidence(flows: Array<{ confidence: number }>, warnings: SessionWarning[] = []): number {
   if (!flows.length) return 0;
-  return round(flows.reduce((s, f) => s + f.confidence, 0) / flows.length);
+  return round((flows.reduce((s, f) => s + f.confidence, 0) / flows.length) * confidenceFactor(warnings));
 }

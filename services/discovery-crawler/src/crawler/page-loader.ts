@@ -1,7 +1,9 @@
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { FormInfo } from '../db/database.js';
-import { explorePage, type ExploreLimits } from './explore.js';
+import { probeClientRoutes, type ClientRoute } from './client-routes.js';
+import { explorePage, type ExploreFindings, type ExploreLimits } from './explore.js';
 import { extractPage, type PageExtract } from './extract.js';
+import { normaliseUrl } from './urls.js';
 
 export interface ApiCall {
   method: string;
@@ -23,6 +25,16 @@ export interface LoadedPage {
   /** Only for HTML pages that rendered. */
   extract?: PageExtract;
   api_calls: ApiCall[];
+  /** Where the page was when read (a client-side redirect moves it). */
+  final_url?: string;
+  /** URLs the page's scripts moved to while it loaded (pushState, replaceState, hash). */
+  routes?: string[];
+  /** Uncaught script errors while it loaded. */
+  script_errors?: string[];
+  /** False when it kept changing until the settle cap. */
+  still?: boolean;
+  /** Its scripts fetched or changed the DOM after it was parsed: its links may be a client-side router's. */
+  dynamic?: boolean;
 }
 
 /**
@@ -31,24 +43,88 @@ export interface LoadedPage {
  */
 export type Pace = () => Promise<(() => void) | undefined>;
 
-interface Visit {
+export interface Visit {
   main?: { status: number; contentType: string; ms: number; location?: string; rendered: boolean };
   calls: ApiCall[];
 }
 
-/** How long a page must start no new API call to count as settled (ms). */
+/** How long the network must stay quiet on a page that no script touched since it was parsed (ms). */
 const QUIET_MS = 30;
+/**
+ * How long a page whose scripts fetch or change the DOM must stay still (no request in
+ * flight and no DOM change) to count as rendered (ms): long enough for a framework to
+ * render what a response brought, which happens a task or a few after it arrived.
+ */
+const STILL_MS = 80;
+/** How long a page's scheduler must have posted no work to count as idle (ms): React yields every 5 ms while it renders. */
+const SCHEDULER_QUIET_MS = 30;
 
-// Runs in every page before its scripts: counts the fetch/XHR calls they start.
-const COUNT_CALLS = `(() => {
-  let started = 0;
+// Runs in every page before its scripts. Counts the fetch/XHR calls they start
+// and the short timers they set; watches the DOM after it was parsed (a still, server-rendered page records
+// nothing, so it is never waited on); records client-side route changes
+// (pushState, replaceState, hash changes) and uncaught script errors.
+const INSTRUMENT = `(() => {
+  let started = 0, mutations = 0, lastMutation = 0, parsed = false;
+  const routes = [], errors = [];
   const fetch = window.fetch;
   window.fetch = function (...args) { started++; return fetch.apply(this, args); };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) { started++; return send.apply(this, args); };
-  Object.defineProperty(window, '__assayCallsStarted', { get: () => started });
+  // Timers due within a second that the page's scripts set (a framework throttling a render, a debounce) mean
+  // more is coming. A timer set by a timer's callback three deep is a loop (polling, a carousel): not waited on.
+  const timers = new Map();
+  let generation = 0;
+  const setT = window.setTimeout, clearT = window.clearTimeout;
+  window.setTimeout = function (fn, delay, ...args) {
+    if (typeof fn !== 'function') return setT.call(this, fn, delay, ...args);
+    const mine = generation + 1;
+    let id;
+    const run = function (...a) { timers.delete(id); const was = generation; generation = mine; try { return fn.apply(this, a); } finally { generation = was; } };
+    id = setT.call(this, run, delay, ...args);
+    const ms = Number(delay) || 0;
+    if (ms <= 1000 && mine <= 3) timers.set(id, performance.now() + ms);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return clearT.call(this, id); };
+  // A framework's scheduler (React's) posts itself a message per slice of work: rendering is under way.
+  let lastPost = -1;
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (...args) { lastPost = performance.now(); return post.apply(this, args); };
+  const observer = new MutationObserver(() => { if (parsed) { mutations++; lastMutation = performance.now(); } });
+  observer.observe(document, { subtree: true, childList: true, characterData: true });
+  document.addEventListener('DOMContentLoaded', () => { parsed = true; }, { once: true });
+  const route = () => { if (routes.length < 200) routes.push(location.href); };
+  for (const name of ['pushState', 'replaceState']) {
+    const original = history[name];
+    history[name] = function (...args) { const r = original.apply(this, args); route(); return r; };
+  }
+  addEventListener('hashchange', route);
+  addEventListener('error', (e) => { if (errors.length < 20) errors.push(String(e.message || e.error || 'error').slice(0, 300)); });
+  addEventListener('unhandledrejection', (e) => { if (errors.length < 20) errors.push(String((e.reason && e.reason.message) || e.reason).slice(0, 300)); });
+  Object.defineProperty(window, '__assayState', { value: () => ({ started, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
-const READ_CALLS = new Function('return window.__assayCallsStarted || 0') as () => number;
+
+export interface PageState {
+  /** fetch/XHR calls the page's scripts started. */
+  started: number;
+  /** DOM changes since the document was parsed. */
+  mutations: number;
+  /** ms since the last of them (-1: none). */
+  sinceMutation: number;
+  /** Timers due within a second the page's scripts set and that have not fired (loops excluded). */
+  timers: number;
+  /** ms since a script last posted a message to a port (a scheduler slicing a render; -1: never). */
+  sinceTask: number;
+  /** URLs the page moved to with pushState/replaceState or a hash change, in order. */
+  routes: string[];
+  /** Uncaught script errors and unhandled rejections. */
+  errors: string[];
+  href: string;
+}
+const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
+
+/** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */
+const PENDING_TYPES = new Set(['xhr', 'fetch', 'script']);
 
 const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() === 'fetch';
 
@@ -57,6 +133,8 @@ const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() ===
  * a route, so its status and content type are known before rendering: HTML
  * renders, anything else (a PDF, JSON, a redirect) is recorded and not
  * rendered. The page's own XHR/fetch calls are recorded with their timings.
+ * A rendered page is read once it is still (see `settle`), so what scripts
+ * render after load (single-page apps) is what is read.
  */
 export class PageLoader {
   private visit: Visit = { calls: [] };
@@ -64,19 +142,31 @@ export class PageLoader {
   /** Set while exploring: navigations do not leave the page, calls are tagged with this cause. */
   private cause: string | undefined;
   private exploring = false;
+  /** Set when a document navigation was held while exploring or navigating in the app. */
+  private heldDocument = false;
+  /** Calls and scripts in flight (not the main document), and when the last one started or ended. */
+  private readonly pending = new Set<Request>();
+  private lastNetworkAt = 0;
 
   private constructor(readonly page: Page) {}
 
   static async open(context: BrowserContext): Promise<PageLoader> {
     const loader = new PageLoader(await context.newPage());
-    await loader.page.addInitScript(COUNT_CALLS);
+    await loader.page.addInitScript(INSTRUMENT);
+    // A click that opens a new tab or window: nothing of the crawl happens there.
+    loader.page.on('popup', (p) => void p.close().catch(() => undefined));
     await loader.page.route('**/*', (route) => loader.handle(route));
     const visits = new WeakMap<Request, { visit: Visit; cause: string | undefined }>();
     loader.page.on('request', (r) => {
+      if (PENDING_TYPES.has(r.resourceType())) {
+        loader.pending.add(r);
+        loader.lastNetworkAt = Date.now();
+      }
       if (!isApi(r)) return;
       visits.set(r, { visit: loader.visit, cause: loader.cause });
     });
     const done = async (r: Request, failed: boolean) => {
+      if (loader.pending.delete(r)) loader.lastNetworkAt = Date.now();
       if (!isApi(r)) return;
       const { visit: v, cause } = visits.get(r) ?? { visit: loader.visit, cause: loader.cause };
       const res = failed ? null : await r.response().catch(() => null);
@@ -93,7 +183,6 @@ export class PageLoader {
     loader.page.on('requestfailed', (r) => void done(r, true));
     return loader;
   }
-
   private async handle(route: Route): Promise<void> {
     const req = route.request();
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue().catch(() => undefined);
@@ -126,6 +215,7 @@ export class PageLoader {
    */
   private async handleWhileExploring(route: Route): Promise<void> {
     const req = route.request();
+    this.heldDocument = true;
     if (req.method() === 'GET' || !this.cause) return route.abort('aborted').catch(() => undefined);
     const visit = this.visit;
     const cause = this.cause;
@@ -141,50 +231,103 @@ export class PageLoader {
     await route.abort('aborted').catch(() => undefined);
   }
 
-  /** Waits until every API call the page started is recorded and it stayed quiet a moment, at most `ms`. */
-  private async settle(visit: Visit, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
+  /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
+  async state(): Promise<PageState> {
+    return this.page.evaluate(READ_STATE).catch(() => ({ started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
+  }
+
+  /**
+   * Waits until the page is still, at most `capMs`: every fetch/XHR call its
+   * scripts started has finished, no call or script (a lazily loaded chunk) is
+   * in flight, no short timer its scripts set is pending (React throttles a
+   * Suspense reveal by 300 ms this way), no scheduler is slicing a render
+   * (a message posted to a port lately), and the DOM stopped changing. A page no script touched since it
+   * was parsed is still once its network is quiet for QUIET_MS; a page whose
+   * scripts fetch or render must stay still for STILL_MS, since a framework
+   * renders what a response brought a few tasks after it arrived. Answers
+   * whether it got still within the cap, and the page's state then.
+   */
+  async settle(visit: Visit, capMs: number): Promise<{ still: boolean; state: PageState }> {
+    const deadline = Date.now() + capMs;
     let quietSince = Date.now();
     let seen = -1;
-    while (Date.now() < deadline) {
-      const started = await this.page.evaluate(READ_CALLS).catch(() => 0);
-      if (started !== seen) {
-        seen = started;
-        quietSince = Date.now();
-      } else if (visit.calls.filter((c) => !c.document).length >= started && Date.now() - quietSince >= QUIET_MS) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    for (;;) {
+      const state = await this.state();
+      const now = Date.now();
+      if (state.started !== seen) {
+        seen = state.started;
+        quietSince = now;
+      }
+      const calls = visit.calls.filter((c) => !c.document).length;
+      const netQuietFor = now - Math.max(quietSince, this.lastNetworkAt);
+      const dynamic = state.started > 0 || state.mutations > 0 || state.timers > 0;
+      const window = dynamic ? STILL_MS : QUIET_MS;
+      const domStill = state.mutations === 0 || state.sinceMutation >= window;
+      const idle = state.sinceTask < 0 || state.sinceTask >= SCHEDULER_QUIET_MS;
+      if (this.pending.size === 0 && calls >= state.started && state.timers === 0 && idle && netQuietFor >= window && domStill) return { still: true, state };
+      if (now >= deadline) return { still: false, state };
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  }
+
+  /** Runs `act` with navigations held on the page (as while exploring), calls tagged with `cause`. */
+  async holding<T>(cause: string | undefined, act: () => Promise<T>): Promise<T> {
+    const was = { exploring: this.exploring, cause: this.cause };
+    this.exploring = true;
+    this.cause = cause;
+    try {
+      return await act();
+    } finally {
+      this.exploring = was.exploring;
+      this.cause = was.cause;
     }
   }
 
   /**
    * Explores the page loaded last (see explore.ts): fills and submits `forms`,
-   * clicks in-page buttons. Answers the calls those actions caused, each with
-   * its cause.
+   * clicks in-page buttons, opens what they open, types into search boxes.
+   * Answers what it found and the calls those actions caused, each with its cause.
    */
-  async explore(forms: FormInfo[], limits: ExploreLimits): Promise<ApiCall[]> {
+  async explore(forms: FormInfo[], limits: ExploreLimits, sessionTried: Set<string>): Promise<{ calls: ApiCall[]; found: ExploreFindings }> {
     const visit = this.visit;
     const before = visit.calls.length;
     this.exploring = true;
+    let found: ExploreFindings;
     try {
-      await explorePage(this.page, forms, limits, {
+      found = await explorePage(this.page, forms, limits, sessionTried, {
         mark: (a) => (this.cause = `${a.kind} ${a.selector}`),
-        settle: () => this.settle(visit, 1500),
+        settle: async () => (await this.settle(visit, 1500)).state,
+        state: () => this.state(),
+        callsSince: (n) => visit.calls.slice(n),
+        callCount: () => visit.calls.length,
       });
     } finally {
       this.exploring = false;
       this.cause = undefined;
     }
-    return visit.calls.slice(before).filter((c) => c.cause);
+    return { calls: visit.calls.slice(before).filter((c) => c.cause), found };
   }
 
   /**
-   * Loads `url`; waits for the page's own API calls to settle when
-   * `waitForApi` (at most `settleMs`), then reads the page.
+   * Clicks the page's link-like elements that have no href (`role=link`, an `<a>` without
+   * href): a client-side router moves with pushState, and the URL it moves to is a page.
+   * Navigations that would leave the document are held. Answers the routes found, each
+   * with the selector that reaches it, and goes back after each.
+   */
+  async probeRoutes(tried: Set<string>, limits: { max: number; budgetMs: number }): Promise<ClientRoute[]> {
+    return this.holding(undefined, () => probeClientRoutes(this.page, tried, limits, { settle: async () => (await this.settle(this.visit, 1500)).state, state: () => this.state() }));
+  }
+
+  /**
+   * Loads `url`; waits for the page to be still when `waitForApi` (at most
+   * `settleMs`), then reads the page.
    */
   async load(url: string, opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number; pace?: Pace }): Promise<LoadedPage> {
     const visit: Visit = { calls: [] };
     this.visit = visit;
     this.pace = opts.pace ?? (async () => () => undefined);
+    // A URL that differs from the tab's only in its hash would be a same-document move, with no response to read.
+    if (new URL(url).hash && stripHash(this.page.url()) === stripHash(url)) await this.page.goto('about:blank').catch(() => undefined);
     let navError: unknown;
     await this.page.goto(url, { waitUntil: 'load', timeout: opts.timeoutMs }).catch((err: unknown) => (navError = err));
     const main = visit.main;
@@ -193,12 +336,63 @@ export class PageLoader {
       return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, api_calls: [], ...(main.location ? { location: new URL(main.location, url).href } : {}) };
     }
     if (navError) throw navError;
-    // The page counts the API calls its scripts start (COUNT_CALLS); wait until
-    // each one started is recorded here as finished, and the page stayed quiet
-    // for a moment, so late-starting calls are not missed.
-    if (opts.waitForApi) await this.settle(visit, opts.settleMs ?? 3000);
+    return this.read(visit, main, opts);
+  }
+
+  /**
+   * Reaches `url` by navigating inside the app: loads `from`, clicks `selector`
+   * (navigations held), and reads the page if the app moved to `url` without
+   * loading a document. For a client-side route whose direct load the server
+   * does not answer (no history fallback). Answers why not otherwise: the
+   * click asked the server for a document (a server-side link, not a route),
+   * or it did not lead there.
+   */
+  async loadVia(
+    url: string,
+    via: { from: string; selector: string },
+    opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number; pace?: Pace },
+  ): Promise<{ page: LoadedPage } | { missed: 'server_link' | 'not_reached' }> {
+    const start = await this.load(via.from, opts);
+    if (!start.extract) return { missed: 'not_reached' };
+    const visit = this.visit;
+    const main = visit.main!;
+    // The page clicked from made calls of its own: they are its, not the route's.
+    visit.calls.length = 0;
+    this.heldDocument = false;
+    const clicked = await this.holding(undefined, async () => {
+      try {
+        await this.page.locator(via.selector).first().click({ timeout: opts.timeoutMs });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (!clicked) return { missed: 'not_reached' };
+    const read = await this.read(visit, main, opts);
+    if (read.final_url && normaliseUrl(read.final_url) === normaliseUrl(url)) return { page: read };
+    return { missed: this.heldDocument ? 'server_link' : 'not_reached' };
+  }
+
+  private async read(visit: Visit, main: NonNullable<Visit['main']>, opts: { waitForApi: boolean; settleMs?: number }): Promise<LoadedPage> {
+    const settled = opts.waitForApi ? await this.settle(visit, opts.settleMs ?? DEFAULT_SETTLE_MS) : { still: true, state: await this.state() };
     const extract = await extractPage(this.page);
     // Calls made while the page was read belong to this visit too.
-    return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, extract, api_calls: [...visit.calls] };
+    return {
+      status_code: main.status,
+      content_type: main.contentType,
+      response_time_ms: main.ms,
+      extract,
+      api_calls: [...visit.calls],
+      final_url: settled.state.href,
+      routes: settled.state.routes,
+      script_errors: settled.state.errors,
+      still: settled.still,
+      dynamic: settled.state.started > 0 || settled.state.mutations > 0 || settled.state.timers > 0,
+    };
   }
 }
+
+/** The longest a page is waited on to get still after load (ms). */
+export const DEFAULT_SETTLE_MS = 5000;
+
+const stripHash = (url: string) => url.replace(/#.*$/, '');

@@ -36,3 +36,20 @@ describe('API endpoint templates', () => {
     expect(templateEndpoint('http://s.test/api/v2/search')).toBe('/api/v2/search');
   });
 });
+
+describe('single-page app URLs', () => {
+  it('keeps a hash route (#/about, #!/about) as part of the URL and drops any other fragment', () => {
+    expect(normaliseUrl('http://s.test/#/about')).toBe('http://s.test/#/about');
+    expect(normaliseUrl('http://s.test/app#!/orders/7')).toBe('http://s.test/app#!/orders/7');
+    expect(normaliseUrl('http://s.test/docs#install')).toBe('http://s.test/docs');
+  });
+
+  it('templates the term a search box was typed with, or a prefix of it, in the last segment of the calls it caused', () => {
+    expect(templateEndpoint('http://s.test/-/data/search/acme', 'acme')).toBe('/-/data/search/{query}');
+    expect(templateEndpoint('http://s.test/-/data/search/AC', 'acme')).toBe('/-/data/search/{query}');
+    expect(templateEndpoint('http://s.test/api/search?q=acme', 'acme')).toBe('/api/search');
+    // Not the term: left as it is; and no term, no {query}.
+    expect(templateEndpoint('http://s.test/api/suggest/other', 'acme')).toBe('/api/suggest/other');
+    expect(templateEndpoint('http://s.test/-/data/search/acme')).toBe('/-/data/search/acme');
+  });
+});

@@ -39,6 +39,8 @@ export interface SessionTable {
   cancelled_at: NullableTimestamp;
   completed_at: NullableTimestamp;
   patterns_found: Generated<number>;
+  /** What may make the results incomplete (shell pages, script errors, robots.txt refusals, ...), kept up to date while crawling. */
+  warnings: ColumnType<SessionWarning[], string | undefined, string>;
   /** The analysis service's enrichment (enable_ai_analysis), written once the crawl ended. */
   enrichment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
@@ -62,6 +64,59 @@ export interface PageAnalysis {
   link_selectors: Record<string, string>;
   /** Interactive sessions: the calls that filling and submitting a form (`cause`: its selector) or clicking a button caused. */
   observed?: Array<{ method: string; endpoint: string; status: number; cause: string }>;
+  /** Characters of visible text the page rendered (absent in pages crawled before it was read). */
+  text_chars?: number;
+  /** Visible elements acting on a click without being a link with an href or a button. */
+  handler_links?: number;
+  /** Client-side routes a click on this page reached (pushState, replaceState, hash), with the element clicked. */
+  routes?: Array<{ url: string; selector: string; text: string }>;
+  /** Interactive sessions: what the page's buttons opened (dialogs, menus, panels), read like a page. */
+  panels?: PanelInfo[];
+  /** Interactive sessions: search boxes typed into, the calls typing caused and the suggestions shown. */
+  typeahead?: TypeAheadInfo[];
+  /** What may have kept the crawler from seeing the whole page (see PageWarning). */
+  warnings?: PageWarning[];
+}
+
+/** Something a button opened, with the button: a dialog's form (a sign-in), a menu's links. */
+export interface PanelInfo {
+  /** The button that opened it (a stable selector) and its text. */
+  opener: string;
+  opener_text: string;
+  kind: 'dialog' | 'menu' | 'listbox' | 'panel';
+  selector: string;
+  /** Its heading or accessible name. */
+  title: string;
+  forms: FormInfo[];
+  links: string[];
+}
+
+/** A search box that was typed into. */
+export interface TypeAheadInfo {
+  selector: string;
+  label: string;
+  /** What was typed: a word of the page's own text. */
+  term: string;
+  /** The XHR/fetch calls typing caused. */
+  calls: Array<{ method: string; url: string; status: number }>;
+  /** The suggestion list that appeared, if one did. */
+  suggestions: { selector: string; options: number; matches_term: boolean } | null;
+}
+
+export type PageWarningCode = 'empty_page' | 'script_errors' | 'not_still' | 'handler_links';
+
+export interface PageWarning {
+  code: PageWarningCode;
+  message: string;
+}
+
+/** A session-level warning: what may make the results incomplete, with up to five example pages. */
+export interface SessionWarning {
+  code: PageWarningCode | 'robots_blocked' | 'single_page' | 'no_flows' | 'unreachable_routes';
+  message: string;
+  /** Pages it applies to (at most five shown) and how many there were. */
+  pages: string[];
+  count: number;
 }
 
 export interface FieldInfo {
@@ -96,6 +151,10 @@ export interface PageTable {
   forms_found: Generated<number>;
   api_calls: Generated<number>;
   analysis: Json<PageAnalysis> | null;
+  /** A client-side route found by a click: the page and element that reach it in the app (for servers without history fallback). */
+  via: Json<{ from: string; selector: string }> | null;
+  /** How the page was read: `direct` (its URL loaded) or `in_app` (its direct load failed; reached by clicking through the app). */
+  reached_by: string | null;
   discovered_at: DefaultTimestamp;
   crawled_at: NullableTimestamp;
 }
@@ -113,7 +172,8 @@ export interface ApiEndpointTable {
 }
 
 export interface FlowStep {
-  action: 'navigate' | 'fill_form' | 'submit' | 'click';
+  /** `type`: key by key into a type-ahead; `wait_for`: client-rendered content the next step needs (its selector). */
+  action: 'navigate' | 'fill_form' | 'submit' | 'click' | 'type' | 'wait_for';
   url?: string;
   selector?: string;
   value?: string;
@@ -132,6 +192,15 @@ export interface FlowTable {
   created_at: DefaultTimestamp;
 }
 
+/** A test case made from one of the session's flows (the case itself lives in the test-case service). */
+export interface GeneratedCaseTable {
+  session_id: string;
+  test_case_id: string;
+  flow_id: string;
+  name: string;
+  created_at: DefaultTimestamp;
+}
+
 export interface SessionEventTable {
   seq: Generated<number>;
   session_id: string;
@@ -146,6 +215,7 @@ export interface DiscoveryDatabase extends OutboxTables {
   api_endpoints: ApiEndpointTable;
   flows: FlowTable;
   session_events: SessionEventTable;
+  generated_cases: GeneratedCaseTable;
 }
 
 export type SessionRow = Selectable<SessionTable>;

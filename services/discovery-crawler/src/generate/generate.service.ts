@@ -2,7 +2,7 @@ import { conflict, isUuid, notFound, validationError } from '@assay/http';
 import type { GeneratedCase } from '../clients/test-case.client.js';
 import type { DiscoveryContext } from '../context.js';
 import type { FlowRow, FlowStep, FormInfo, PageAnalysis } from '../db/database.js';
-import { crawledPages, listFlows } from '../sessions/sessions.repository.js';
+import { crawledPages, listFlows, recordGeneratedCases } from '../sessions/sessions.repository.js';
 import { getSession } from '../sessions/sessions.service.js';
 
 type Step = GeneratedCase['steps'][number];
@@ -15,6 +15,15 @@ const TITLES: Record<string, string> = {
   navigation: 'Navigation',
   crud: 'Records',
 };
+const DESCRIPTIONS: Record<string, string> = {
+  authentication: 'Signing in',
+  checkout: 'Checking out',
+  search: 'Searching',
+  form_submission: 'Filling in a form',
+  navigation: 'Moving between pages',
+  crud: 'Working with a list of records',
+};
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const PRIORITY: Record<string, GeneratedCase['priority']> = { authentication: 'critical', checkout: 'critical', search: 'high', crud: 'high', navigation: 'medium', form_submission: 'medium' };
 
 /**
@@ -41,16 +50,23 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
   let at: string | undefined;
   for (const [i, s] of flowSteps.entries()) {
     if (s.action === 'navigate' && s.url) {
-      steps.push({ action: 'navigate', value: s.url, description: `Open ${path(s.url)}` });
+      steps.push({ action: 'navigate', value: path(s.url), description: `Open ${path(s.url)}` });
       at = s.url;
       arrive(at);
     } else if (s.action === 'fill_form' && s.selector) {
       steps.push({ action: 'fill', selector: s.selector, value: s.value ?? '' }, { action: 'assert_value', selector: s.selector, value: s.value ?? '' });
+    } else if (s.action === 'type' && s.selector) {
+      // Key by key, as a person types: a type-ahead calls its API on each key.
+      steps.push({ action: 'type', selector: s.selector, value: s.value ?? '', description: `Type "${s.value ?? ''}" into the search box` });
+    } else if (s.action === 'wait_for' && s.selector) {
+      // Content a script renders (a dialog, suggestions): visible before the next step acts on it.
+      steps.push({ action: 'assert_visible', selector: s.selector, description: flow.type === 'search' ? 'Suggestions are shown' : 'It opened' });
+      if (s.value) steps.push({ action: 'assert_text', selector: s.selector, value: `/(?i)${escapeRegExp(s.value)}/`, description: `The suggestions mention "${s.value}"` });
     } else if ((s.action === 'click' || s.action === 'submit') && s.selector) {
       const form = at ? pages.get(at)?.forms.find((f) => f.submit === s.selector) : undefined;
       const last = i === flowSteps.length - 1;
       // A final submit to the server (a login, a payment, a POSTed form) is checked, not pressed.
-      const postsToServer = form && (form.method === 'post' || (flow.type === 'authentication' && last));
+      const postsToServer = form?.method === 'post' || (flow.type === 'authentication' && last);
       if (s.action === 'submit' && (postsToServer || (last && flow.type !== 'search' && flow.type !== 'crud' && form?.action))) {
         steps.push({ action: 'assert_visible', selector: s.selector, description: 'The submit button is there' });
         continue;
@@ -67,20 +83,22 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
       }
     }
   }
-  // A search form without a button is submitted the way a person does: Enter in its field.
-  if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'submit' || s.action === 'click')) {
+  // A search form without a button is submitted the way a person does: Enter in its field (a type-ahead needs none).
+  if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'submit' || s.action === 'click' || s.action === 'type')) {
     const field = [...flowSteps].reverse().find((s) => s.action === 'fill_form' && s.selector);
     if (field?.selector) steps.push({ action: 'press', selector: field.selector, value: 'Enter', description: 'Search with Enter' });
   }
-  if (flow.type === 'search') {
+  if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'type')) {
     const target = flow.pages[flow.pages.length - 1];
     const list = target ? pages.get(target)?.lists[0] : undefined;
     if (list && !steps.some((s) => s.selector === list.selector)) steps.push({ action: 'assert_visible', selector: list.selector, description: 'Results are listed' });
   }
   const first = flow.pages[0] ? path(flow.pages[0]) : '';
+  const title = flow.flow_key.startsWith('navigation list ') ? 'Open an item from the list' : flow.flow_key.startsWith('search typeahead ') ? 'Type-ahead search' : (TITLES[flow.type] ?? flow.type);
+  const evidence = (flow.evidence as string[]).slice(0, 3).join('; ');
   return {
-    name: `${TITLES[flow.type] ?? flow.type} on ${first} (discovered)`.slice(0, 200),
-    description: `Generated from discovery flow ${flow.flow_id} (${flow.type}) across ${flow.pages.map(path).join(' → ')}.`,
+    name: `${title} on ${first} (discovered)`.slice(0, 200),
+    description: `${DESCRIPTIONS[flow.type] ?? 'A flow'} found by discovery on ${flow.pages.map(path).join(' → ')}${evidence ? ` (${evidence})` : ''}.`.slice(0, 2000),
     priority: PRIORITY[flow.type] ?? 'medium',
     tags: ['discovered', flow.type],
     steps: steps.slice(0, 200),
@@ -113,8 +131,9 @@ export async function buildSessionCases(ctx: DiscoveryContext, orgId: string, se
   }
   if (!chosen.length) throw conflict('The session has detected no flows yet');
   const pages = new Map((await crawledPages(ctx.db, session.id)).flatMap((p) => (p.analysis ? [[p.url, p.analysis] as const] : [])));
-  const origin = new URL(session.target_url).origin;
-  const path = (url: string) => (url.startsWith(origin) ? url.slice(origin.length) || '/' : url);
+  // Paths relative to the project's base URL, so the cases follow the plan's environment; absolute where the crawl left it.
+  const base = (await ctx.testCases.project(orgId, session.project_id)).base_url.replace(/\/+$/, '');
+  const path = (url: string) => (url === base ? '/' : url.startsWith(`${base}/`) || url.startsWith(`${base}#`) ? url.slice(base.length) : url);
   const cases = chosen.map((f) => ({ flow_id: f.flow_id, ...flowToCase(f, pages, path) })).filter((c) => c.steps.length > 0);
   return { session, cases };
 }
@@ -128,5 +147,11 @@ export async function generateTestCases(ctx: DiscoveryContext, orgId: string, se
   if (body.test_plan_id !== undefined && !isUuid(body.test_plan_id)) throw notFound('Test plan');
   const { session, cases } = await buildSessionCases(ctx, orgId, sessionId, body.flow_ids);
   const created = await ctx.testCases.createTestCases(orgId, session.project_id, cases.map(({ flow_id: _flow, ...c }) => c), body.test_plan_id);
+  // Created in order: the session lists them, with the flow each came from.
+  await recordGeneratedCases(
+    ctx.db,
+    session.id,
+    (created as Array<{ id: string; name: string }>).map((c, i) => ({ test_case_id: c.id, name: c.name, flow_id: cases[i]!.flow_id })),
+  );
   return { session_id: session.id, project_id: session.project_id, test_plan_id: body.test_plan_id ?? null, test_cases: created };
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus } from '../db/database.js';
+import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus, SessionWarning } from '../db/database.js';
 import { templateSiblings, type TemplatedEndpoint } from '../crawler/endpoints.js';
 
 type Db = Kysely<DiscoveryDatabase>;
@@ -123,6 +123,11 @@ export async function updateSession(db: Db, id: string, patch: Record<string, un
   return db.updateTable('sessions').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/** Replaces the session's warnings. */
+export async function setWarnings(db: Db, id: string, warnings: SessionWarning[]): Promise<void> {
+  await db.updateTable('sessions').set({ warnings: JSON.stringify(warnings) }).where('id', '=', id).execute();
+}
+
 export async function currentStatus(db: Db, id: string): Promise<SessionStatus | undefined> {
   return (await db.selectFrom('sessions').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
@@ -145,26 +150,36 @@ export async function countSession(db: Db, id: string): Promise<SessionCounts> {
   return { ...row.rows[0]!, endpoints: (await listEndpoints(db, id)).length };
 }
 
+/** A page of the frontier; `via` when a click in the app reached it (a client-side route). */
+export interface FrontierPage {
+  id: number;
+  url: string;
+  depth: number;
+  via: { from: string; selector: string } | null;
+}
+
 /** Adds URLs to the frontier; the ones already known are left alone. Returns those added. */
-export async function addPages(db: Db, sessionId: string, pages: Array<{ url: string; depth: number }>): Promise<Array<{ id: number; url: string; depth: number }>> {
+export async function addPages(db: Db, sessionId: string, pages: Array<{ url: string; depth: number; via?: { from: string; selector: string } }>): Promise<FrontierPage[]> {
   if (!pages.length) return [];
-  return db
+  const rows = await db
     .insertInto('pages')
-    .values(pages.map((p) => ({ session_id: sessionId, url: p.url, depth: p.depth, title: null, status_code: null, content_type: null, response_time_ms: null, analysis: null })))
+    .values(pages.map((p) => ({ session_id: sessionId, url: p.url, depth: p.depth, title: null, status_code: null, content_type: null, response_time_ms: null, analysis: null, via: p.via ? JSON.stringify(p.via) : null, reached_by: null })))
     .onConflict((oc) => oc.columns(['session_id', 'url']).doNothing())
-    .returning(['id', 'url', 'depth'])
+    .returning(['id', 'url', 'depth', 'via'])
     .execute();
+  return rows.map((r) => ({ ...r, via: r.via as FrontierPage['via'] }));
 }
 
 /** The frontier: pages not crawled yet, shallowest first, then in discovery order. */
-export async function pendingPages(db: Db, sessionId: string): Promise<Array<{ id: number; url: string; depth: number }>> {
-  return db.selectFrom('pages').select(['id', 'url', 'depth']).where('session_id', '=', sessionId).where('state', '=', 'pending').orderBy('depth').orderBy('id').execute();
+export async function pendingPages(db: Db, sessionId: string): Promise<FrontierPage[]> {
+  const rows = await db.selectFrom('pages').select(['id', 'url', 'depth', 'via']).where('session_id', '=', sessionId).where('state', '=', 'pending').orderBy('depth').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, via: r.via as FrontierPage['via'] }));
 }
 
 export async function savePage(
   db: Db,
   id: number,
-  p: { title: string; status_code: number; content_type: string; response_time_ms: number; links_found: number; forms_found: number; api_calls: number; analysis: PageAnalysis | null },
+  p: { title: string; status_code: number; content_type: string; response_time_ms: number; links_found: number; forms_found: number; api_calls: number; analysis: PageAnalysis | null; reached_by: 'direct' | 'in_app' },
 ): Promise<void> {
   await db
     .updateTable('pages')
@@ -230,4 +245,19 @@ export async function appendStreamEvent(db: Db, sessionId: string, type: string,
 
 export async function streamEventsAfter(db: Db, sessionId: string, afterSeq: number) {
   return db.selectFrom('session_events').select(['seq', 'type', 'data']).where('session_id', '=', sessionId).where('seq', '>', afterSeq).orderBy('seq').limit(500).execute();
+}
+
+/** Notes the test cases made from the session's flows. */
+export async function recordGeneratedCases(db: Db, sessionId: string, cases: Array<{ test_case_id: string; flow_id: string; name: string }>): Promise<void> {
+  if (!cases.length) return;
+  await db
+    .insertInto('generated_cases')
+    .values(cases.map((c) => ({ session_id: sessionId, ...c })))
+    .onConflict((oc) => oc.columns(['session_id', 'test_case_id']).doNothing())
+    .execute();
+}
+
+/** The test cases made from the session's flows, oldest first. */
+export async function listGeneratedCases(db: Db, sessionId: string) {
+  return db.selectFrom('generated_cases').select(['test_case_id', 'flow_id', 'name', 'created_at']).where('session_id', '=', sessionId).orderBy('created_at').orderBy('name').execute();
 }

@@ -7,7 +7,7 @@ import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
 import { normaliseUrl } from '../crawler/urls.js';
-import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listSessions, transition, type ListedSession } from './sessions.repository.js';
+import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, transition, type ListedSession } from './sessions.repository.js';
 
 export interface StartRequest {
   project_id: string;
@@ -146,6 +146,7 @@ export async function progressBody(ctx: DiscoveryContext, row: SessionRow) {
     current_page: row.current_page ?? (counts.crawled ? null : row.target_url),
     elapsed_seconds: Math.floor(elapsedMs / 1000),
     estimated_remaining_seconds: remaining,
+    warnings: row.warnings,
     ...(row.error ? { error: row.error } : {}),
   };
 }
@@ -160,7 +161,7 @@ function enrichedFlow(row: SessionRow, flowId: string): { name?: string; descrip
 }
 
 export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
-  const [pages, flows, endpoints] = await Promise.all([crawledPages(ctx.db, row.id), listFlows(ctx.db, row.id), listEndpoints(ctx.db, row.id)]);
+  const [pages, flows, endpoints, generated] = await Promise.all([crawledPages(ctx.db, row.id), listFlows(ctx.db, row.id), listEndpoints(ctx.db, row.id), listGeneratedCases(ctx.db, row.id)]);
   const patterns = detectPatterns(pages.flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : [])));
   return {
     session_id: row.id,
@@ -170,8 +171,9 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       unique_flows: flows.length,
       ui_patterns: patterns.length,
       api_endpoints: endpoints.length,
-      discovery_confidence: discoveryConfidence(flows),
+      discovery_confidence: discoveryConfidence(flows, row.warnings),
     },
+    warnings: row.warnings,
     pages: pages.map((p) => ({
       url: p.url,
       title: p.title ?? '',
@@ -182,10 +184,12 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       forms_found: p.forms_found,
       api_calls: p.api_calls,
       depth: p.depth,
+      reached_by: p.reached_by ?? 'direct',
     })),
     flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence, ...enrichedFlow(row, f.flow_id) })),
     patterns,
     api_endpoints: endpoints,
+    generated_test_cases: generated.map((g) => ({ test_case_id: g.test_case_id, name: g.name, flow_id: g.flow_id, created_at: iso(g.created_at) })),
     ...(config(row).enable_ai_analysis ? { ai_analysis: row.enrichment ?? { status: 'pending' } } : {}),
   };
 }

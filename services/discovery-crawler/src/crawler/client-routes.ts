@@ -1,0 +1,70 @@
+import type { Page } from 'playwright-core';
+import { IN_PAGE } from './in-page.js';
+import type { PageState } from './page-loader.js';
+
+/** A page a client-side router reached from a click: its URL, and how to reach it in the app. */
+export interface ClientRoute {
+  url: string;
+  /** The element clicked (a stable selector) on `from`. */
+  selector: string;
+  text: string;
+}
+
+/** Elements never clicked to find routes, by their accessible name: they may change data or end the session. */
+export const RISKY_TEXT = /log ?out|sign ?out|unsubscribe|delete|remove|destroy|archive|close (my )?account|\bpay\b|buy|purchase|place order|checkout|empty cart|clear all|reset/i;
+
+// Marks the visible link-like elements without an href not tried yet; answers them with a stable selector each.
+const MARK = new Function(
+  'tried',
+  IN_PAGE +
+    `
+  const out = [];
+  let n = 0;
+  for (const el of document.querySelectorAll('[role=link]:not([href]), a:not([href]), [role=tab]')) {
+    if (!visible(el) || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) continue;
+    const text = nameOf(el).slice(0, 80);
+    const selector = selectorOf(el);
+    const sig = text + ' ' + selector;
+    if (tried.includes(sig)) continue;
+    el.setAttribute('data-assay-route', String(n));
+    out.push({ index: n++, text, selector, sig });
+  }
+  return out;`,
+) as (tried: string[]) => Array<{ index: number; text: string; selector: string; sig: string }>;
+
+/**
+ * Clicks the page's link-like elements that have no href, one at a time, and
+ * records where a client-side router moved (pushState, replaceState, a hash
+ * change); goes back after each. The caller holds document navigations while
+ * this runs, so nothing leaves the page. `tried` (element text and selector)
+ * spans the session, so a menu on every page is probed once. Elements whose
+ * name reads like a destructive or session-ending action are never clicked.
+ */
+export async function probeClientRoutes(
+  page: Page,
+  tried: Set<string>,
+  limits: { max: number; budgetMs: number },
+  hooks: { settle(): Promise<PageState>; state(): Promise<PageState> },
+): Promise<ClientRoute[]> {
+  const deadline = Date.now() + limits.budgetMs;
+  const found: ClientRoute[] = [];
+  const home = (await hooks.state()).href;
+  for (let clicks = 0; clicks < limits.max && Date.now() < deadline; clicks++) {
+    const marked = await page.evaluate(MARK, [...tried]).catch(() => []);
+    for (const m of marked) if (RISKY_TEXT.test(m.text)) tried.add(m.sig);
+    const next = marked.find((m) => !RISKY_TEXT.test(m.text));
+    if (!next) break;
+    tried.add(next.sig);
+    try {
+      await page.locator(`[data-assay-route="${next.index}"]`).first().click({ timeout: Math.max(100, Math.min(2000, deadline - Date.now())) });
+    } catch {
+      continue; // covered or gone: the next one
+    }
+    const after = await hooks.settle();
+    if (after.href === home) continue;
+    found.push({ url: after.href, selector: next.selector, text: next.text });
+    await page.goBack({ timeout: 2000 }).catch(() => undefined);
+    if ((await hooks.settle()).href !== home) break; // could not get back: the caller reloads the page
+  }
+  return found;
+}
