@@ -143,7 +143,8 @@ test('runs a plan and watches it pass live, then opens its trace in the bundled 
   await page.getByRole('button', { name: 'Run plan' }).click();
 
   const summary = page.getByTestId('execution-summary');
-  await expect(summary).toContainText('completed', { timeout: 120_000 });
+  // The outcome first: "passed", green, once every case passed.
+  await expect(summary.getByTestId('outcome')).toHaveText('passed', { timeout: 120_000 });
   await expect(summary).toContainText('1 passed · 0 failed');
   const steps = page.getByRole('list', { name: 'Steps of Sign in' }).getByRole('listitem');
   await expect(steps).toHaveCount(4);
@@ -167,7 +168,7 @@ test('runs a plan and watches it pass live, then opens its trace in the bundled 
 
 test('shows a failure with its step, error and screenshot, the analysis, and applies the fix', async () => {
   app.setVersion(2);
-  await page.getByRole('link', { name: /^[0-9a-f]{8}$/ }).click(); // the plan
+  await page.getByRole('link', { name: 'Smoke' }).click(); // the plan, by its name
   await page.getByRole('button', { name: 'Run plan' }).click();
   const summary = page.getByTestId('execution-summary');
   await expect(summary).toContainText('0 passed · 1 failed', { timeout: 120_000 });
@@ -177,7 +178,11 @@ test('shows a failure with its step, error and screenshot, the analysis, and app
   await expect(failed.locator('.error-note')).not.toBeEmpty();
   await expect(failed.getByRole('img', { name: /Screenshot at step 3/ })).toBeVisible();
 
-  await expect(page.getByTestId('analysis-category')).toHaveText('selector changed', { timeout: 120_000 });
+  // What changed and what to do, in plain words; the evidence one click away.
+  await expect(page.getByTestId('analysis-summary')).toContainText('on /login changed, so step 3 no longer finds it.', { timeout: 120_000 });
+  await expect(page.getByTestId('analysis-next-step')).toContainText('Apply the fix');
+  await page.getByText('Evidence', { exact: true }).click();
+  await expect(page.getByTestId('analysis-category')).toHaveText('selector changed');
   await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
   await page.getByRole('heading', { name: 'Failure analysis' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
   await shot('failure-analysis');
@@ -186,10 +191,10 @@ test('shows a failure with its step, error and screenshot, the analysis, and app
   await expect(applied).toContainText('Fix applied');
   await expect(applied.getByRole('list', { name: 'Updated steps' })).toContainText('[data-testid="sign-in"]');
 
-  // The fixed case passes against the redesigned app.
-  await page.getByTestId('execution-summary').getByRole('link').click();
-  await page.getByRole('button', { name: 'Run plan' }).click();
-  await expect(page.getByTestId('execution-summary')).toContainText('1 passed · 0 failed', { timeout: 120_000 });
+  // "Re-run now": the fixed case passes against the redesigned app, live.
+  await page.getByRole('button', { name: 'Re-run now' }).click();
+  await expect(page.getByTestId('execution-summary').getByTestId('outcome')).toHaveText('passed', { timeout: 120_000 });
+  await expect(page.getByTestId('execution-summary')).toContainText('1 passed · 0 failed');
 
   await page.getByRole('link', { name: 'Issues' }).click();
   await page.getByLabel('Status').selectOption('');
@@ -206,6 +211,7 @@ test('opens an issue’s page from the list: its occurrence, category, evidence 
   const occurrences = page.getByRole('table', { name: 'Occurrences' }).getByRole('row');
   await expect(occurrences).toHaveCount(2); // the header and the failed run
   await expect(occurrences.nth(1)).toContainText('#login-button');
+  await page.getByText('Evidence', { exact: true }).click();
   await expect(page.getByTestId('suggested-selector')).toHaveText('[data-testid="sign-in"]');
   await expect(page.getByText('This fix was applied')).toBeVisible();
   await expect(page.getByRole('table', { name: /What changed in the element/ })).toContainText('login-button');
@@ -215,11 +221,8 @@ test('opens an issue’s page from the list: its occurrence, category, evidence 
   await expect
     .poll(async () => (await (await page.request.get(`/api/v1/issues/${issueId}`, { headers: { authorization: `Bearer ${await apiToken()}` } })).json()).status)
     .toBe('acknowledged');
+  // A reload keeps the sign-in (its refresh cookie) and the deep link.
   await page.reload();
-  // A reload signs out (the session lives in memory only): sign in again, the deep link stays.
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByLabel('Triage state')).toHaveValue('acknowledged');
   await occurrences.nth(1).getByRole('link').click();
   await expect(page.getByTestId('execution-summary')).toContainText('0 passed · 1 failed');
@@ -375,10 +378,12 @@ test('defines reports (a scheduled one, a tag-filtered one), takes snapshots of 
   const totals = page.getByRole('table', { name: 'totals' });
   // Columns: plan id, plan name, environment, executions, passed, failed, pass rate.
   const cells = totals.getByRole('row', { name: /Smoke/ }).getByRole('cell');
-  await expect(cells.nth(1)).toHaveText('Smoke');
-  await expect(cells.nth(3)).toHaveText('3');
-  await expect(cells.nth(4)).toHaveText('2');
-  await expect(cells.nth(5)).toHaveText('1');
+  // The plan by its name (a link to it), no id column.
+  await expect(cells.nth(0)).toHaveText('Smoke');
+  await expect(cells.nth(0).getByRole('link')).toHaveAttribute('href', /^\/plans\/[0-9a-f-]{36}$/);
+  await expect(cells.nth(2)).toHaveText('3');
+  await expect(cells.nth(3)).toHaveText('2');
+  await expect(cells.nth(4)).toHaveText('1');
   await expect(page.getByRole('list', { name: 'Snapshots of the report' }).getByRole('listitem')).toHaveCount(1);
   await shot('report');
 
@@ -539,7 +544,7 @@ test('shows members and the plan’s quota bars, invites a member who accepts in
     await expect(page.getByRole('heading', { name: 'Projects', level: 1 })).toBeVisible();
     await expect(page.locator('.cards .card')).toHaveCount(0);
   }
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Sign in to Assay' })).toBeVisible();
   expect(cspViolations).toEqual([]);
 });

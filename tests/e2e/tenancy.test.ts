@@ -61,6 +61,7 @@ beforeAll(async () => {
     await a('POST', '/api/v1/test-cases', { project_id: A.project_id, name: 'A case', steps: [{ action: 'navigate', value: '/' }, { action: 'click', selector: '#nope' }] }),
     'test case',
   ).id;
+  created(await a('PUT', `/api/v1/projects/${A.project_id}/variables/password`, { value: 'A-only-secret-value', secret: true }), 'secret');
   A.other_case_id = created(await a('POST', '/api/v1/test-cases', { project_id: A.project_id, name: 'A spare', steps: [{ action: 'navigate', value: '/' }] }), 'test case').id;
   A.test_plan_id = created(await a('POST', '/api/v1/test-plans', { project_id: A.project_id, name: 'A plan', test_case_ids: [A.test_case_id] }), 'plan').id;
   const run = created(await a('POST', '/api/v1/executions', { test_plan_id: A.test_plan_id, project_id: A.project_id }), 'execution');
@@ -99,6 +100,7 @@ async function snapshotOfA(): Promise<unknown> {
   const keys = (r: Reply) => (r.body.keys ?? r.body.data ?? []).map(({ last_used: _l, usage_count: _u, ...k }: Record<string, unknown>) => k);
   return {
     project: await get(`/api/v1/projects/${A.project_id}`),
+    variables: await get(`/api/v1/projects/${A.project_id}/variables`),
     cases: await get(`/api/v1/test-cases?project_id=${A.project_id}&limit=500`),
     case: await get(`/api/v1/test-cases/${A.test_case_id}`),
     plan: await get(`/api/v1/test-plans/${A.test_plan_id}`),
@@ -149,6 +151,9 @@ function rows(): Row[] {
     r('GET /api/v1/projects/{project_id}', (i) => b('GET', `/api/v1/projects/${i.project_id}`)),
     r('PUT /api/v1/projects/{project_id}', (i) => b('PUT', `/api/v1/projects/${i.project_id}`, { name: 'Hijacked' })),
     r('DELETE /api/v1/projects/{project_id}', (i) => b('DELETE', `/api/v1/projects/${i.project_id}?force=true`)),
+    r('GET /api/v1/projects/{project_id}/variables', (i) => b('GET', `/api/v1/projects/${i.project_id}/variables`)),
+    r('PUT /api/v1/projects/{project_id}/variables/{name}', (i) => b('PUT', `/api/v1/projects/${i.project_id}/variables/password`, { value: 'planted-value', secret: true })),
+    r('DELETE /api/v1/projects/{project_id}/variables/{name}', (i) => b('DELETE', `/api/v1/projects/${i.project_id}/variables/password`)),
     r('GET /api/v1/test-cases', (i) => b('GET', `/api/v1/test-cases?project_id=${i.project_id}&test_plan_id=${i.test_plan_id}`)),
     r('POST /api/v1/test-cases', (i) => b('POST', '/api/v1/test-cases', { project_id: i.project_id, name: 'Planted', steps: [{ action: 'navigate', value: '/' }] })),
     r('GET /api/v1/test-cases/{test_case_id}', (i) => b('GET', `/api/v1/test-cases/${i.test_case_id}`)),
@@ -180,6 +185,7 @@ function rows(): Row[] {
     r('GET /api/v1/executions/{execution_id}/results', (i) => b('GET', `/api/v1/executions/${i.execution_id}/results`)),
     r('GET /api/v1/executions/{execution_id}/stream', (i) => b('GET', `/api/v1/executions/${i.execution_id}/stream`)),
     r('DELETE /api/v1/executions/{execution_id}', (i) => b('DELETE', `/api/v1/executions/${i.execution_id}`)),
+    r('POST /api/v1/executions/{execution_id}/rerun', (i) => b('POST', `/api/v1/executions/${i.execution_id}/rerun`, {})),
     r('GET /api/v1/executions/{execution_id}/failure-analysis', (i) => b('GET', `/api/v1/executions/${i.execution_id}/failure-analysis`)),
     r('GET /api/executions/{execution_id}/failure-analysis', (i) => b('GET', `/api/executions/${i.execution_id}/failure-analysis`)),
     r('POST /api/v1/executions/{execution_id}/failure-analysis/{test_id}/apply', (i) => b('POST', `/api/v1/executions/${i.execution_id}/failure-analysis/${i.test_case_id}/apply`)),
@@ -215,6 +221,8 @@ function rows(): Row[] {
     r('DELETE /api/service-keys/{key_id}', (i) => b('DELETE', `/api/service-keys/${i.service_key_id}`)),
     r('DELETE /api/api-keys/{key_id}', (i) => b('DELETE', `/api/api-keys/${i.api_key_id}`)),
     r('POST /api/v1/test-runs', (i) => b('POST', '/api/v1/test-runs', { project_id: i.project_id, steps: [{ action: 'navigate', value: '/' }] })),
+    // A run of one stored case: another organization's case is unknown.
+    r('POST /api/v1/test-runs', (i) => b('POST', '/api/v1/test-runs', { project_id: i.project_id, test_case_id: i.test_case_id, wait_for_completion: false })),
     r('GET /api/v1/test-runs', (i) => b('GET', `/api/v1/test-runs?project_id=${i.project_id}`)),
     r('GET /api/v1/test-runs/{test_run_id}', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}`)),
     r('DELETE /api/v1/test-runs/{test_run_id}', (i) => b('DELETE', `/api/v1/test-runs/${i.test_run_id}`)),
@@ -227,6 +235,7 @@ function rows(): Row[] {
     r('POST /api/v1/test-runs/{test_run_id}/save', (i) => b('POST', `/api/v1/test-runs/${i.test_run_id}/save`, { name: 'Planted', test_plan_id: i.test_plan_id })),
     r('POST /api/v1/reports', (i) => b('POST', '/api/v1/reports', { project_id: i.project_id, name: 'Planted', kind: 'pass_rate' })),
     r('GET /api/v1/reports', (i) => b('GET', `/api/v1/reports?project_id=${i.project_id}`)),
+    r('GET /api/v1/reports/dashboard', (i) => b('GET', `/api/v1/reports/dashboard?project_id=${i.project_id}`)),
     r('GET /api/v1/reports/{report_id}', (i) => b('GET', `/api/v1/reports/${i.report_id}`)),
     r('PUT /api/v1/reports/{report_id}', (i) => b('PUT', `/api/v1/reports/${i.report_id}`, { name: 'Hijacked' })),
     r('DELETE /api/v1/reports/{report_id}', (i) => b('DELETE', `/api/v1/reports/${i.report_id}`)),

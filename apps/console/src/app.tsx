@@ -1,13 +1,15 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, currentSession, errorText, isSignedIn, onSessionChange, signOut, switchOrganization } from './api';
+import { api, currentSession, errorText, isResuming, isSignedIn, onSessionChange, signOut, switchOrganization } from './api';
 import { Link, match, navigate, useLocation } from './router';
 import { CaseEditor, CaseView } from './screens/cases';
+import { DashboardScreen } from './screens/dashboard';
 import { DiscoveryList, DiscoveryView } from './screens/discovery';
 import { ExecutionList, ExecutionView } from './screens/executions';
 import { AcceptInvitation, ACCEPT_INVITATION_PATH } from './screens/invitation';
 import { IssueView } from './screens/issue';
 import { IssueList } from './screens/issues';
+import { AccountScreen } from './screens/account';
 import { KeysScreen } from './screens/keys';
 import { Login } from './screens/login';
 import { PlanView } from './screens/plans';
@@ -18,6 +20,7 @@ import { ReportList, ReportView } from './screens/reports';
 import { WebhookList, WebhookView } from './screens/webhooks';
 
 const NAV: Array<[string, string]> = [
+  ['/dashboard', 'Dashboard'],
   ['/projects', 'Projects'],
   ['/executions', 'Executions'],
   ['/issues', 'Issues'],
@@ -26,6 +29,7 @@ const NAV: Array<[string, string]> = [
   ['/webhooks', 'Webhooks'],
   ['/settings/keys', 'Keys'],
   ['/settings/organization', 'Organization'],
+  ['/settings/account', 'Account'],
 ];
 
 function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
@@ -34,6 +38,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if (path === '/' || path === '/projects') return <ProjectList />;
   if ((m = match('/projects/:id/record', path))) return <RecorderScreen projectId={m.id!} />;
   if ((m = match('/projects/:id', path))) return <ProjectView id={m.id!} />;
+  if (path === '/dashboard') return <DashboardScreen projectId={query.get('project') ?? ''} />;
   if (match('/cases/new', path)) return <CaseEditor projectId={query.get('project') ?? ''} />;
   if ((m = match('/cases/:id/edit', path))) return <CaseEditor id={m.id!} />;
   if ((m = match('/cases/:id', path))) return <CaseView id={m.id!} />;
@@ -50,6 +55,7 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if ((m = match('/webhooks/:id', path))) return <WebhookView id={m.id!} />;
   if (path === '/settings/keys') return <KeysScreen />;
   if (path === '/settings/organization') return <OrganizationScreen />;
+  if (path === '/settings/account') return <AccountScreen />;
   return (
     <section class="page">
       <h1>Not found</h1>
@@ -101,11 +107,25 @@ export function App(): JSX.Element {
   const [, setTick] = useState(0);
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => onSessionChange(() => setTick((n) => n + 1)), []);
+  useEffect(() => {
+    const off = onSessionChange(() => setTick((n) => n + 1));
+    // The session may have resumed (or not) before this subscription: render what it is now.
+    setTick((n) => n + 1);
+    return off;
+  }, []);
   useEffect(() => setMenuOpen(false), [location.path]);
 
   // The invitation screen needs no session (the token is the credential) and starts a new one.
   if (location.path === ACCEPT_INVITATION_PATH) return <AcceptInvitation />;
+  if (isResuming()) {
+    return (
+      <main id="main" class="login">
+        <p class="muted" role="status">
+          Loading your session…
+        </p>
+      </main>
+    );
+  }
   if (!isSignedIn() || !currentSession()) return <Login />;
   const session = currentSession()!;
   return (
@@ -138,8 +158,7 @@ export function App(): JSX.Element {
             type="button"
             class="secondary"
             onClick={() => {
-              signOut();
-              navigate('/');
+              void signOut().finally(() => navigate('/'));
             }}
           >
             Sign out

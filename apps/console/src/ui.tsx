@@ -102,6 +102,20 @@ export function StatusBadge(props: { status: string }): JSX.Element {
   return <span class={`badge badge-${props.status}`}>{props.status}</span>;
 }
 
+/**
+ * A run's main badge: what a person asks first, did it pass? Green only when
+ * every case passed, red when one failed (or the run broke), grey when
+ * cancelled; while it runs, where it is (queued, running).
+ */
+export function OutcomeBadge(props: { outcome: string | null | undefined; status: string }): JSX.Element {
+  if (!props.outcome) return <StatusBadge status={props.status} />;
+  return (
+    <span class={`badge outcome outcome-${props.outcome}`} data-testid="outcome">
+      {props.outcome}
+    </span>
+  );
+}
+
 /** A secret shown once, with a copy button. */
 export function SecretOnce(props: { label: string; secret: string; onDone: () => void; children?: ComponentChildren }): JSX.Element {
   const [copied, setCopied] = useState(false);

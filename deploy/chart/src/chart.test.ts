@@ -169,7 +169,7 @@ describe('environment of each service', () => {
     const expected: Record<(typeof SERVICES)[number], string[]> = {
       gateway: ['AUTH_URL', 'TEST_CASE_URL', 'EXECUTION_RUNNER_URL', 'DISCOVERY_CRAWLER_URL', 'ANALYSIS_URL', 'WEBHOOK_DISPATCHER_URL', 'REDIS_URL', 'RATE_LIMITS_ENABLED', 'UPSTREAM_RESPONSE_TIMEOUT_MS'],
       auth: ['SESSION_TOKEN_SECRET', 'STRIPE_WEBHOOK_SECRET', 'SESSION_TTL_SECONDS'],
-      'test-case': [],
+      'test-case': ['SECRETS_KEY'],
       'execution-runner': ['TEST_CASE_URL', 'AUTH_URL', 'DISCOVERY_CRAWLER_URL', 'CHROMIUM_PATH', 'RUNNER_CONCURRENCY', 'SCHEDULER_ENABLED', 'SCHEDULER_INTERVAL_MS', 'ARTIFACT_MAX_BYTES', 'ARTIFACT_ORG_QUOTA_BYTES', 'SHUTDOWN_GRACE_SECONDS', 'EGRESS_ALLOW_LOOPBACK', 'EGRESS_ALLOW_PRIVATE', 'EGRESS_ALLOW_CIDRS', 'EGRESS_DENY_CIDRS'],
       'discovery-crawler': ['TEST_CASE_URL', 'CHROMIUM_PATH', 'CRAWLER_SESSIONS', 'EGRESS_ALLOW_LOOPBACK', 'EGRESS_ALLOW_PRIVATE', 'EGRESS_ALLOW_CIDRS', 'EGRESS_DENY_CIDRS'],
       analysis: ['EXECUTION_RUNNER_URL', 'TEST_CASE_URL', 'DISCOVERY_CRAWLER_URL', 'CHROMIUM_PATH', 'ANALYSIS_CONCURRENCY', 'ANALYSIS_RERUN_ENABLED', 'ANALYSIS_MAX_RERUNS', 'ANALYSIS_LLM_API_KEY', 'EGRESS_ALLOW_LOOPBACK', 'EGRESS_ALLOW_PRIVATE', 'EGRESS_ALLOW_CIDRS', 'EGRESS_DENY_CIDRS'],
@@ -179,7 +179,7 @@ describe('environment of each service', () => {
       const env = envOf(objects, service);
       const common = ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'BUS', 'KAFKA_BROKERS', 'KAFKA_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'KAFKA_PROVISION_TOPICS', 'KAFKA_SESSION_TIMEOUT_MS', 'PORT', 'HOST', 'LOG_LEVEL'];
       expect(Object.keys(env)).toEqual(expect.arrayContaining([...common, ...expected[service]]));
-      for (const secret of ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY', 'REDIS_URL', 'STRIPE_WEBHOOK_SECRET', 'ANALYSIS_LLM_API_KEY', 'SMTP_URL']) {
+      for (const secret of ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY', 'REDIS_URL', 'STRIPE_WEBHOOK_SECRET', 'ANALYSIS_LLM_API_KEY', 'SMTP_URL']) {
         if (env[secret]) expect(env[secret]).toEqual({ name: secret, valueFrom: { secretKeyRef: expect.objectContaining({ key: secret }) } });
       }
       // Only the services it calls: the NetworkPolicy would refuse the others.

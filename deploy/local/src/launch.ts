@@ -73,7 +73,7 @@ async function loadOrCreateSecrets(): Promise<Record<string, string>> {
     ? Object.fromEntries(existing.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]))
     : {};
   // Secrets added by later versions join an existing file; the ones there are kept.
-  const generated = ['INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY'].filter((name) => !secrets[name]);
+  const generated = ['INTERNAL_TOKEN_SECRET', 'SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY'].filter((name) => !secrets[name]);
   for (const name of generated) secrets[name] = randomBytes(32).toString('base64url');
   if (generated.length) await writeFile(file, Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
   return secrets;
@@ -312,7 +312,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: config.logLevel,
   };
   const auth: ServiceSpec = { name: 'auth', port: config.authPort, env: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET! } };
-  const testCase: ServiceSpec = { name: 'test-case', port: config.testCasePort };
+  const testCase: ServiceSpec = { name: 'test-case', port: config.testCasePort, env: { SECRETS_KEY: secrets.SECRETS_KEY! } };
   const local = (spec: ServiceSpec) => `http://127.0.0.1:${spec.port}`;
   // Local apps are the usual targets of runs, crawls and webhooks here, so the egress policy
   // allows loopback (a deployment refuses it by default); metadata and private ranges stay

@@ -395,6 +395,9 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- end -}}
 {{- $_ := set $env "ANALYSIS_LLM_API_KEY" (include "assay.secretRef" (dict "root" $root "key" "ANALYSIS_LLM_API_KEY" "optional" true) | fromYaml) -}}
 {{- end -}}
+{{- if eq $name "test-case" -}}
+{{- $_ := set $env "SECRETS_KEY" (include "assay.secretRef" (dict "root" $root "key" "SECRETS_KEY" "optional" true) | fromYaml) -}}
+{{- end -}}
 {{- if eq $name "webhook-dispatcher" -}}
 {{- $_ := set $env "WEBHOOK_SECRET_KEY" (include "assay.secretRef" (dict "root" $root "key" "WEBHOOK_SECRET_KEY") | fromYaml) -}}
 {{- $_ := set $env "WEBHOOK_CONCURRENCY" (include "assay.int" ($svc.concurrency | default 64)) -}}

@@ -95,6 +95,51 @@ const reportPeriod = {
 };
 
 export const analysisSchemas: Record<string, JsonSchema> = {
+  Dashboard: {
+    type: 'object',
+    required: ['project_id', 'period', 'summary', 'pass_rate_by_day', 'slowest_cases', 'flakiest_cases', 'open_issues', 'last_runs'],
+    properties: {
+      project_id: { type: 'string' },
+      period: { type: 'object', required: ['from', 'to', 'days'], properties: { from: { type: 'string' }, to: { type: 'string' }, days: { type: 'integer' } } },
+      summary: {
+        type: 'object',
+        required: ['runs', 'passed_runs', 'failed_runs', 'run_pass_rate', 'tests_passed', 'tests_failed', 'test_pass_rate', 'open_issues'],
+        description: 'Runs and tests of the period; rates in percent with one decimal (null without data).',
+        properties: {
+          runs: { type: 'integer' },
+          passed_runs: { type: 'integer' },
+          failed_runs: { type: 'integer' },
+          run_pass_rate: { type: ['number', 'null'] },
+          tests_passed: { type: 'integer' },
+          tests_failed: { type: 'integer' },
+          test_pass_rate: { type: ['number', 'null'] },
+          open_issues: { type: 'integer' },
+        },
+      },
+      pass_rate_by_day: { type: 'array', items: { type: 'object', required: ['day', 'runs', 'passed_runs', 'tests_passed', 'tests_failed', 'pass_rate'], properties: { day: { type: 'string' }, runs: { type: 'integer' }, passed_runs: { type: 'integer' }, tests_passed: { type: 'integer' }, tests_failed: { type: 'integer' }, pass_rate: { type: ['number', 'null'] } } } },
+      slowest_cases: { type: 'array', items: { type: 'object', required: ['test_case_id', 'name', 'runs', 'median_ms', 'p95_ms'], properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, median_ms: { type: 'integer' }, p95_ms: { type: 'integer' } } } },
+      flakiest_cases: { type: 'array', items: { type: 'object', required: ['test_case_id', 'name', 'runs', 'failed', 'flips', 'flip_rate'], properties: { test_case_id: { type: 'string' }, name: { type: 'string' }, runs: { type: 'integer' }, failed: { type: 'integer' }, flips: { type: 'integer' }, flip_rate: { type: 'number' } } } },
+      open_issues: { type: 'array', items: { type: 'object', required: ['issue_id', 'title', 'category', 'status', 'test_name', 'occurrences', 'last_seen'], properties: { issue_id: { type: 'string' }, title: { type: 'string' }, category: { type: 'string' }, status: { type: 'string' }, test_name: { type: ['string', 'null'] }, occurrences: { type: 'integer' }, last_seen: { type: ['string', 'null'] } } } },
+      last_runs: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['execution_id', 'name', 'environment', 'outcome', 'passed', 'failed', 'total', 'completed_at', 'duration_ms'],
+          properties: {
+            execution_id: { type: 'string' },
+            name: { type: 'string' },
+            environment: { type: ['string', 'null'] },
+            outcome: { type: 'string', enum: ['passed', 'failed'] },
+            passed: { type: 'integer' },
+            failed: { type: 'integer' },
+            total: { type: 'integer' },
+            completed_at: { type: 'string' },
+            duration_ms: { type: ['integer', 'null'] },
+          },
+        },
+      },
+    },
+  },
   FailureAnalysisItem: {
     type: 'object',
     required: ['test_id', 'test_name', 'failure_category', 'confidence', 'description', 'evidence', 'fix_suggestions'],
@@ -103,6 +148,8 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       test_name: { type: 'string' },
       failure_category: { type: 'string', enum: [...FAILURE_CATEGORIES] },
       confidence: { type: 'number', minimum: 0, maximum: 1 },
+      summary: { type: 'string', description: 'One sentence of what changed, in a tester’s words (no selectors, scores or API routes).' },
+      next_step: { type: ['string', 'null'], description: 'One sentence of what to do about it.' },
       description: { type: 'string' },
       evidence: {
         type: 'object',

@@ -31,8 +31,47 @@ export const authSchemas: Record<string, JsonSchema> = {
     type: 'object',
     required: ['token', 'expires_at'],
     properties: {
-      token: { type: 'string', description: 'HS256 JWT; send as `Authorization: Bearer <token>`.' },
+      token: { type: 'string', description: 'A short-lived access token (HS256 JWT, `ACCESS_TOKEN_TTL_SECONDS`, 15 min by default); send as `Authorization: Bearer <token>`. The refresh token is set as the `__Secure-assay_refresh` cookie (HttpOnly, Secure, SameSite=Strict, Path=/api/auth/refresh), never in a body.' },
       expires_at: timestamp,
+    },
+  },
+  SessionRefreshed: {
+    type: 'object',
+    required: ['token', 'expires_at', 'user_id', 'organization_id', 'email'],
+    properties: {
+      token: { type: 'string', description: 'A new access token of the same sign-in.' },
+      expires_at: timestamp,
+      user_id: { type: 'string' },
+      organization_id: { type: 'string', description: 'The organization the sign-in acts in.' },
+      email: { type: 'string' },
+    },
+  },
+  LogoutRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { everywhere: { type: 'boolean', description: 'End every sign-in of the user (every browser, every organization), not only this one.' } },
+  },
+  LoggedOut: {
+    type: 'object',
+    required: ['sessions_ended'],
+    properties: { sessions_ended: { type: 'integer', minimum: 0 } },
+  },
+  PasswordChangeRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['current_password', 'new_password'],
+    properties: {
+      current_password: { type: 'string', minLength: 1, maxLength: 1024 },
+      new_password: { type: 'string', minLength: 12, maxLength: 1024, description: 'At least 12 characters.' },
+    },
+  },
+  PasswordChanged: {
+    type: 'object',
+    required: ['token', 'expires_at', 'sessions_ended'],
+    properties: {
+      token: { type: 'string', description: 'An access token of the new sign-in that replaces every ended one.' },
+      expires_at: timestamp,
+      sessions_ended: { type: 'integer', minimum: 0 },
     },
   },
   SwitchOrganizationRequest: {
@@ -45,7 +84,7 @@ export const authSchemas: Record<string, JsonSchema> = {
     type: 'object',
     required: ['token', 'expires_at', 'organization_id'],
     properties: {
-      token: { type: 'string', description: 'A new session token acting in that organization; the old one stays valid until it expires.' },
+      token: { type: 'string', description: 'An access token acting in that organization; the sign-in (and its refresh cookie) moves there, and tokens of the old organization stop working.' },
       expires_at: timestamp,
       organization_id: { type: 'string' },
     },
@@ -185,6 +224,7 @@ export const authSchemas: Record<string, JsonSchema> = {
       name: { type: 'string' },
       role: { type: 'string', enum: ['owner', 'admin', 'member'] },
       created_at: timestamp,
+      pending: { type: 'boolean', description: 'Invited and not yet accepted (the account has no password yet); in the member list.' },
     },
   },
   MemberList: {

@@ -74,12 +74,13 @@ describe('ROUTES', () => {
     }
   });
 
-  it('leaves only login, accepting an invitation, the Stripe webhook and the API reference reachable without a credential', () => {
+  it('leaves only login, the session refresh (its cookie is the credential), accepting an invitation, the Stripe webhook and the API reference reachable without a credential', () => {
     expect(ROUTES.filter((r) => r.auth === false).map((r) => `${r.method} ${r.path}`).sort()).toEqual([
       'GET /api/v1/openapi.json',
       'GET /docs',
       'POST /api/auth/accept-invitation',
       'POST /api/auth/login',
+      'POST /api/auth/refresh',
       'POST /api/billing/stripe/webhook',
     ]);
   });

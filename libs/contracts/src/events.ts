@@ -514,11 +514,11 @@ function saasEvents(): Record<string, EventContract> {
     'auth.organization.access_changed': {
       topic: TOPICS.authEvents,
       visibility: 'internal',
-      description: 'What the organization’s credentials may do changed (plan, quota, a member’s role or removal); gateways drop its cached answers.',
+      description: 'What the organization’s credentials may do changed (plan, quota, a member’s role or removal, a sign-in ended); gateways drop its cached answers.',
       data: {
         type: 'object',
         required: ['reason'],
-        properties: { reason: { type: 'string', enum: ['plan_changed', 'quota_exceeded', 'member_changed'] } },
+        properties: { reason: { type: 'string', enum: ['plan_changed', 'quota_exceeded', 'member_changed', 'session_revoked'] } },
       },
     },
   };

@@ -44,3 +44,4 @@ export {
   type QuotaType,
 } from './plans.js';
 export { catchUp, cronProblems, nextOccurrence, nextOccurrences } from './cron.js';
+export { SECRET_MASK, SecretMasker, secretForms, secretReferences } from './secrets.js';

@@ -80,6 +80,38 @@ export const testCaseSchemas: Record<string, JsonSchema> = {
       environments: { $ref: 'ProjectEnvironments' },
     },
   },
+  ProjectVariableRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['value'],
+    properties: {
+      value: { type: 'string', maxLength: 10_000, description: 'The value; for a secret, at least 4 characters (it is never returned).' },
+      secret: { type: 'boolean', default: false, description: 'Store encrypted, reference as `{{secret.name}}`, mask in results, logs and traces.' },
+    },
+  },
+  ProjectVariable: {
+    type: 'object',
+    required: ['name', 'environment', 'secret', 'value', 'reference', 'created_at', 'updated_at'],
+    properties: {
+      name: { type: 'string' },
+      environment: { type: ['string', 'null'], description: 'null: every environment.' },
+      secret: { type: 'boolean' },
+      value: { type: ['string', 'null'], description: 'The value of a plain variable; always null for a secret.' },
+      reference: { type: 'string', description: 'How a step uses it: `{{name}}` or `{{secret.name}}`.' },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  ProjectVariableList: {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { type: 'array', items: { $ref: 'ProjectVariable' } } },
+  },
+  ProjectVariableDeleted: {
+    type: 'object',
+    required: ['name', 'environment', 'deleted'],
+    properties: { name: { type: 'string' }, environment: { type: ['string', 'null'] }, deleted: { type: 'boolean' } },
+  },
   ProjectEnvironments: {
     type: 'object',
     description: 'Base URL per environment, e.g. {"staging": "https://staging.example.com"}; an execution picks one with `environment`.',

@@ -26,6 +26,8 @@ export interface Principal {
   plan: Plan;
   /** `prod` or `dev` for service keys. */
   environment?: 'prod' | 'dev';
+  /** The console sign-in a `session` principal comes from (sign-out and organization switch act on it). */
+  session_id?: string;
 }
 
 const ISSUER = 'assay';
@@ -81,7 +83,7 @@ export async function verifyPrincipal(secret: string, token: string | undefined)
     const reason = err instanceof errors.JWTExpired ? 'expired' : 'signature or claims rejected';
     throw new InvalidPrincipalError(reason);
   }
-  const { org_id, sub, kind, role, scopes, plan, environment } = payload;
+  const { org_id, sub, kind, role, scopes, plan, environment, session_id } = payload;
   const valid =
     (typeof org_id === 'string' || (org_id === null && kind === 'service')) &&
     typeof sub === 'string' &&
@@ -99,6 +101,7 @@ export async function verifyPrincipal(secret: string, token: string | undefined)
     scopes: scopes as string[],
     plan: plan as Plan,
     ...(environment === 'prod' || environment === 'dev' ? { environment } : {}),
+    ...(kind === 'session' && typeof session_id === 'string' ? { session_id } : {}),
   };
 }
 

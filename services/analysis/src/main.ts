@@ -36,6 +36,7 @@ startMain(async () => {
           verifier,
           closeBrowser: () => verifier.close(),
           rerunEnabled: config.rerunEnabled,
+          testCases,
           maxRerunsPerExecution: config.maxRerunsPerExecution,
           ...(config.discoveryCrawlerUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', config.discoveryCrawlerUrl, config.internalTokenSecret)) } : {}),
           ...(config.llm ? { llm: new LlmClient(config.llm, logger) } : {}),

@@ -179,6 +179,46 @@ describe('reports', () => {
     expect(open.every((i) => issues.find((x: { id: string; occurrence_count: number }) => x.id === i.issue_id)!.occurrence_count === i.occurrences)).toBe(true);
   });
 
+  it('builds the project dashboard from the same runs and issues: pass rate by day, slowest and flakiest cases, open issues, last runs, and CSV', async () => {
+    const executions = await Promise.all(runs.map(async (r) => (await t.ex('GET', `/api/v1/executions/${r.id}`)).body));
+    const d = await t.an('GET', `/api/v1/reports/dashboard?project_id=${plan.projectId}&days=7`);
+    expect(d.status).toBe(200);
+    expect(d.body.period.days).toBe(7);
+    expect(d.body.pass_rate_by_day).toHaveLength(7);
+    let passed = 0;
+    let failed = 0;
+    for (const e of executions) {
+      passed += e.passed_tests;
+      failed += e.failed_tests;
+    }
+    const passedRuns = executions.filter((e) => e.outcome === 'passed').length;
+    expect(d.body.summary).toMatchObject({ runs: executions.length, passed_runs: passedRuns, failed_runs: executions.length - passedRuns, tests_passed: passed, tests_failed: failed, test_pass_rate: rate(passed, failed) });
+    const today = d.body.pass_rate_by_day.reduce((acc: number, x: { runs: number }) => acc + x.runs, 0);
+    expect(today).toBe(executions.length);
+    // The last runs, newest first, each with the outcome the execution itself shows.
+    const newest = [...executions].sort((a, b) => b.completed_at.localeCompare(a.completed_at) || b.id.localeCompare(a.id));
+    expect(d.body.last_runs.map((r: { execution_id: string; outcome: string }) => [r.execution_id, r.outcome])).toEqual(newest.map((e) => [e.id, e.outcome]));
+    expect(d.body.last_runs[0]).toMatchObject({ name: 'Regression', total: 3 });
+    // The flakiest cases are the flaky report's cases that flipped; the slowest have every case that ran.
+    const flaky = records((await snapshot('flaky_tests')).snapshot.data.tables.tests).filter((r) => (r.flips as number) > 0);
+    expect(d.body.flakiest_cases.map((c: { test_case_id: string; flip_rate: number }) => [c.test_case_id, c.flip_rate]).sort()).toEqual(flaky.map((r) => [r.test_case_id, r.flip_rate]).sort());
+    expect(d.body.slowest_cases.map((c: { name: string }) => c.name).sort()).toEqual(['Dashboard', 'Price', 'Status']);
+    for (const c of d.body.slowest_cases) expect(c.p95_ms).toBeGreaterThanOrEqual(c.median_ms);
+    const issues = (await t.an('GET', `/api/v1/issues?project_id=${plan.projectId}&limit=100`)).body.data.filter((i: { status: string }) => ['open', 'acknowledged'].includes(i.status));
+    expect(d.body.summary.open_issues).toBe(issues.length);
+
+    const csv = await t.an('GET', `/api/v1/reports/dashboard?project_id=${plan.projectId}&days=7&format=csv&table=last_runs`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = String(csv.body).trim().split('\r\n');
+    expect(lines[0]).toBe('execution_id,name,environment,outcome,passed,failed,total,completed_at,duration_ms');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(newest.map((e) => e.id));
+    for (const [q, field] of [['days=0', 'days'], ['format=pdf', 'format'], ['table=nope', 'table']]) {
+      const bad = await t.an('GET', `/api/v1/reports/dashboard?project_id=${plan.projectId}&${q}`);
+      expect([bad.status, bad.body.details[0].field]).toEqual([400, field]);
+    }
+    expect((await h.tenant().an('GET', `/api/v1/reports/dashboard?project_id=${plan.projectId}`)).status).toBe(404);
+  });
+
   it('renders a snapshot as a self-contained page with a server-rendered SVG chart (screenshot in docs/screenshots with REPORT_SCREENSHOT=1)', async () => {
     const { report, snapshot: snap } = await snapshot('pass_rate');
     const page = await t.an('GET', `/api/v1/reports/${report.id}/snapshots/${snap.id}?format=html`);

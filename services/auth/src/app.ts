@@ -11,7 +11,7 @@ export interface AuthAppDeps {
   schema: string;
   logger: Logger;
   internalTokenSecret: string;
-  session: { secret: string; ttlSeconds: number };
+  session: { secret: string; ttlSeconds: number; accessTtlSeconds?: number };
   stripeWebhookSecret?: string;
   ready?: () => Promise<Record<string, boolean>>;
 }

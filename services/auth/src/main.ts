@@ -20,7 +20,7 @@ startMain(async () => {
         schema: config.schema,
         logger,
         internalTokenSecret: config.internalTokenSecret,
-        session: { secret: config.sessionTokenSecret, ttlSeconds: config.sessionTtlSeconds },
+        session: { secret: config.sessionTokenSecret, ttlSeconds: config.sessionTtlSeconds, accessTtlSeconds: config.accessTokenTtlSeconds },
         ...(config.stripeWebhookSecret ? { stripeWebhookSecret: config.stripeWebhookSecret } : {}),
         ready,
       });

@@ -16,9 +16,11 @@ describe('login and sessions', () => {
     expect(r.status).toBe(200);
     expect(r.body.token.startsWith('sk_live_')).toBe(false);
     expect(r.body.token.split('.')).toHaveLength(3);
-    expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(3500_000);
+    // A short-lived access token (15 minutes); the sign-in itself lasts SESSION_TTL_SECONDS through its refresh cookie.
+    expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(800_000);
+    expect(Date.parse(r.body.expires_at) - Date.now()).toBeLessThanOrEqual(900_000);
     const who = await auth.authenticate(r.body.token);
-    expect(who.body.principal).toEqual({ org_id: orgId, sub: userId, kind: 'session', role: 'owner', scopes: [], plan: 'growth' });
+    expect(who.body.principal).toEqual({ org_id: orgId, sub: userId, kind: 'session', role: 'owner', scopes: [], plan: 'growth', session_id: expect.any(String) });
     expect(who.body.valid_until).toBe(r.body.expires_at.replace(/\.\d{3}Z$/, '.000Z'));
   });
 
@@ -32,10 +34,12 @@ describe('login and sessions', () => {
     expect((await auth.call('POST', '/api/auth/login', { body: { email: 'not-an-email', password: 'x' } })).status).toBe(400);
   });
 
-  it('refuses forged and expired session tokens', async () => {
-    const { orgId, userId } = await auth.newOrganization();
-    const sign = (secret: string, exp: number) =>
-      new SignJWT({ org_id: orgId })
+  it('refuses forged and expired session tokens, and tokens that name no live sign-in', async () => {
+    const { orgId, userId, email, password } = await auth.newOrganization();
+    const login = await auth.call('POST', '/api/auth/login', { body: { email, password } });
+    const sid = (await auth.authenticate(login.body.token)).body.principal.session_id as string;
+    const sign = (secret: string, exp: number, claims: Record<string, unknown> = { org_id: orgId, sid }) =>
+      new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(userId)
         .setIssuer('assay-auth')
@@ -44,7 +48,13 @@ describe('login and sessions', () => {
         .sign(new TextEncoder().encode(secret));
     const now = Math.floor(Date.now() / 1000);
     expect((await auth.authenticate(await sign(SESSION_SECRET, now + 60))).status).toBe(200);
-    for (const token of [await sign('another-secret-another-secret-xxxxx', now + 60), await sign(SESSION_SECRET, now - 10)]) {
+    for (const token of [
+      await sign('another-secret-another-secret-xxxxx', now + 60),
+      await sign(SESSION_SECRET, now - 10),
+      // Before revocable sessions tokens named none; and a session that never was.
+      await sign(SESSION_SECRET, now + 60, { org_id: orgId }),
+      await sign(SESSION_SECRET, now + 60, { org_id: orgId, sid: '00000000-0000-4000-8000-000000000000' }),
+    ]) {
       const r = await auth.authenticate(token);
       expect(r.status).toBe(401);
       expect(r.body.error).toBe('invalid_api_key');

@@ -25,8 +25,10 @@ describe('adding members', () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]!.token_hash.toString('utf8')).not.toContain(added.body.invitation.token);
 
-    // No password yet: login is refused like a wrong password.
+    // No password yet: login is refused like a wrong password, and the member list says the invitation is pending.
     expect((await auth.call('POST', '/api/auth/login', { body: { email: address, password: 'anything at all here' } })).status).toBe(401);
+    const pendingOf = async () => Object.fromEntries((await auth.call('GET', '/api/organizations/current/members', { principal: a.owner })).body.data.map((m: { email: string; pending: boolean }) => [m.email, m.pending]));
+    expect(await pendingOf()).toEqual({ [a.email]: false, [address]: true });
 
     const accepted = await auth.call('POST', '/api/auth/accept-invitation', { principal: null, body: { token: added.body.invitation.token, password: 'a brand new password' } });
     // Through the gateway the call carries the gateway's own principal; the harness sends none, which auth refuses:
@@ -37,6 +39,7 @@ describe('adding members', () => {
     const who = await auth.authenticate(viaGateway.body.token);
     expect(who.body.principal).toMatchObject({ org_id: a.orgId, sub: added.body.user_id, kind: 'session', role: 'member', plan: 'growth' });
     expect((await auth.call('POST', '/api/auth/login', { body: { email: address, password: 'a brand new password' } })).status).toBe(200);
+    expect(await pendingOf()).toEqual({ [a.email]: false, [address]: false });
 
     // A token works once.
     const again = await auth.call('POST', '/api/auth/accept-invitation', { body: { token: added.body.invitation.token, password: 'another new password' } });

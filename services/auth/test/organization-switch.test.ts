@@ -22,7 +22,9 @@ describe('switching organization (the console’s organization menu)', () => {
       ],
     });
 
-    const switched = await auth.call('POST', '/api/auth/switch-organization', { principal: b.owner, body: { organization_id: a.orgId } });
+    const login = await auth.call('POST', '/api/auth/login', { body: { email: b.email, password: b.password } });
+    const session = (await auth.authenticate(login.body.token)).body.principal;
+    const switched = await auth.call('POST', '/api/auth/switch-organization', { principal: session, body: { organization_id: a.orgId } });
     expect(switched.status).toBe(200);
     expect(switched.body.organization_id).toBe(a.orgId);
     const who = await auth.authenticate(switched.body.token);

@@ -40,6 +40,7 @@ startMain(async () => {
         const browsers = new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress), config.contextMaxCases > 1 ? { maxCases: config.contextMaxCases } : undefined);
         recordings = new RecordingManager({ browsers, testCases, logger, limits: config.recorder, navigationTimeoutMs: config.navigationTimeoutMs });
         runner = new Runner({
+          testCases,
           db: database.db,
           schema: config.schema,
           bus,

@@ -113,6 +113,7 @@ export async function startRunnerHarness(
       publicBaseUrl: PUBLIC_BASE_URL,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       cancelPollMs: 200,
+      testCases: new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET),
       artifacts,
     });
     await runner.start();

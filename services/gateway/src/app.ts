@@ -43,6 +43,18 @@ const SERVICE_LABEL: Record<UpstreamName, string> = {
   'webhook-dispatcher': 'webhook-dispatcher',
 };
 
+const REFRESH_ROUTE = /^\/api\/auth\/refresh\/?$/;
+const REFRESH_COOKIE = '__Secure-assay_refresh';
+
+/** The console's refresh cookie alone (auth's session cookie), for the refresh route: no other cookie of the caller goes on. */
+function refreshCookieOf(req: Request): string | undefined {
+  for (const part of String(req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === REFRESH_COOKIE) return `${REFRESH_COOKIE}=${part.slice(eq + 1).trim()}`;
+  }
+  return undefined;
+}
+
 /** The credential of a call: `Authorization: Bearer` first, else `x-api-key` (sk_live_ only). */
 function credentialOf(req: Request): string {
   const authorization = req.header('authorization');
@@ -122,7 +134,8 @@ export function buildApp(deps: GatewayDeps): Express {
           await deps.authenticator.flushUsage();
         }
         const principalToken = await signPrincipal(deps.internalTokenSecret, res.locals.principal as Principal);
-        await forward(req, res, { service: route.service, baseUrl, path: route.upstreamPath, principalToken }, {
+        const cookie = route.service === 'auth' && REFRESH_ROUTE.test(req.path) ? refreshCookieOf(req) : undefined;
+        await forward(req, res, { service: route.service, baseUrl, path: route.upstreamPath, principalToken, setsCookies: route.service === 'auth', ...(cookie ? { cookie } : {}) }, {
           dispatcher: deps.dispatcher,
           responseTimeoutMs: deps.upstreamResponseTimeoutMs,
           logger: deps.logger,

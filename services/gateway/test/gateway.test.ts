@@ -212,6 +212,30 @@ describe('gateway', () => {
     expect(Date.now() - revokedAt).toBeLessThan(5000);
   });
 
+  it('passes the refresh cookie to the refresh route alone, auth’s Set-Cookie back, and ends a signed-out session on every replica at once', async () => {
+    const gw = await startGateway({ cacheTtlMs: 60_000 });
+    const other = await startGateway({ cacheTtlMs: 60_000 });
+    const org = await provision();
+    const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: org.email, password: org.password }) });
+    const cookie = /^(__Secure-assay_refresh=rt_[^;]+)/.exec(login.headers.getSetCookie()[0] ?? '')?.[1];
+    expect(cookie).toBeDefined();
+    const token = ((await login.json()) as { token: string }).token;
+    // No bearer needed: the cookie is the credential; other cookies of the caller stay behind.
+    const refreshed = await fetch(`${gw.url}/api/auth/refresh`, { method: 'POST', headers: { cookie: `theme=dark; ${cookie}; other=1`, 'x-assay-refresh': '1' } });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.getSetCookie()[0]).toMatch(/^__Secure-assay_refresh=rt_.*; Path=\/api\/auth\/refresh; HttpOnly; Secure; SameSite=Strict$/);
+    // The cookie on any other route is dropped: it authenticates nothing there.
+    expect((await fetch(`${gw.url}/api/auth/me`, { headers: { cookie: cookie! } })).status).toBe(401);
+    expect((await fetch(`${gw.url}/api/auth/refresh`, { method: 'POST', headers: { 'x-assay-refresh': '1' } })).status).toBe(401);
+
+    for (const replica of [gw, other]) expect((await call(replica, 'GET', '/api/auth/me', { headers: bearer(token) })).status).toBe(200);
+    const out = await call(gw, 'POST', '/api/auth/logout', { headers: bearer(token), body: {} });
+    expect(out.status).toBe(200);
+    for (const replica of [gw, other]) {
+      await eventually(async () => (await call(replica, 'GET', '/api/auth/me', { headers: bearer(token) })).status === 401, 5000);
+    }
+  });
+
   it('counts every call of a key, cached or not, in usage_count and last_used', async () => {
     const gw = await startGateway({ cacheTtlMs: 60_000 });
     const { key, keyId } = await credentials(gw);

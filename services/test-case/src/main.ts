@@ -10,6 +10,6 @@ startMain(async () => {
     config,
     migrations,
     build: ({ database, logger, ready }) =>
-      buildApp({ db: database.db, schema: config.schema, logger, internalTokenSecret: config.internalTokenSecret, ready }),
+      buildApp({ db: database.db, schema: config.schema, logger, internalTokenSecret: config.internalTokenSecret, secretsKey: config.secretsKey, ready }),
   });
 });

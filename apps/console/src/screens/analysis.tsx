@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
 import { api, errorText } from '../api';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { ArtifactImage, ErrorNote, Loading } from '../ui';
 
 type Analysis = Schemas['FailureAnalysis'];
@@ -69,6 +69,16 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
   return (
     <article class="card analysis-item" aria-label={`Analysis of ${item.test_name}`}>
       <h3>{item.test_name}</h3>
+      <p class="what-changed" data-testid="analysis-summary">
+        <strong>What changed:</strong> {item.summary ?? item.description}
+      </p>
+      {item.next_step ?? item.fix_suggestions[0] ? (
+        <p class="what-to-do" data-testid="analysis-next-step">
+          <strong>What to do:</strong> {item.next_step ?? item.fix_suggestions[0]}
+        </p>
+      ) : null}
+      <details class="evidence">
+        <summary>Evidence</summary>
       <dl class="facts">
         <dt>Category</dt>
         <dd data-testid="analysis-category">{item.failure_category.replace(/_/g, ' ')}</dd>
@@ -132,6 +142,12 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
           ))}
         </ul>
       ) : null}
+      {evidence.error ? (
+        <p>
+          <span class="muted">Error:</span> <code>{evidence.error}</code>
+        </p>
+      ) : null}
+      </details>
       {evidence.screenshot ? <ArtifactImage url={evidence.screenshot} alt={`Page at the failure of ${item.test_name}`} /> : null}
       <ErrorNote error={error} />
       {applied ? (
@@ -139,6 +155,23 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
           <p>
             Fix applied: <code>{applied.replaced}</code> → <code>{applied.selector}</code> in {applied.step_ids.length} step(s).{' '}
             <Link href={`/cases/${item.test_id}`}>Open the updated test case</Link>
+          </p>
+          <p>
+            <button
+              type="button"
+              onClick={async () => {
+                setError(undefined);
+                try {
+                  // The failed cases of this run again, with the fixed steps: the live view follows.
+                  const queued = (await api().api.POST('/api/v1/executions/{execution_id}/rerun', { params: { path: { execution_id: props.executionId } }, body: {} })).data!;
+                  navigate(`/executions/${queued.id}`);
+                } catch (err) {
+                  setError(errorText(err));
+                }
+              }}
+            >
+              Re-run now
+            </button>
           </p>
           {applied.test_case ? (
             <ol class="steps" aria-label="Updated steps">

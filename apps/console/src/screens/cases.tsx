@@ -11,6 +11,63 @@ const lastNavigation = (steps: EditableStep[], i: number): string | undefined =>
 
 const getCase = async (id: string) => (await api().api.GET('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: id } } })).data!;
 
+/** Runs this case alone (POST /api/v1/test-runs with its id) in the project's default or a chosen environment, then follows it live. */
+function RunCase(props: { caseId: string; projectId: string; archived: boolean; onError: (e: string | undefined) => void }): JSX.Element {
+  const project = useLoad(async () => (await api().api.GET('/api/v1/projects/{project_id}', { params: { path: { project_id: props.projectId } } })).data!, [props.projectId]);
+  const [environment, setEnvironment] = useState('');
+  const [busy, setBusy] = useState(false);
+  const envs = Object.keys(project.data?.environments ?? {});
+  return (
+    <form
+      class="run-case"
+      aria-label="Run this test case"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        props.onError(undefined);
+        try {
+          const run = await api().requestJson<{ id: string }>('POST', '/api/v1/test-runs', {
+            body: { project_id: props.projectId, test_case_id: props.caseId, wait_for_completion: false, trace: 'retain-on-failure', ...(environment ? { environment } : {}) },
+          });
+          navigate(`/executions/${run.id}`);
+        } catch (err) {
+          props.onError(errorText(err));
+          setBusy(false);
+        }
+      }}
+    >
+      {envs.length ? (
+        <label>
+          <span class="visually-hidden">Environment</span>
+          <select aria-label="Environment" value={environment} onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value)}>
+            <option value="">Default ({project.data?.base_url})</option>
+            {envs.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      <button type="submit" disabled={busy || props.archived} title={props.archived ? 'Restore the case to run it' : undefined}>
+        {busy ? 'Starting…' : 'Run'}
+      </button>
+    </form>
+  );
+}
+
+/** How a step's value reads on the case page: a `{{secret.name}}` reference is shown as the secret it names, never a value. */
+function StepValue(props: { value: string }): JSX.Element {
+  if (/\{\{\s*secret\.[A-Za-z_][A-Za-z0-9_-]*\s*\}\}/.test(props.value)) {
+    return (
+      <span class="value secret-ref" title="A secret of the project: stored encrypted, masked in results">
+        🔒 {props.value}
+      </span>
+    );
+  }
+  return <span class="value">“{props.value}”</span>;
+}
+
 export function CaseView(props: { id: string }): JSX.Element {
   const tc = useLoad(() => getCase(props.id), [props.id]);
   const [error, setError] = useState<string>();
@@ -34,7 +91,8 @@ export function CaseView(props: { id: string }): JSX.Element {
       title={c.name}
       actions={
         <>
-          <Link class="button" href={`/cases/${c.id}/edit`}>
+          <RunCase caseId={c.id} projectId={c.project_id} archived={c.status === 'archived'} onError={setError} />
+          <Link class="button secondary" href={`/cases/${c.id}/edit`}>
             Edit
           </Link>
           <button type="button" class="secondary" onClick={archive}>
@@ -54,7 +112,7 @@ export function CaseView(props: { id: string }): JSX.Element {
       <ol class="steps" aria-label="Steps">
         {c.steps.map((s) => (
           <li key={s.step_id}>
-            <code class="action">{s.action}</code> {s.selector ? <code>{s.selector}</code> : null} {s.value !== undefined && s.value !== null ? <span class="value">“{s.value}”</span> : null}
+            <code class="action">{s.action}</code> {s.selector ? <code>{s.selector}</code> : null} {s.value !== undefined && s.value !== null ? <StepValue value={s.value} /> : null}
             {s.description ? <span class="muted"> — {s.description}</span> : null}
           </li>
         ))}
@@ -102,6 +160,20 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
     const [s] = next.splice(i, 1);
     next.splice(i + d, 0, s!);
     setSteps(next);
+  };
+  /** Stores a typed value as a project secret and puts its `{{secret.name}}` reference in the step instead. */
+  const saveAsSecret = async (i: number) => {
+    const step = steps[i]!;
+    const suggested = (/[#[]?([A-Za-z_][A-Za-z0-9_-]*)/.exec(step.selector.replace(/^.*[#=\s"']/, ''))?.[1] ?? 'secret').replace(/-/g, '_');
+    const name = window.prompt('Name of the secret (steps use it as {{secret.name}})', suggested)?.trim();
+    if (!name) return;
+    setError(undefined);
+    try {
+      await api().requestJson('PUT', `/api/v1/projects/${encodeURIComponent(projectId)}/variables/${encodeURIComponent(name)}`, { body: { value: step.value, secret: true } });
+      update(i, { value: `{{secret.${name}}}` });
+    } catch (err) {
+      setError(errorText(err));
+    }
   };
   const save = async (e: Event) => {
     e.preventDefault();
@@ -186,7 +258,17 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                   ) : null}
                   {rule?.value !== 'no' || err('value') ? (
                     <Field label={`Step ${n} value`} id={`step-${i}-value`} error={err('value')}>
-                      {(a) => <input {...a} value={s.value} onInput={(e) => update(i, { value: (e.target as HTMLInputElement).value })} />}
+                      {(a) => (
+                        <>
+                          {/* A password typed here is not shown on screen; "Save as secret" moves it out of the case altogether. */}
+                          <input {...a} type={/pass(word)?|pwd|secret|token/i.test(s.selector) ? 'password' : 'text'} autoComplete="off" value={s.value} onInput={(e) => update(i, { value: (e.target as HTMLInputElement).value })} />
+                          {(s.action === 'fill' || s.action === 'type') && s.value && !/\{\{/.test(s.value) && projectId ? (
+                            <button type="button" class="link" onClick={() => void saveAsSecret(i)}>
+                              Save as secret<span class="visually-hidden"> (step {n})</span>
+                            </button>
+                          ) : null}
+                        </>
+                      )}
                     </Field>
                   ) : null}
                   {rule?.timeout || err('timeout') ? (

@@ -2,31 +2,38 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_EXECUTION_STATUSES, type ExecutionEvent, type Schemas } from '@assay/client';
 import { api, artifactBlob, errorText } from '../api';
-import { Link } from '../router';
-import { ArtifactImage, ErrorNote, Field, formatDate, Loading, ms, Page, ProjectSelect, StatusBadge, useLoad, useProjects } from '../ui';
+import { Link, navigate } from '../router';
+import { ArtifactImage, ErrorNote, Field, formatDate, Loading, ms, OutcomeBadge, Page, ProjectSelect, StatusBadge, useLoad, useProjects } from '../ui';
 import { FailureAnalysisPanel } from './analysis';
 
+const OUTCOMES: Array<[string, string]> = [
+  ['', 'Any'],
+  ['failed', 'Failed'],
+  ['passed', 'Passed'],
+  ['cancelled', 'Cancelled'],
+  ['running', 'Running or queued'],
+];
+
 export function ExecutionList(): JSX.Element {
-  const [status, setStatus] = useState('');
-  const [projectId, setProjectId] = useState('');
+  const [outcome, setOutcome] = useState(new URLSearchParams(window.location.search).get('outcome') ?? '');
+  const [projectId, setProjectId] = useState(new URLSearchParams(window.location.search).get('project') ?? '');
   const projects = useProjects();
   // The API lists one project's executions at a time: the first project until another is chosen.
   const project = projectId || projects.data?.[0]?.id || '';
   const list = useLoad(
-    async () => (project ? (await api().api.GET('/api/v1/executions', { params: { query: { limit: 50, project_id: project, ...(status ? { status } : {}) } as never } })).data! : { data: [] }),
-    [status, project],
+    async () => (project ? (await api().api.GET('/api/v1/executions', { params: { query: { limit: 50, project_id: project, ...(outcome ? { outcome } : {}) } as never } })).data! : { data: [] }),
+    [outcome, project],
   );
   return (
     <Page title="Executions">
       <div class="filters" role="search">
         <ProjectSelect id="executions-project" projects={projects.data} value={project} onChange={setProjectId} />
-        <Field label="Status" id="executions-status">
+        <Field label="Outcome" id="executions-outcome">
           {(a) => (
-            <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-              <option value="">Any</option>
-              {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
-                <option key={s} value={s}>
-                  {s}
+            <select {...a} value={outcome} onChange={(e) => setOutcome((e.target as HTMLSelectElement).value)}>
+              {OUTCOMES.map(([v, l]) => (
+                <option key={v} value={v}>
+                  {l}
                 </option>
               ))}
             </select>
@@ -37,15 +44,16 @@ export function ExecutionList(): JSX.Element {
         </button>
       </div>
       <ErrorNote error={list.error} />
-      {list.data && list.data.data.length === 0 ? <p class="empty">No executions: run a test plan from its page.</p> : null}
+      {list.data && list.data.data.length === 0 ? <p class="empty">{outcome ? `No ${outcome} runs in this project.` : 'No executions: run a test plan from its page.'}</p> : null}
       {list.data && list.data.data.length > 0 ? (
-        <table class="table">
+        <table class="table" aria-label="Executions">
           <thead>
             <tr>
-              <th scope="col">Execution</th>
-              <th scope="col">Status</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Run</th>
               <th scope="col">Passed</th>
               <th scope="col">Failed</th>
+              <th scope="col">Environment</th>
               <th scope="col">Started</th>
             </tr>
           </thead>
@@ -53,13 +61,15 @@ export function ExecutionList(): JSX.Element {
             {list.data.data.map((x) => (
               <tr key={x.id}>
                 <td>
-                  <Link href={`/executions/${x.id}`}>{x.id.slice(0, 8)}</Link>
+                  <OutcomeBadge outcome={x.outcome} status={x.status} />
                 </td>
                 <td>
-                  <StatusBadge status={x.status} />
+                  <Link href={`/executions/${x.id}`}>{x.name ?? x.test_plan_name ?? x.id.slice(0, 8)}</Link>
+                  {x.rerun_of ? <span class="muted"> (re-run)</span> : null}
                 </td>
                 <td>{x.passed_tests}</td>
                 <td>{x.failed_tests}</td>
+                <td>{x.environment ?? <span class="muted">default</span>}</td>
                 <td>{formatDate(x.created_at)}</td>
               </tr>
             ))}
@@ -177,10 +187,21 @@ export function ExecutionView(props: { id: string }): JSX.Element {
   const passed = tests.filter((t) => t.status === 'passed').length;
   const failed = tests.filter((t) => t.status === 'failed').length;
   const ended = TERMINAL_EXECUTION_STATUSES.has(status);
+  // The outcome arrives with the execution once it ended; the live counts tell it a moment earlier.
+  const outcome = ended ? (execution.outcome ?? (status === 'cancelled' ? 'cancelled' : status === 'failed' || failed > 0 || passed < (execution.total_tests || tests.length) ? 'failed' : 'passed')) : null;
+  const title = execution.kind === 'run' ? `Run of ${execution.name ?? 'a test case'}` : `Run of ${execution.test_plan_name ?? 'a plan'}`;
+  const rerun = async () => {
+    try {
+      const queued = (await api().api.POST('/api/v1/executions/{execution_id}/rerun', { params: { path: { execution_id: props.id } }, body: {} })).data!;
+      navigate(`/executions/${queued.id}`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
 
   return (
     <Page
-      title={`Execution ${props.id.slice(0, 8)}`}
+      title={title}
       actions={
         !ended ? (
           <button
@@ -196,12 +217,36 @@ export function ExecutionView(props: { id: string }): JSX.Element {
           >
             Cancel run
           </button>
+        ) : outcome !== 'passed' && (execution.kind === 'plan' || execution.test_case_id) ? (
+          <button type="button" onClick={rerun}>
+            {execution.kind === 'plan' ? 'Re-run failed cases' : 'Run again'}
+          </button>
         ) : undefined
       }
     >
       <p class="summary" aria-live="polite" data-testid="execution-summary">
-        <StatusBadge status={status} /> {live ? <span class="live-dot">live</span> : null} {passed} passed · {failed} failed · {execution.total_tests || tests.length} tests
-        {execution.duration_seconds ? ` · ${execution.duration_seconds} s` : ''} · <span class="muted">plan</span> <Link href={`/plans/${execution.test_plan_id}`}>{execution.test_plan_id.slice(0, 8)}</Link>
+        <OutcomeBadge outcome={outcome} status={status} /> {live && !ended ? <span class="live-dot">live</span> : null} {passed} passed · {failed} failed · {execution.total_tests || tests.length} tests
+        {execution.duration_seconds ? ` · ${execution.duration_seconds} s` : ''}
+      </p>
+      <p class="muted">
+        {execution.kind === 'plan' ? (
+          <>
+            Plan <Link href={`/plans/${execution.test_plan_id}`}>{execution.test_plan_name ?? 'the plan'}</Link>
+          </>
+        ) : execution.test_case_id ? (
+          <>
+            Test case <Link href={`/cases/${execution.test_case_id}`}>{execution.name}</Link>
+          </>
+        ) : (
+          'Exploratory run'
+        )}{' '}
+        · project <Link href={`/projects/${execution.project_id}`}>{execution.project_name ?? 'the project'}</Link> · {execution.environment ?? 'default environment'} · started {formatDate(execution.created_at)}
+        {execution.rerun_of ? (
+          <>
+            {' '}
+            · re-run of <Link href={`/executions/${execution.rerun_of}`}>an earlier run</Link>
+          </>
+        ) : null}
       </p>
       <ErrorNote error={error} />
       {(execution as { error?: string }).error ? <ErrorNote error={(execution as { error?: string }).error} /> : null}

@@ -79,9 +79,9 @@ export function IssueView(props: { id: string }): JSX.Element {
         ) : null}
         {i.normalized_error ? (
           <>
-            <dt>Error</dt>
+            <dt>Error pattern</dt>
             <dd>
-              <code>{i.normalized_error}</code>
+              <code>{i.normalized_error}</code> <span class="muted">(the error with what varies between occurrences taken out: how failures are grouped)</span>
             </dd>
           </>
         ) : null}

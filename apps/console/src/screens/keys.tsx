@@ -14,6 +14,7 @@ function KeySection(props: { kind: Kind }): JSX.Element {
   const [secret, setSecret] = useState<string>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
   const label = props.kind === 'service' ? 'Service keys' : 'API keys (sk_live_)';
   return (
     <section aria-labelledby={`${props.kind}-keys-title`}>
@@ -58,7 +59,11 @@ function KeySection(props: { kind: Kind }): JSX.Element {
         <button type="submit">Create key</button>
       </form>
       <ErrorNote error={Object.keys(errors).length ? undefined : (error ?? keys.error)} />
-      <table class="table">
+      <p role="status" data-testid={`${props.kind}-keys-notice`}>
+        {notice}
+      </p>
+      {keys.data && keys.data.length === 0 ? <p class="empty">No active {props.kind === 'service' ? 'service' : 'API'} keys: create one above.</p> : null}
+      <table class="table" hidden={keys.data?.length === 0}>
         <caption class="visually-hidden">{label}</caption>
         <thead>
           <tr>
@@ -89,6 +94,7 @@ function KeySection(props: { kind: Kind }): JSX.Element {
                     if (!window.confirm(`Revoke “${k.name}”? Calls with it stop working within seconds.`)) return;
                     try {
                       await api().request('DELETE', `${path}/${encodeURIComponent(k.id)}`);
+                      setNotice(`Revoked “${k.name}”: calls with it are refused (401) within seconds.`);
                       keys.reload();
                     } catch (err) {
                       setError(errorText(err));

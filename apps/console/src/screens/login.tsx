@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
+import { AssayApiError } from '@assay/client';
 import { errorText, signIn } from '../api';
 import { ErrorNote, Field } from '../ui';
 
@@ -20,7 +21,8 @@ export function Login(): JSX.Element {
           try {
             await signIn(email.trim(), password);
           } catch (err) {
-            setError(errorText(err));
+            // A wrong password is not an "invalid API key" to a person: say what the server says, without the code.
+            setError(err instanceof AssayApiError && err.status === 401 ? err.message : errorText(err));
           } finally {
             setBusy(false);
           }

@@ -94,7 +94,12 @@ export function OrganizationScreen(): JSX.Element {
             {members.data?.data.map((m) => (
               <tr key={m.user_id}>
                 <td>
-                  {m.name} <span class="muted">{m.email}</span>
+                  {m.name} <span class="muted">{m.email}</span>{' '}
+                  {(m as { pending?: boolean }).pending ? (
+                    <span class="badge badge-pending pending" title="Invited: the invitation has not been accepted yet">
+                      invited, pending
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   {canManage && m.role !== 'owner' ? (

@@ -4,6 +4,7 @@ import type { Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
+import { ProjectEnvironments } from './environments';
 
 export function ProjectList(): JSX.Element {
   const projects = useLoad(async () => (await api().api.GET('/api/v1/projects', { params: { query: { limit: 200 } } })).data!, []);
@@ -100,6 +101,9 @@ export function ProjectView(props: { id: string }): JSX.Element {
           <Link class="button secondary" href={`/projects/${p.id}/record`}>
             Record
           </Link>
+          <Link class="button secondary" href={`/dashboard?project=${p.id}`}>
+            Dashboard
+          </Link>
           <Link class="button secondary" href={`/discovery?project=${p.id}`}>
             Discover
           </Link>
@@ -187,6 +191,8 @@ export function ProjectView(props: { id: string }): JSX.Element {
           <ErrorNote error={planError} />
         </form>
       </section>
+
+      <ProjectEnvironments project={p} onChanged={project.reload} />
 
       <section aria-labelledby="plans-title">
         <h2 id="plans-title">Test plans</h2>

@@ -141,6 +141,9 @@ export function ReportList(props: { projectId: string }): JSX.Element {
 }
 
 /** One snapshot's data: its tables as the server froze them. */
+/** Where a name column of a report links to, by the id column beside it: ids are read as names (the id stays in the CSV and JSON). */
+const NAME_LINKS: Record<string, [string, string]> = { test_plan_name: ['test_plan_id', '/plans/'], test_name: ['test_case_id', '/cases/'], title: ['issue_id', '/issues/'] };
+
 function SnapshotData(props: { snapshot: Schemas['ReportSnapshot'] }): JSX.Element {
   const s = props.snapshot;
   const tables = Object.entries(s.data?.tables ?? {});
@@ -150,7 +153,17 @@ function SnapshotData(props: { snapshot: Schemas['ReportSnapshot'] }): JSX.Eleme
         {formatDate(s.period.from)} – {formatDate(s.period.to)} · <strong data-testid="executions-counted">{s.data?.executions_counted ?? 0}</strong> execution(s) counted ·{' '}
         {s.trigger === 'schedule' ? `scheduled for ${formatDate(s.scheduled_for)}` : 'taken by hand'}
       </p>
-      {tables.map(([tableName, t]) => (
+      {tables.map(([tableName, full]) => {
+        // An id column with a name column for it is shown as a link on the name.
+        const hidden = new Set(Object.entries(NAME_LINKS).filter(([name, [id]]) => full.columns.includes(name) && full.columns.includes(id)).map(([, [id]]) => id));
+        const keep = full.columns.map((c, i) => [c, i] as const).filter(([c]) => !hidden.has(c));
+        const t = { columns: keep.map(([c]) => c), rows: full.rows.map((r) => keep.map(([, i]) => r[i])) };
+        const link = (column: string, row: unknown[]) => {
+          const target = NAME_LINKS[column];
+          const id = target ? row[full.columns.indexOf(target[0])] : undefined;
+          return target && typeof id === 'string' ? `${target[1]}${id}` : undefined;
+        };
+        return (
         <div class="table-scroll" key={tableName}>
           <table class="table compact">
             <caption>{tableName.replace(/_/g, ' ')}</caption>
@@ -173,16 +186,19 @@ function SnapshotData(props: { snapshot: Schemas['ReportSnapshot'] }): JSX.Eleme
               ) : (
                 t.rows.map((row, i) => (
                   <tr key={i}>
-                    {row.map((v, j) => (
-                      <td key={j}>{v === null || v === undefined ? '—' : String(v)}</td>
-                    ))}
+                    {row.map((v, j) => {
+                      const href = link(t.columns[j]!, full.rows[i]!);
+                      const text = v === null || v === undefined ? '—' : String(v);
+                      return <td key={j}>{href ? <Link href={href}>{text}</Link> : text}</td>;
+                    })}
                   </tr>
                 ))
               )}
             </tbody>
           </table>
         </div>
-      ))}
+        );
+      })}
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { SecretMasker } from '@assay/contracts';
+import type { TestCaseClient } from '../clients/test-case.client.js';
 import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
 import { TERMINAL, type Diagnostics, type RunContext, type RunnerClient, type RunTestResult, type StepFingerprint } from '../clients/runner.client.js';
@@ -34,6 +36,8 @@ export interface AnalyzerDeps {
   verifier?: Pick<Verifier, 'checkSnapshot' | 'rerun'>;
   rerunEnabled: boolean;
   maxRerunsPerExecution: number;
+  /** The project's variables and secrets for verification re-runs (absent: the run's own variables only). */
+  testCases?: Pick<TestCaseClient, 'runVariables'>;
 }
 
 /** An analysis that cannot be produced (the execution is gone): failed at once, no retry. */
@@ -136,7 +140,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
     let verification: Verification | undefined;
     let suggestion: Suggestion | undefined;
     if (d.category === 'selector_changed' && d.candidate && !d.facts.ambiguous && step?.selector) {
-      verification = await verify(deps, run, test, step.step_id, step.selector, step.action, d.candidate, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false));
+      verification = await verify(deps, orgId, run, test, step.step_id, step.selector, step.action, d.candidate, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false));
       if (verification.selector) {
         suggestion = {
           selector: verification.selector,
@@ -194,6 +198,8 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         triage_type: TRIAGE[d.category],
         confidence,
         description: text.description,
+        summary: text.summary,
+        next_step: text.next_step,
         evidence: JSON.stringify(evidence),
         fix_suggestions: JSON.stringify(text.fix_suggestions),
         suggestion: suggestion ? JSON.stringify(suggestion) : null,
@@ -203,7 +209,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         normalized,
         stepIndex: step ? index : null,
         stepDescription: step ? (step.description ?? `${step.action}${step.selector ? ` ${step.selector}` : step.value ? ` ${step.value}` : ''}`) : null,
-        title: `${test.name}: ${text.description}`.slice(0, 300),
+        title: `${test.name}: ${text.summary}`.slice(0, 300),
         flakiness: flakiness.runs > 1 ? JSON.stringify(flakiness) : null,
       },
     });
@@ -257,6 +263,7 @@ function finalConfidence(base: number, category: string, v: Verification | undef
 
 async function verify(
   deps: AnalyzerDeps,
+  orgId: string,
   run: RunContext,
   test: RunTestResult,
   stepId: string,
@@ -276,7 +283,11 @@ async function verify(
   if (!selector || snapshot.status === 'failed') return { snapshot, rerun: { status: 'skipped', reason: 'the snapshot check did not pass' }, verified: false, ...(selector ? { selector } : {}) };
   if (!takeRerun()) return { snapshot, rerun: { status: 'skipped', reason: deps.rerunEnabled ? 'the re-run budget of this execution is spent' : 're-runs are turned off (ANALYSIS_RERUN_ENABLED)' }, verified: false, selector };
   const steps = test.steps.map((s) => (s.selector === oldSelector ? { ...s, selector } : s));
-  const rerun = await deps.verifier.rerun(steps, run.base_url, run.variables);
+  // The project's variables and secrets, as the runner gave the run: in memory for the re-run only, masked in what it reports.
+  const project = deps.testCases ? await deps.testCases.runVariables(orgId, run.project_id, run.environment).catch(() => ({ variables: {}, secrets: {} })) : { variables: {}, secrets: {} };
+  const mask = new SecretMasker(Object.values(project.secrets));
+  const variables = { ...project.variables, ...run.variables, ...Object.fromEntries(Object.entries(project.secrets).map(([k, v]) => [`secret.${k}`, v])) };
+  const rerun = mask.deep(await deps.verifier.rerun(steps, run.base_url, variables));
   deps.logger.info({ execution: run.id, test: test.test_id, step: stepId, selector, rerun: rerun.status }, 'verification re-run');
   return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector };
 }

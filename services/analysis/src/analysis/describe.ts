@@ -12,6 +12,10 @@ export interface Verification {
 }
 
 export interface Presentation {
+  /** One sentence of what changed, in a tester's words: no selectors, scores or API routes. */
+  summary: string;
+  /** One sentence of what to do about it. */
+  next_step: string;
   description: string;
   fix_suggestions: string[];
 }
@@ -64,8 +68,82 @@ export function attributeDiff(before: Fingerprint, after: Fingerprint): Array<{ 
   return out;
 }
 
-/** One or two sentences a tester understands, and concrete next steps. */
-export function present(d: Diagnosis, ctx: { expectedSelector?: string; pageUrl?: string; occurredAt?: string; known?: KnownElement; verification?: Verification; baseUrl?: string }): Presentation {
+type PresentContext = { expectedSelector?: string; pageUrl?: string; occurredAt?: string; known?: KnownElement; verification?: Verification; baseUrl?: string };
+
+/** One or two sentences a tester understands, concrete next steps, and the two sentences the console leads with. */
+export function present(d: Diagnosis, ctx: PresentContext): Presentation {
+  return { ...describe(d, ctx), ...plainWords(d, ctx) };
+}
+
+/** How a person names an element in a sentence: its words and a plain kind ("the button "Sign in""), never a selector. */
+function plainLabel(fp: Fingerprint | undefined): string {
+  if (!fp) return 'an element';
+  const words = q(fp.accessible_name || fp.text, 40);
+  const raw = fp.role ?? fp.tag;
+  const kind = /^[a-z]+$/i.test(raw ?? '') ? ({ a: 'link', input: 'field', textbox: 'field', img: 'image', h1: 'heading', h2: 'heading', h3: 'heading' } as Record<string, string>)[raw!.toLowerCase()] ?? raw!.toLowerCase() : 'element';
+  return words ? `the ${kind} "${words}"` : `a ${kind}`;
+}
+
+const stepWord = (d: Diagnosis) => (d.step ? `step ${d.step.index}` : 'the failing step');
+
+/**
+ * What changed and what to do, one sentence each, for the first thing a tester
+ * reads: no selectors, scores, thresholds or API routes (those stay in the evidence).
+ */
+export function plainWords(d: Diagnosis, ctx: PresentContext): { summary: string; next_step: string } {
+  const f = d.facts;
+  const where = pathOf(ctx.pageUrl);
+  const step = stepWord(d);
+  const el = plainLabel(ctx.known?.fingerprint);
+  switch (d.category) {
+    case 'selector_changed': {
+      const v = ctx.verification;
+      const summary = `${cap(el)} on ${where} changed, so ${step} no longer finds it.`;
+      if (f.ambiguous) return { summary, next_step: `Several elements look like it: pick the right one in the evidence and update ${step}.` };
+      if (v?.verified && v.selector) return { summary, next_step: `Apply the fix: it points ${step} at ${plainLabel(d.candidate)}, and a re-run with it passed.` };
+      return { summary, next_step: `The closest match could not be confirmed: check ${plainLabel(d.candidate)} in the evidence and update ${step} by hand.` };
+    }
+    case 'element_missing':
+      return { summary: `${cap(el)} is no longer on ${where}.`, next_step: `If it was removed on purpose, update ${step}; otherwise report it as a bug with the screenshot.` };
+    case 'element_not_interactable': {
+      const why = f.reason === 'hidden' ? 'hidden' : f.reason === 'disabled' ? 'disabled' : f.reason === 'covered' ? 'covered by something else' : 'not usable';
+      return {
+        summary: `${cap(el === 'an element' ? 'the element' : el)} on ${where} was ${why}, so ${step} could not use it.`,
+        next_step: f.reason === 'covered' ? `Close or wait for what covers it before ${step}.` : f.reason === 'disabled' ? `Do what enables it first, or wait for it before ${step}.` : `Add a step that reveals it, or a wait, before ${step}.`,
+      };
+    }
+    case 'assertion_mismatch':
+      if (f.kind === 'variable') return { summary: `${cap(step)} uses a variable this run did not have.`, next_step: 'Add it to the project’s variables (or the run’s), then run again.' };
+      return {
+        summary: `${cap(step)} expected "${q(String(f.expected ?? ''), 60)}" but the page showed "${q(String(f.found ?? ''), 60)}".`,
+        next_step: 'If the new content is right, update the expected value; otherwise report it as a bug.',
+      };
+    case 'page_error':
+      return { summary: `The app answered ${f.status ? `HTTP ${String(f.status)}` : 'with an error'} for ${pathOf(String(f.url ?? ctx.pageUrl ?? ''))} during ${step}.`, next_step: 'Check the app’s server log around the time of the run, then run it again.' };
+    case 'network_error':
+      return {
+        summary: `The app at ${String(f.url ?? ctx.baseUrl ?? 'its address')} could not be reached.`,
+        next_step: f.code === 'EGRESS_BLOCKED' ? 'Point the project at an address this installation may reach (ask the operator).' : 'Check that the app is running and reachable, then run again: the test itself is fine.',
+      };
+    case 'script_error': {
+      const calls = (f.failed_calls as Array<{ method: string; url: string; status?: number }> | undefined) ?? [];
+      return {
+        summary: calls[0] ? `A request of the page (${calls[0].method} ${pathOf(calls[0].url)}) failed while ${step} ran.` : `The page’s own script failed while ${step} ran.`,
+        next_step: 'Fix that in the app (its server log or the browser console in the evidence), then run again.',
+      };
+    }
+    case 'timeout':
+      if (f.kind === 'execution') return { summary: `The run went past its ${String(f.timeout_seconds ?? '')} s limit during ${step}.`, next_step: 'Give the run more time, or split the plan into smaller ones.' };
+      if (f.kind === 'late_element') return { summary: `What ${step} waits for appeared, but too late.`, next_step: `Add a wait before ${step}, or find out why the page got slower.` };
+      return { summary: `${where === 'the page' ? 'The page' : where} took too long to load during ${step}.`, next_step: 'Find the slow request in the trace, or give slow pages more time.' };
+    case 'flaky': {
+      const fl = f.flakiness as { runs: number; failed: number };
+      return { summary: `This test sometimes passes and sometimes fails: ${fl.failed} of its last ${fl.runs} runs failed.`, next_step: `Make ${step} wait for what it needs instead of relying on timing.` };
+    }
+  }
+}
+
+function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summary' | 'next_step'> {
   const sel = ctx.expectedSelector ? `\`${ctx.expectedSelector}\`` : 'its selector';
   const f = d.facts;
   const at = ctx.occurredAt ? new Date(ctx.occurredAt).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : 'the time of the run';
@@ -88,7 +166,7 @@ export function present(d: Diagnosis, ctx: { expectedSelector?: string; pageUrl?
         return {
           description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed.`,
           fix_suggestions: [
-            `Replace ${sel} with \`${v.selector}\` in ${stepRef(d)} (POST …/failure-analysis/{test_id}/apply does it).`,
+            `Replace ${sel} with \`${v.selector}\` in ${stepRef(d)}: Apply fix does it.`,
             ...(v.snapshot.kind !== 'test-id' ? ['Add a data-testid to the element: it survives redesigns better than any other selector.'] : []),
           ],
         };
@@ -105,9 +183,9 @@ export function present(d: Diagnosis, ctx: { expectedSelector?: string; pageUrl?
     case 'element_missing': {
       const target = label(ctx.known?.fingerprint);
       const last = ctx.known?.source === 'history' && ctx.known.seen_at ? ` It was last seen passing on ${ctx.known.seen_at.slice(0, 10)} (execution ${ctx.known.execution_id}).` : '';
-      const reason = typeof f.reason === 'string' ? ` (${f.reason})` : '';
+      // The scorer's reason (scores, thresholds) stays in the evidence: it is no sentence for a tester.
       return {
-        description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it${reason}.${last}`,
+        description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it.${last}`,
         fix_suggestions: [
           `If the element was removed on purpose, remove or rewrite ${stepRef(d)}.`,
           `Otherwise this is a regression: the page lost ${target}; report it with the screenshot.`,

@@ -95,6 +95,25 @@ describe('presentation', () => {
     expect(p.fix_suggestions[0]).toBe('The page at http://shop.test/cart answered HTTP 500: check the server log around 2026-03-01 10:00:00 UTC.');
     expect(attributeDiff({ tag: 'button', id: 'a', text: 'Go' }, { tag: 'button', id: 'b', text: 'Go' })).toEqual([{ property: 'id', before: 'a', after: 'b' }]);
   });
+
+  it('leads with one sentence of what changed and one of what to do, with no selector, score or API route in them', () => {
+    const page = present(diagnose(input('Navigation to http://shop.test/cart answered HTTP 500', 'navigation_failed'))!, {});
+    expect([page.summary, page.next_step]).toEqual(['The app answered HTTP 500 for /cart during step 2.', 'Check the app’s server log around the time of the run, then run it again.']);
+    const known = { source: 'history' as const, fingerprint: { tag: 'button', id: 'add-to-cart-button', text: 'Add to cart' } };
+    const missing = diagnose(input('Element not found: #add-to-cart-button', 'element_not_found', {}, {}))!;
+    const words = present({ ...missing, category: 'element_missing', facts: { reason: 'no candidate scores 0.425 or more and none stands out (best 0.38, next 0.34)' } }, { expectedSelector: '#add-to-cart-button', pageUrl: 'http://shop.test/products/1', known });
+    expect(words.summary).toBe('The button "Add to cart" is no longer on /products/1.');
+    expect(words.description).not.toMatch(/0\.4|scores/);
+    const changed = present(
+      { ...missing, category: 'selector_changed', facts: {}, candidate: { tag: 'button', text: 'Add to bag' } },
+      { expectedSelector: '#add-to-cart-button', pageUrl: 'http://shop.test/products/1', known, verification: { verified: true, selector: '[data-testid="add"]', snapshot: { status: 'passed', kind: 'test-id' } as never, rerun: { status: 'passed' } as never } },
+    );
+    expect([changed.summary, changed.next_step]).toEqual(['The button "Add to cart" on /products/1 changed, so step 2 no longer finds it.', 'Apply the fix: it points step 2 at the button "Add to bag", and a re-run with it passed.']);
+    for (const p of [page, words, changed]) {
+      expect(`${p.summary} ${p.next_step}`).not.toMatch(/#add-to-cart-button|data-testid|\/api\/|failure-analysis|\d\.\d{2}/);
+      expect(p.fix_suggestions.join(' ')).not.toMatch(/\/api\/|failure-analysis|POST/);
+    }
+  });
 });
 
 describe('categories, errors, flakiness', () => {

@@ -15,6 +15,8 @@ export function toItemBody(row: AnalysisItemRow) {
     test_name: row.test_name,
     failure_category: row.category,
     confidence: Math.round(row.confidence * 100) / 100,
+    summary: row.summary ?? row.description,
+    next_step: row.next_step ?? row.fix_suggestions[0] ?? null,
     description: row.description,
     evidence: row.evidence,
     fix_suggestions: row.fix_suggestions,

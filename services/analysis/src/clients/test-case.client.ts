@@ -27,6 +27,18 @@ export class TestCaseClient {
   }
 
   /**
+   * A project's variables and secrets (in clear) for a run in `environment`: what a verification re-run substitutes.
+   * Empty when the project is gone. @throws AppError 503.
+   */
+  async runVariables(orgId: string, projectId: string, environment: string | null): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
+    const q = environment ? `?environment=${encodeURIComponent(environment)}` : '';
+    const r = await this.http.call<{ variables?: Record<string, string>; secrets?: Record<string, string> }>(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}/run-variables${q}`);
+    if (r.status === 404 || r.status === 400) return { variables: {}, secrets: {} };
+    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    return { variables: r.body.variables ?? {}, secrets: r.body.secrets ?? {} };
+  }
+
+  /**
    * Writes a verified selector into a case.
    * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
    */

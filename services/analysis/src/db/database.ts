@@ -50,6 +50,10 @@ export interface AnalysisItemTable {
   triage_type: string;
   confidence: number;
   description: string;
+  /** One sentence of what changed, in a tester's words (null for items older than issue 31). */
+  summary: Generated<string | null>;
+  /** One sentence of what to do. */
+  next_step: Generated<string | null>;
   evidence: Json<Record<string, unknown>>;
   fix_suggestions: Json<string[]>;
   suggestion: Json<Suggestion> | null;

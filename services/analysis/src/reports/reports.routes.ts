@@ -3,8 +3,9 @@ import { withTransaction } from '@assay/db';
 import { iso, isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import type { ReportFilters, ReportPeriod } from '../db/database.js';
+import { buildDashboard, dashboardTable, DASHBOARD_TABLES } from './dashboard.js';
 import { toCsv, toHtml } from './report-render.js';
-import { deleteReport, findSnapshot, insertReport, listReports, listSnapshots, updateReport } from './reports.repository.js';
+import { deleteReport, findSnapshot, insertReport, listReports, listSnapshots, openIssues, updateReport } from './reports.repository.js';
 import { assertPeriod, getReport, scheduleColumns, takeSnapshot, toReportBody, toSnapshotBody, type ReportData, type ReportInput } from './reports.service.js';
 
 /** Report definitions and their immutable snapshots (JSON, CSV, self-contained HTML with SVG charts). */
@@ -42,6 +43,28 @@ export function reportRoutes(ctx: AnalysisContext): Router {
     const { rows, total } = await listReports(ctx.db, orgId, projectId, limit, offset);
     if (total === 0) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: rows.map(toReportBody), pagination: { limit, offset, total } });
+  });
+
+  // Before /:id: the project's live dashboard over the last `days`, as JSON or one of its tables as CSV.
+  router.get('/api/v1/reports/dashboard', async (req, res) => {
+    const orgId = orgPrincipal(res).org_id;
+    const query = req.query as Record<string, unknown>;
+    const projectId = query.project_id;
+    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const days = query.days === undefined ? 30 : Number(query.days);
+    if (!Number.isInteger(days) || days < 1 || days > 90) throw validationError([{ field: 'days', message: 'must be a whole number of days from 1 to 90' }]);
+    const format = query.format ?? 'json';
+    if (format !== 'json' && format !== 'csv') throw validationError([{ field: 'format', message: 'must be one of json, csv' }]);
+    const table = query.table ?? 'pass_rate_by_day';
+    if (!DASHBOARD_TABLES.includes(table as never)) throw validationError([{ field: 'table', message: `must be one of ${DASHBOARD_TABLES.join(', ')}` }]);
+    if (!isUuid(projectId)) throw notFound('Project');
+    await ctx.testCases.assertProject(orgId, projectId);
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86_400_000);
+    const [executions, issues] = await Promise.all([ctx.runner.reportResults(orgId, { projectId, from, to }), openIssues(ctx.db, orgId, projectId)]);
+    const dashboard = buildDashboard(projectId, executions, issues, { from, to, days });
+    if (format === 'json') return void res.json(dashboard);
+    res.type('text/csv; charset=utf-8').attachment(`dashboard-${projectId}-${table as string}.csv`).send(toCsv(dashboardTable(dashboard, table as (typeof DASHBOARD_TABLES)[number])));
   });
 
   router.get('/api/v1/reports/:id', async (req, res) => {

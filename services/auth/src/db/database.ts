@@ -94,6 +94,29 @@ export interface StripeEventTable {
   received_at: DefaultTimestamp;
 }
 
+/** One console sign-in: its refresh tokens rotate, its access tokens name it (`sid`). */
+export interface SessionTable {
+  id: Generated<string>;
+  user_id: string;
+  /** The organization the session acts in (switch-organization moves it). */
+  org_id: string;
+  created_at: DefaultTimestamp;
+  last_refreshed_at: Timestamp | null;
+  /** Absolute end of the sign-in (SESSION_TTL_SECONDS after it). */
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  revoked_reason: string | null;
+}
+
+export interface RefreshTokenTable {
+  /** sha256 of the token; the token lives only in the browser's HttpOnly cookie. */
+  token_hash: Buffer;
+  session_id: string;
+  created_at: DefaultTimestamp;
+  /** Set when the token was exchanged for its successor. */
+  used_at: Timestamp | null;
+}
+
 export interface AuthDatabase extends OutboxTables {
   organizations: OrganizationTable;
   users: UserTable;
@@ -104,7 +127,11 @@ export interface AuthDatabase extends OutboxTables {
   metered_executions: MeteredExecutionTable;
   quota_alerts: QuotaAlertTable;
   stripe_events: StripeEventTable;
+  sessions: SessionTable;
+  refresh_tokens: RefreshTokenTable;
 }
+
+export type SessionRow = Selectable<SessionTable>;
 
 export type OrganizationRow = Selectable<OrganizationTable>;
 export type UserRow = Selectable<UserTable>;

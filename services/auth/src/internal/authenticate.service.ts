@@ -5,6 +5,7 @@ import type { AuthDatabase } from '../db/database.js';
 import { hashesEqual, hashSecret, parseKey } from '../keys/keys.format.js';
 import { findKeyByHash } from '../keys/keys.repository.js';
 import { findMembership, findOrganizationById } from '../organizations/organizations.repository.js';
+import { findLiveSession } from '../sessions/sessions.repository.js';
 import { verifySessionToken, type SessionConfig } from '../sessions/sessions.service.js';
 import { exceededQuotas, type ExceededQuota } from '../usage/usage.service.js';
 
@@ -59,11 +60,14 @@ export async function authenticate(db: Kysely<AuthDatabase>, session: SessionCon
     throw invalidApiKey();
   }
   const claims = await verifySessionToken(session, credential);
+  // Signed out, password changed or moved to another organization: the session's tokens end with it.
+  const live = await findLiveSession(db, claims.session_id);
+  if (!live || live.user_id !== claims.user_id || live.org_id !== claims.org_id) throw invalidApiKey();
   const membership = await findMembership(db, claims.org_id, claims.user_id);
   if (!membership || membership.status === 'deleted') throw invalidApiKey();
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   return withQuotas(db, {
-    principal: { org_id: membership.org_id, sub: claims.user_id, kind: 'session', role: membership.role, scopes: [], plan: membership.plan },
+    principal: { org_id: membership.org_id, sub: claims.user_id, kind: 'session', role: membership.role, scopes: [], plan: membership.plan, session_id: claims.session_id },
     valid_until: new Date(claims.exp * 1000).toISOString(),
   });
 }

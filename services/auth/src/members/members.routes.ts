@@ -4,6 +4,7 @@ import type { AuthContext } from '../context.js';
 import { getOrganization } from '../organizations/organizations.service.js';
 import { quotaStates } from '../usage/usage.service.js';
 import { periodResetsAt, usagePeriod } from '@assay/contracts';
+import { setRefreshCookie, sessionBody } from '../sessions/cookie.js';
 import { acceptInvitation, addMember, changeMemberRole, removeMember } from './members.service.js';
 
 /** Members and invitations, and the organization's usage. */
@@ -24,7 +25,9 @@ export function memberRoutes(ctx: AuthContext): Router {
 
   // No Assay credential: the invitation token is one (the gateway lets the call through).
   router.post('/api/auth/accept-invitation', validateBody('AcceptInvitationRequest'), async (req, res) => {
-    res.json(await acceptInvitation(ctx.db, ctx.session, req.body));
+    const issued = await acceptInvitation(ctx.db, ctx.session, req.body);
+    setRefreshCookie(res, issued.refresh);
+    res.json(sessionBody(issued));
   });
 
   router.get('/api/organizations/current/usage', async (_req, res) => {

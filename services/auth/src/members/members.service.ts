@@ -10,7 +10,7 @@ import type { AuthDatabase } from '../db/database.js';
 import { hashSecret } from '../keys/keys.format.js';
 import { findOrganizationById, findUserByEmail, insertUser, lockOrganization, setMemberRole } from '../organizations/organizations.repository.js';
 import { hashPassword, verifyPassword } from '../sessions/passwords.js';
-import { signSession, type SessionConfig } from '../sessions/sessions.service.js';
+import { startSession, type SessionConfig } from '../sessions/sessions.service.js';
 import {
   countMembers,
   deleteMembership,
@@ -157,5 +157,5 @@ export async function acceptInvitation(db: Db, session: SessionConfig, input: { 
     await markInvitationAccepted(trx, invitation.id);
     return { user_id: user.id, email: user.email, organization_id: invitation.org_id };
   });
-  return { ...accepted, ...(await signSession(session, accepted.user_id, accepted.organization_id)) };
+  return { ...accepted, ...(await startSession(db, session, accepted.user_id, accepted.organization_id)) };
 }

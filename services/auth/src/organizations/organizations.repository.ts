@@ -101,6 +101,8 @@ export async function listMembers(db: Db, orgId: string, limit: number, offset: 
       .selectFrom('memberships')
       .innerJoin('users', 'users.id', 'memberships.user_id')
       .select(['users.id as user_id', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
+      // Invited and not yet accepted: the account has no password yet.
+      .select(sql<boolean>`users.password_hash is null`.as('pending'))
       .where('memberships.org_id', '=', orgId)
       .orderBy('memberships.created_at')
       .orderBy('users.id')

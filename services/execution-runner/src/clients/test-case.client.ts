@@ -49,6 +49,23 @@ export class TestCaseClient {
   }
 
   /**
+   * A project's variables for a run in `environment`, its secrets in clear (kept in memory by the runner only).
+   * @throws AppError 404 for an unknown project, 400 for an unknown environment, 503 when test-case is unreachable.
+   */
+  async runVariables(orgId: string, projectId: string, environment?: string): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
+    const q = environment ? `?environment=${encodeURIComponent(environment)}` : '';
+    return this.get(orgId, `/internal/projects/${encodeURIComponent(projectId)}/run-variables${q}`, 'Project');
+  }
+
+  /**
+   * A stored test case and its project (a run of one case).
+   * @throws AppError 404 when the organization has no such case, 503 when test-case is unreachable.
+   */
+  async testCase(orgId: string, id: string): Promise<{ test_case: SnapshotCase & { status: string; project_id: string }; project: PlanSnapshot['project'] }> {
+    return this.get(orgId, `/internal/test-cases/${encodeURIComponent(id)}`, 'Test case');
+  }
+
+  /**
    * Creates a test case keeping the given id and step ids (a saved exploratory
    * run: the fingerprints its run captured stay keyed to them), appended to
    * `testPlanId` when given.

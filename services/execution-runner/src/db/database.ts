@@ -68,6 +68,10 @@ export interface ExecutionTable {
   discovery_session_id: Generated<string | null>;
   /** The test case the run was saved as. */
   saved_test_case_id: Generated<string | null>;
+  /** A run of one stored test case (kind `run`): that case. */
+  test_case_id: Generated<string | null>;
+  /** A re-run: the execution whose (failed) cases it runs again. */
+  rerun_of: Generated<string | null>;
 }
 
 export type ExecutionKind = 'plan' | 'run';

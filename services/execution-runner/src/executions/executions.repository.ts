@@ -20,6 +20,8 @@ export interface ExecutionFilter {
   /** Plan runs unless told: exploratory runs are listed as test runs. */
   kind?: ExecutionKind;
   status?: ExecutionStatus | undefined;
+  /** passed, failed, cancelled (as `outcomeOf` says) or running (not ended). */
+  outcome?: 'passed' | 'failed' | 'cancelled' | 'running' | undefined;
   createdAfter?: Date | undefined;
   createdBefore?: Date | undefined;
   limit: number;
@@ -29,6 +31,15 @@ export interface ExecutionFilter {
 export async function listExecutions(db: Db, orgId: string, f: ExecutionFilter) {
   let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId).where('kind', '=', f.kind ?? 'plan');
   if (f.status) q = q.where('status', '=', f.status);
+  // The same rule as outcomeOf, in SQL.
+  if (f.outcome === 'passed') q = q.where('status', '=', 'completed').where('failed_tests', '=', 0).where('total_tests', '>', 0).whereRef('passed_tests', '=', 'total_tests');
+  if (f.outcome === 'failed') {
+    q = q.where((eb) =>
+      eb.or([eb('status', '=', 'failed'), eb.and([eb('status', '=', 'completed'), eb.or([eb('failed_tests', '>', 0), eb('total_tests', '=', 0), eb('passed_tests', '<', eb.ref('total_tests'))])])]),
+    );
+  }
+  if (f.outcome === 'cancelled') q = q.where('status', '=', 'cancelled');
+  if (f.outcome === 'running') q = q.where('status', 'in', ['queued', 'pending', 'running']);
   if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);
   const [rows, count] = await Promise.all([

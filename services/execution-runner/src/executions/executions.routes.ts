@@ -9,6 +9,7 @@ import {
   estimateWaitSeconds,
   getExecution,
   queuedBody,
+  rerunExecution,
   resultsOf,
   statusBody,
   toExecutionBody,
@@ -19,6 +20,8 @@ import {
 /** The statuses a list may be filtered by. */
 export const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
 const KEEP_ALIVE_MS = 15_000;
+/** What the list filters by besides status: the outcome a person reads (see outcomeOf). */
+const OUTCOMES = ['passed', 'failed', 'cancelled', 'running'] as const;
 
 /**
  * Serves an execution's Server-Sent Events (plan runs and exploratory runs
@@ -74,12 +77,15 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     if (status !== undefined && !STATUSES.includes(status as ExecutionStatus)) {
       throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
     }
+    const outcome = query.outcome;
+    if (outcome !== undefined && !OUTCOMES.includes(outcome as never)) throw validationError([{ field: 'outcome', message: `must be one of ${OUTCOMES.join(', ')}` }]);
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
     if (!isUuid(projectId)) throw notFound('Project');
     const { rows, total } = await listExecutions(ctx.db, orgId, {
       projectId,
       status: status as ExecutionStatus | undefined,
+      outcome: outcome as (typeof OUTCOMES)[number] | undefined,
       createdAfter,
       createdBefore,
       limit,
@@ -102,6 +108,13 @@ export function executionRoutes(ctx: ExecutionContext): Router {
   router.get('/api/v1/executions/:id/results', async (req, res) => {
     const row = await getExecution(ctx, orgPrincipal(res).org_id, req.params.id);
     res.json({ id: row.id, test_plan_id: row.test_plan_id, test_results: (await resultsOf(ctx, row)).test_results });
+  });
+
+  // The failed (or all) cases of an ended run, again: the same plan or case, environment, variables and trace.
+  router.post('/api/v1/executions/:id/rerun', validateBody('ExecutionRerunRequest'), async (req, res) => {
+    const principal = orgPrincipal(res);
+    const row = await rerunExecution(ctx, principal.org_id, principal.plan, req.params.id as string, (req.body?.only as 'failed' | 'all' | undefined) ?? 'failed');
+    res.status(202).location(`/api/v1/executions/${row.id}/status`).json({ ...queuedBody(row, await estimateWaitSeconds(ctx, row)), rerun_of: row.rerun_of });
   });
 
   router.delete('/api/v1/executions/:id', async (req, res) => {

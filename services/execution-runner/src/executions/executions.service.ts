@@ -8,6 +8,8 @@ import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl, summaryEvent } from '../runner/events.js';
+// A cycle, but only between functions called at run time: a re-run of a case run is a case run.
+import { createCaseRun } from '../test-runs/test-runs.service.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -67,6 +69,8 @@ export interface ExploratoryFields {
   id: string;
   name: string;
   discovery_session_id: string | null;
+  /** A run of one stored test case. */
+  test_case_id?: string | null;
 }
 
 /**
@@ -87,12 +91,13 @@ export function baseUrlFor(project: PlanSnapshot['project'], environment: string
  * Stores a prepared run as a queued execution in the caller's transaction and
  * asks the runners to run it; its artifacts are kept for the `plan`'s history period.
  */
-export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: Omit<RunRequest, 'test_plan_id'>, exploratory?: ExploratoryFields): Promise<ExecutionRow> {
+export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: Omit<RunRequest, 'test_plan_id'> & { rerun_of?: string }, exploratory?: ExploratoryFields): Promise<ExecutionRow> {
   const { snapshot, baseUrl } = run;
   const row = await trx
     .insertInto('executions')
     .values({
-      ...(exploratory ? { id: exploratory.id, kind: 'run' as const, name: exploratory.name, discovery_session_id: exploratory.discovery_session_id } : {}),
+      ...(exploratory ? { id: exploratory.id, kind: 'run' as const, name: exploratory.name, discovery_session_id: exploratory.discovery_session_id, test_case_id: exploratory.test_case_id ?? null } : {}),
+      ...(req.rerun_of ? { rerun_of: req.rerun_of } : {}),
       org_id: orgId,
       project_id: snapshot.project.id,
       project_name: snapshot.project.name,
@@ -138,6 +143,40 @@ export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: st
   return row;
 }
 
+/**
+ * Runs an ended execution's failed cases (or `all` of them) again, in a new
+ * execution with the same environment, variables, trace mode and timeout: a
+ * plan run re-runs those cases as the plan holds them now; a run of one test
+ * case runs that case again. The new execution names the old one in `rerun_of`.
+ * @throws AppError 404 for an unknown execution, 409 while it runs, when no case
+ * failed, when the failed cases left the plan, or for an exploratory run of steps.
+ */
+export async function rerunExecution(ctx: ExecutionContext, orgId: string, plan: Plan, id: string, only: 'failed' | 'all'): Promise<ExecutionRow> {
+  const original = await getExecution(ctx, orgId, id);
+  if (!TERMINAL.includes(original.status)) throw conflict(`The execution is ${original.status}; re-run it once it has ended`);
+  const results = await findResults(ctx.db, original.id);
+  // A case that failed, or never ran because the run stopped: it did not pass.
+  const wanted = new Set(results.filter((r) => only === 'all' || r.status === 'failed' || r.status === 'skipped').map((r) => r.test_case_id));
+  if (wanted.size === 0) throw conflict('Every case of this execution passed: there is nothing to re-run (send only: "all" to run them all again)');
+  const options = {
+    project_id: original.project_id,
+    ...(original.environment ? { environment: original.environment } : {}),
+    variables: original.variables,
+    timeout_seconds: original.timeout_seconds,
+    trace: original.trace,
+    rerun_of: original.id,
+  };
+  if (original.kind === 'run') {
+    if (!original.test_case_id) throw conflict('An exploratory run of steps is run again by starting it again (POST /api/v1/test-runs)');
+    return createCaseRun(ctx, orgId, plan, { ...options, test_case_id: original.test_case_id });
+  }
+  const snapshot = await ctx.testCases.snapshot(orgId, original.test_plan_id);
+  const cases = snapshot.test_cases.filter((c) => wanted.has(c.id));
+  if (cases.length === 0) throw conflict('The cases to re-run are no longer active in the plan');
+  const run: PreparedRun = { snapshot: { ...snapshot, test_cases: cases }, baseUrl: baseUrlFor(snapshot.project, original.environment ?? undefined) };
+  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, run, options));
+}
+
 /** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */
 export async function estimateWaitSeconds(ctx: ExecutionContext, row: ExecutionRow): Promise<number> {
   return (await estimate(ctx, row)).waitSeconds;
@@ -163,12 +202,31 @@ export async function getExecution(ctx: ExecutionContext, orgId: string, id: str
 const durationSeconds = (e: ExecutionRow) =>
   e.completed_at && e.started_at ? Math.max(0, Math.round((e.completed_at.getTime() - e.started_at.getTime()) / 1000)) : e.completed_at ? 0 : null;
 
+/**
+ * What a person asks of a run: did it pass? `passed` only when every case
+ * passed; `failed` when a case failed, was skipped or the run broke;
+ * `cancelled`; null while it has not ended.
+ */
+export function outcomeOf(e: Pick<ExecutionRow, 'status' | 'passed_tests' | 'failed_tests' | 'total_tests'>): 'passed' | 'failed' | 'cancelled' | null {
+  if (e.status === 'cancelled') return 'cancelled';
+  if (e.status === 'failed') return 'failed';
+  if (e.status !== 'completed') return null;
+  return e.failed_tests === 0 && e.total_tests > 0 && e.passed_tests === e.total_tests ? 'passed' : 'failed';
+}
+
 export function toExecutionBody(e: ExecutionRow) {
   return {
     id: e.id,
+    kind: e.kind,
     test_plan_id: e.test_plan_id,
+    test_plan_name: e.kind === 'plan' ? e.test_plan_name : null,
+    name: e.kind === 'plan' ? e.test_plan_name : (e.name ?? e.test_plan_name),
     project_id: e.project_id,
+    project_name: e.project_name,
+    test_case_id: e.test_case_id,
+    rerun_of: e.rerun_of,
     status: e.status,
+    outcome: outcomeOf(e),
     environment: e.environment,
     base_url: e.base_url,
     passed_tests: e.passed_tests,

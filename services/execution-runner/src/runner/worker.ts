@@ -33,6 +33,8 @@ import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
 import { captureFailureEvidence } from './fingerprint.js';
 import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
+import type { TestCaseClient } from '../clients/test-case.client.js';
+import { maskTrace, resolveRunVariables, type RunVariables } from './run-variables.js';
 
 export interface RunnerOptions {
   db: Kysely<ExecutionDatabase>;
@@ -53,6 +55,8 @@ export interface RunnerOptions {
   artifacts: ArtifactLimits;
   /** Per-phase timings (RUNNER_PROFILE_FILE); off by default. */
   profile?: PhaseProfile;
+  /** Where a run's project variables and secrets come from; absent: runs have their own variables only. */
+  testCases?: TestCaseClient;
 }
 
 const MAX_HTML = 200_000;
@@ -68,6 +72,8 @@ interface RunControl {
   end: (why: 'cancelled' | 'timeout' | 'lost') => void;
   /** Contexts of this execution's finished cases, reset for its next ones (BrowserPool.recycle); never another run's. */
   idle: FreshPage[];
+  /** The run's variables with the project's and its secrets; the masker of those secrets. */
+  vars: RunVariables;
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
@@ -159,7 +165,8 @@ export class Runner {
   private async run(claimed: ExecutionRow): Promise<void> {
     const { db, logger } = this.o;
     let halt: (err: Error) => void = () => undefined;
-    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why), idle: [] };
+    const vars = await resolveRunVariables(claimed, this.o.testCases, logger);
+    const ctl: RunControl = { stopped: null, contexts: new Set(), halt: new Promise<never>((_, reject) => (halt = reject)), fingerprints: new Map(), end: (why) => stop(why), idle: [], vars };
     ctl.halt.catch(() => undefined);
     this.active.set(claimed.id, ctl);
     const stop = (why: NonNullable<RunControl['stopped']>) => {
@@ -302,7 +309,7 @@ export class Runner {
             {
               page,
               baseUrl: execution.base_url,
-              variables: execution.variables,
+              variables: ctl.vars.variables,
               stepTimeoutMs: this.o.stepTimeoutMs,
               navigationTimeoutMs: this.o.navigationTimeoutMs,
               saveScreenshot: (png) =>
@@ -331,8 +338,9 @@ export class Runner {
             : err instanceof StepError
               ? err
               : new StepError((err as Error).message?.split('\n')[0] ?? String(err), 'error');
-          failure = { index, error };
-          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: error.message });
+          // A secret may be in a message (an expected value, a URL): none leaves the runner in clear.
+          failure = { index, error: ctl.vars.mask.active ? new StepError(ctl.vars.mask.text(error.message), error.type) : error };
+          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: failure.error.message });
         }
         if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
         blocked.endStep(step.step_id);
@@ -343,7 +351,7 @@ export class Runner {
       const status = failure ? 'failed' : 'passed';
       let screenshotId: string | undefined;
       let diagnostics: Record<string, unknown> | undefined;
-      const pageUrl = page.url();
+      const pageUrl = ctl.vars.mask.text(page.url());
       if (failure) {
         screenshotId = ctl.stopped
           ? undefined
@@ -356,7 +364,7 @@ export class Runner {
         if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
         const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
         // Only now, on failure, the expensive reading: every visible candidate and what the selector matches.
-        const failedSelector = stepSelector(steps[failure.index]!, execution.variables);
+        const failedSelector = stepSelector(steps[failure.index]!, ctl.vars.variables);
         const evidence = ctl.stopped ? undefined : await unlessHalted(ctl, captureFailureEvidence(page, failedSelector)).catch(() => undefined);
         diagnostics = {
           failed_step: { index: failure.index + 1, ...steps[failure.index], error_type: failure.error.type },
@@ -378,7 +386,9 @@ export class Runner {
       if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
       if (blocked.entries.length) diagnostics = { ...diagnostics, blocked_requests: blocked.entries };
       if (notStored.length) diagnostics = { ...diagnostics, artifacts_not_stored: notStored };
-      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status, (data) => store('trace', 'application/zip', data).catch(refused)).catch((err) => {
+      // The page's HTML, its errors, request URLs and element texts can all show a secret the steps typed.
+      if (diagnostics) diagnostics = ctl.vars.mask.deep(diagnostics);
+      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status, (data) => store('trace', 'application/zip', maskTrace(data, ctl.vars.mask)).catch(refused)).catch((err) => {
         this.o.logger.warn({ err, execution: execution.id }, 'could not save the trace');
         return undefined;
       });

@@ -15,6 +15,8 @@ export interface TestRunRequest {
   name?: string;
   steps?: Array<Record<string, unknown>>;
   discovery_session_id?: string;
+  /** Run this stored test case (its current steps, under its own id). */
+  test_case_id?: string;
   environment?: string;
   variables?: Record<string, string>;
   timeout_seconds?: number;
@@ -46,9 +48,9 @@ function withStepIds(steps: Array<Record<string, unknown>>): Step[] {
  * without flows; 501 when the runner has no discovery service to ask.
  */
 export async function createTestRun(ctx: ExecutionContext, orgId: string, plan: Plan, req: TestRunRequest): Promise<ExecutionRow> {
-  if ((req.steps === undefined) === (req.discovery_session_id === undefined)) {
-    throw validationError([{ field: 'steps', message: 'give either steps or discovery_session_id' }]);
-  }
+  const sources = [req.steps, req.discovery_session_id, req.test_case_id].filter((x) => x !== undefined).length;
+  if (sources !== 1) throw validationError([{ field: 'steps', message: 'give one of steps, discovery_session_id or test_case_id' }]);
+  if (req.test_case_id !== undefined) return createCaseRun(ctx, orgId, plan, { ...req, test_case_id: req.test_case_id });
   if (req.steps !== undefined) {
     const errors = validateSteps(req.steps);
     if (errors.length) throw validationError(errors);
@@ -75,6 +77,29 @@ export async function createTestRun(ctx: ExecutionContext, orgId: string, plan: 
   return withTransaction(ctx.db, (trx) =>
     insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: snapshot.test_plan.name, discovery_session_id: req.discovery_session_id ?? null }),
   );
+}
+
+/**
+ * Queues a run of one stored test case (the console's "Run" on a case's
+ * page): its steps as they are now, under its own id, so the result links to
+ * the case and an analysis's Apply fix edits it. An execution of kind `run`.
+ * @throws AppError 404 for an unknown case or project, 400 for a case of
+ * another project, an archived case or an unknown environment.
+ */
+export async function createCaseRun(
+  ctx: ExecutionContext,
+  orgId: string,
+  plan: Plan,
+  req: Omit<TestRunRequest, 'steps' | 'discovery_session_id'> & { test_case_id: string; rerun_of?: string },
+): Promise<ExecutionRow> {
+  if (!isUuid(req.test_case_id)) throw notFound('Test case');
+  const { test_case: tc, project } = await ctx.testCases.testCase(orgId, req.test_case_id);
+  if (project.id !== req.project_id) throw validationError([{ field: 'test_case_id', message: 'is a test case of another project' }]);
+  if (tc.status === 'archived') throw validationError([{ field: 'test_case_id', message: 'is archived: restore it to run it' }]);
+  const baseUrl = baseUrlFor(project, req.environment);
+  const id = randomUUID();
+  const snapshot = { test_plan: { id, name: tc.name, project_id: project.id }, project, test_cases: [{ id: tc.id, name: tc.name, priority: tc.priority ?? 'medium', steps: tc.steps }] };
+  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: tc.name, discovery_session_id: null, test_case_id: tc.id }));
 }
 
 /** An exploratory run of the organization; plan executions and other organizations' runs answer as unknown. */

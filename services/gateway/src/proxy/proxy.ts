@@ -18,6 +18,10 @@ export interface ProxyTarget {
   baseUrl: string;
   path: string;
   principalToken: string;
+  /** A cookie header to pass on: the gateway drops callers' cookies, except the refresh cookie on its own route. */
+  cookie?: string;
+  /** Whether the service may set cookies on the caller (auth's session cookie); other services' `set-cookie` is dropped. */
+  setsCookies?: boolean;
 }
 
 export interface ProxyOptions {
@@ -41,6 +45,7 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
     headers[name] = value;
   }
   headers[PRINCIPAL_HEADER] = target.principalToken;
+  if (target.cookie) headers.cookie = target.cookie;
   headers['x-request-id'] = res.locals.requestId as string;
   headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
   headers['x-forwarded-proto'] = req.protocol;
@@ -71,7 +76,7 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
 
   res.status(upstream.statusCode);
   for (const [name, value] of Object.entries(upstream.headers)) {
-    if (value !== undefined && !DROP_RESPONSE.has(name)) res.setHeader(name, value);
+    if (value !== undefined && !DROP_RESPONSE.has(name) && (name !== 'set-cookie' || target.setsCookies)) res.setHeader(name, value);
   }
   res.setHeader('x-request-id', res.locals.requestId as string);
   if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();

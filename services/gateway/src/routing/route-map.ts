@@ -43,6 +43,8 @@ const PUBLIC: Array<[string, RegExp]> = [
   ['POST', /^\/api\/auth\/login\/?$/],
   // The invitation token is the credential.
   ['POST', /^\/api\/auth\/accept-invitation\/?$/],
+  // The refresh cookie is the credential (forwarded to this route only).
+  ['POST', /^\/api\/auth\/refresh\/?$/],
   // Stripe signs its calls; auth verifies the signature.
   ['POST', /^\/api\/billing\/stripe\/webhook\/?$/],
 ];

@@ -48,12 +48,30 @@ export interface TestPlanCaseTable {
   position: number;
 }
 
+export interface ProjectVariableTable {
+  project_id: string;
+  org_id: string;
+  /** '' for every environment; a name of the project's `environments` overrides it there. */
+  environment: Generated<string>;
+  name: string;
+  secret: boolean;
+  /** A plain variable's value (null for secrets). */
+  value: string | null;
+  /** A secret's value, sealed (null for plain variables). */
+  ciphertext: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
 export interface TestCaseDatabase extends OutboxTables {
   projects: ProjectTable;
   test_cases: TestCaseTable;
   test_plans: TestPlanTable;
   test_plan_cases: TestPlanCaseTable;
+  project_variables: ProjectVariableTable;
 }
+
+export type ProjectVariableRow = Selectable<ProjectVariableTable>;
 
 export type ProjectRow = Selectable<ProjectTable>;
 export type TestCaseRow = Selectable<TestCaseTable>;

@@ -253,10 +253,11 @@ export function toPlaywrightSpec(e: PlaywrightExport): string {
     ...(usesVariables
       ? [
           '',
-          '/** A {{variable}} of the test case: set ASSAY_VAR_<name> when running. */',
+          '/** A {{variable}} of the test case: set ASSAY_VAR_<name> when running (ASSAY_SECRET_<name> for {{secret.name}}: the export holds no secret). */',
           'function variable(name: string): string {',
-          '  const value = process.env[`ASSAY_VAR_${name}`];',
-          '  if (value === undefined) throw new Error(`Set ASSAY_VAR_${name}: the test case uses {{${name}}}`);',
+          "  const env = name.startsWith('secret.') ? `ASSAY_SECRET_${name.slice(7)}` : `ASSAY_VAR_${name}`;",
+          '  const value = process.env[env];',
+          '  if (value === undefined) throw new Error(`Set ${env}: the test case uses {{${name}}}`);',
           '  return value;',
           '}',
         ]

@@ -86,6 +86,16 @@ export function internalRoutes(ctx: TestCaseContext): Router {
     res.json({ test_case: toTestCaseBody(row) });
   });
 
+  // One case and its project: what execution-runner needs to run that case alone.
+  router.get('/internal/test-cases/:id', async (req, res) => {
+    const orgId = orgOf(res.locals.principal as Principal);
+    const [row] = isUuid(req.params.id) ? await findTestCases(ctx.db, orgId, [req.params.id]) : [];
+    if (!row) throw notFound('Test case');
+    const project = await findProject(ctx.db, orgId, row.project_id);
+    if (!project) throw notFound('Project');
+    res.json({ test_case: toTestCaseBody(row), project: toProjectBody(project) });
+  });
+
   // What execution-runner needs to run a plan: the plan, its project and its active cases in plan order.
   router.get('/internal/test-plans/:id/snapshot', async (req, res) => {
     const orgId = orgOf(res.locals.principal as Principal);
