@@ -1,20 +1,15 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
+import type { Step } from '@assay/steps';
 
 export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
 export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
-export interface SnapshotStep {
-  step_id: string;
-  action: string;
-  description?: string;
-  selector?: string;
-  value?: string;
-  timeout?: number;
-}
+/** A step as the execution holds it: the contracts' step type, validated when the case was saved. */
+export type SnapshotStep = Step;
 
 export interface SnapshotCase {
   id: string;
