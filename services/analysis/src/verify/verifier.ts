@@ -1,5 +1,5 @@
 import type { BrowserContext } from 'playwright-core';
-import { VIEWPORT, type BrowserPool } from '@assay/browser';
+import { VIEWPORT, type BrowserPool, type GuardedContext } from '@assay/browser';
 import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import { replay, type ReplayResult } from './replay.js';
@@ -48,6 +48,10 @@ export class Verifier {
     private readonly opts: { stepTimeoutMs: number; navigationTimeoutMs: number },
   ) {}
 
+  /** A context for re-runs against customer targets: through an egress proxy of its own, like the runner's. */
+  private targetContext(): Promise<GuardedContext> {
+    return this.browsers.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
+  }
 
   /** A context that reaches nothing: every request is aborted and scripts do not run. */
   private async isolatedContext(): Promise<BrowserContext> {
@@ -95,11 +99,16 @@ export class Verifier {
   async rerun(steps: Step[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
     let context: BrowserContext | undefined;
     try {
-      // Through an egress proxy, like the runner's: the policy is checked before each navigation and a refused connection is named.
-      const target = await this.browsers.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
+      const target = await this.targetContext();
       context = target.context;
       const page = await context.newPage();
-      const result: ReplayResult = await replay(page, steps, { baseUrl, variables, ...this.opts, egress: { policy: this.browsers.egress, proxy: target.egress } });
+      const result: ReplayResult = await replay(page, steps, {
+        baseUrl,
+        variables,
+        ...this.opts,
+        // The policy is checked before each navigation and a connection the proxy refused is named, as in the runner.
+        egress: { policy: this.browsers.egress, proxy: target.egress },
+      });
       if (result.status === 'passed') return { status: 'passed', reason: `all ${result.steps} steps passed` };
       if (result.status === 'inconclusive') return { status: 'inconclusive', reason: result.reason, failed_step: result.step };
       return { status: 'failed', reason: `step ${result.step} failed`, failed_step: result.step, error: result.error };

@@ -8,14 +8,13 @@ export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'can
 export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
-/** A step as the execution holds it: the contracts' step type, validated when the case was saved. */
-export type SnapshotStep = Step;
 
 export interface SnapshotCase {
   id: string;
   name: string;
   priority: 'critical' | 'high' | 'medium' | 'low';
-  steps: SnapshotStep[];
+  /** The contracts' steps, validated when the case was saved. */
+  steps: Step[];
 }
 
 export interface StepOutcome {
@@ -79,7 +78,7 @@ export interface TestResultTable {
   test_case_id: string;
   name: string;
   priority: string;
-  steps_snapshot: Json<SnapshotStep[]>;
+  steps_snapshot: Json<Step[]>;
   status: Generated<ResultStatus>;
   duration_ms: number | null;
   error: string | null;
