@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
@@ -158,6 +159,42 @@ describe('a verification re-run, as the runner runs steps', () => {
       error: `Navigation to ${base}/redirect blocked by the egress policy (127.0.0.2:${trapPort}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`,
     });
     expect(trapHits).toBe(hits);
+  });
+
+  it('re-runs a flow on a real third-party app (TodoMVC from npm): green as written, failed with the runner’s messages when a selector is stale or invalid', async () => {
+    // The `todomvc` package: TodoMVC's reference apps with their own express server, started here on loopback.
+    const todomvc = createRequire(import.meta.url)('todomvc') as { listen(port: number, host: string, cb: () => void): Server };
+    const app = await new Promise<Server>((resolve) => {
+      const s = todomvc.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const appBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}/examples/vanillajs`;
+      const flow = (toggle: string) =>
+        steps([
+          { action: 'navigate', value: '/index.html' },
+          { action: 'fill', selector: '#new-todo', value: 'milk' },
+          { action: 'press', selector: '#new-todo', value: 'Enter' },
+          { action: 'fill', selector: '#new-todo', value: 'bread' },
+          { action: 'press', selector: '#new-todo', value: 'Enter' },
+          { action: 'assert_count', selector: '#todo-list li', value: '2' },
+          { action: 'check', selector: toggle },
+          { action: 'assert_text', selector: '#todo-count', value: '1 item left' },
+          { action: 'click', selector: 'a[href="#/completed"]' },
+          { action: 'assert_url', value: '#/completed' },
+          { action: 'assert_attribute', selector: '#todo-list li', value: 'class~=completed' },
+        ]);
+      const fast = new Verifier(pool, { stepTimeoutMs: 1500, navigationTimeoutMs: 10_000 });
+      expect(await verifier().rerun(flow('#todo-list li:first-child .toggle'), appBase, {})).toEqual({ status: 'passed', reason: 'all 11 steps passed' });
+      expect(await fast.rerun(flow('#todo-list li .toggle-old'), appBase, {})).toEqual({
+        status: 'failed',
+        reason: 'step 7 failed',
+        failed_step: 7,
+        error: 'Element not found: #todo-list li .toggle-old (waited 1500 ms)',
+      });
+      expect(await fast.rerun(flow('#todo-list li:first( .toggle'), appBase, {})).toMatchObject({ status: 'failed', failed_step: 7, error: 'Invalid selector: #todo-list li:first( .toggle' });
+    } finally {
+      await new Promise((r) => app.close(r));
+    }
   });
 
   it('passes a re-run whose steps hold, through the same egress proxy', async () => {
