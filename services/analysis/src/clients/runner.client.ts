@@ -1,15 +1,7 @@
 import { AppError, notFound } from '@assay/http';
+import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import type { InternalClient } from './internal.client.js';
-
-export interface RunStep {
-  step_id: string;
-  action: string;
-  description?: string;
-  selector?: string;
-  value?: string;
-  timeout?: number;
-}
 
 export interface RunTestResult {
   test_id: string;
@@ -21,7 +13,7 @@ export interface RunTestResult {
   error: string | null;
   error_step: number | null;
   test_case_version: string;
-  steps: RunStep[];
+  steps: Step[];
   step_results: Array<{ step_id: string; name: string; status: string; duration_ms: number; error?: string }>;
   screenshot: string | null;
   trace: string | null;

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import type { Step } from '@assay/contracts';
 import { AppError, notFound } from '@assay/http';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 
@@ -13,7 +14,8 @@ export interface GeneratedCase {
   description: string;
   priority: 'critical' | 'high' | 'medium' | 'low';
   tags: string[];
-  steps: Array<{ action: string; selector?: string; value?: string; description?: string }>;
+  /** Steps before test-case assigns their ids. */
+  steps: Array<Omit<Step, 'step_id' | 'timeout'>>;
 }
 
 /** Calls test-case's internal API, acting for one organization. */

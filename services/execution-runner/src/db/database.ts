@@ -1,26 +1,20 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
+import type { Step } from '@assay/steps';
 
 export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
 export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
-export interface SnapshotStep {
-  step_id: string;
-  action: string;
-  description?: string;
-  selector?: string;
-  value?: string;
-  timeout?: number;
-}
 
 export interface SnapshotCase {
   id: string;
   name: string;
   priority: 'critical' | 'high' | 'medium' | 'low';
-  steps: SnapshotStep[];
+  /** The contracts' steps, validated when the case was saved. */
+  steps: Step[];
 }
 
 export interface StepOutcome {
@@ -84,7 +78,7 @@ export interface TestResultTable {
   test_case_id: string;
   name: string;
   priority: string;
-  steps_snapshot: Json<SnapshotStep[]>;
+  steps_snapshot: Json<Step[]>;
   status: Generated<ResultStatus>;
   duration_ms: number | null;
   error: string | null;

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { forbidden, iso, isUuid, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { ExecutionContext } from '../context.js';
-import type { SnapshotStep } from '../db/database.js';
+import type { Step } from '@assay/steps';
 import { findExecution } from '../executions/executions.repository.js';
 import { artifactUrl } from '../runner/events.js';
 import { findDiagnostics, findFingerprints, findReportResults, findResultSummaries, REPORT_MAX_EXECUTIONS } from './internal.repository.js';
@@ -13,7 +13,7 @@ import { findDiagnostics, findFingerprints, findReportResults, findResultSummari
  * selectors, values, timeouts). Two runs with the same version ran the same
  * test, which flakiness needs to know.
  */
-export function testCaseVersion(steps: SnapshotStep[]): string {
+export function testCaseVersion(steps: Step[]): string {
   const canonical = steps.map((s) => [s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }

@@ -31,8 +31,7 @@ import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, 
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
-import { captureFailureEvidence } from './fingerprint.js';
-import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
+import { captureFailureEvidence, runStep, StepError, stepName, substitute, type ElementFingerprint, type Step } from '@assay/steps';
 import type { TestCaseClient } from '../clients/test-case.client.js';
 import { maskTrace, resolveRunVariables, type RunVariables } from './run-variables.js';
 
@@ -77,7 +76,7 @@ interface RunControl {
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
-function stepSelector(step: RunnableStep, variables: Record<string, string>): string | undefined {
+function stepSelector(step: Step, variables: Record<string, string>): string | undefined {
   try {
     return step.selector === undefined ? undefined : substitute(step.selector, variables);
   } catch {
@@ -278,7 +277,7 @@ export class Runner {
         }),
       );
 
-      const steps = result.steps_snapshot as RunnableStep[];
+      const steps = result.steps_snapshot as Step[];
       const outcomes: StepOutcome[] = [];
       const fingerprints: Array<{ step_id: string; selector?: string; fingerprint: ElementFingerprint }> = [];
       let failure: { index: number; error: StepError } | undefined;

@@ -13,7 +13,7 @@ interface StepCode {
 
 /**
  * How each step action is written in Playwright Test, mirroring how the
- * execution-runner runs it (services/execution-runner/src/runner/steps.ts).
+ * execution-runner runs it (libs/steps, the one step engine).
  * Adding an action is one entry here.
  */
 export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> = {
