@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench bench-check clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -74,6 +74,13 @@ test-e2e: setup
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
+
+# make bench-check [BENCH_RECORD=1]: short executions, discovery and webhooks benches (3 interleaved
+# rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in
+# make test: run it on a quiet machine before merging a change that may cost speed.
+bench-check: setup
+	BENCH_CASES=$${BENCH_CASES:-30} BENCH_PAGES=$${BENCH_PAGES:-80} BENCH_EVENTS=$${BENCH_EVENTS:-3000} BENCH_WARMUP_EVENTS=$${BENCH_WARMUP_EVENTS:-1000} \
+	  pnpm --silent exec tsx tests/bench/run.ts --check $(if $(BENCH_RECORD),--record) $(BENCH)
 
 clean:
 	rm -rf node_modules */*/node_modules tests/node_modules
