@@ -93,6 +93,7 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
     const seconds = (performance.now() - started) / 1000;
     const cpu = meter.read() - cpuBefore;
     const byKind = kinds.stop();
+    if (process.env.BENCH_PROFILE) console.log(`  assay CPU by process: ${[...kinds.byLabel()].filter(([, s]) => s >= 0.05).sort((a, b) => b[1] - a[1]).map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}`);
     const results = await api(`/api/v1/executions/${queued.id}/results`);
     const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
     if (status.status !== 'completed' || passed !== CASES) {

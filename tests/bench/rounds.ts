@@ -81,14 +81,17 @@ const SERVICES = new Set(['gateway', 'auth', 'test-case', 'execution-runner', 'a
  * that exits loses at most its last 250 ms. Approximate by design: the side's
  * total comes from its cgroup meter, the kinds show where it went.
  */
-export function cpuByKind(): { stop(): Map<ProcessKind, number> } {
-  const seen = new Map<string, { kind: ProcessKind; first: number; last: number }>();
+export function cpuByKind(): { stop(): Map<ProcessKind, number>; byLabel(): Map<string, number> } {
+  const seen = new Map<string, { kind: ProcessKind; label: string; first: number; last: number }>();
   const sample = (initial: boolean) => {
     for (const { pid, start, own } of sampledProcesses()) {
       const key = `${pid}:${start}`;
       const known = seen.get(key);
       if (known) known.last = own;
-      else seen.set(key, { kind: kindOf(label(pid), pid === process.pid), first: initial ? own : 0, last: own });
+      else {
+        const name = label(pid);
+        seen.set(key, { kind: kindOf(name, pid === process.pid), label: name, first: initial ? own : 0, last: own });
+      }
     }
   };
   sample(true);
@@ -100,6 +103,12 @@ export function cpuByKind(): { stop(): Map<ProcessKind, number> } {
       sample(false);
       const out = new Map<ProcessKind, number>();
       for (const p of seen.values()) out.set(p.kind, (out.get(p.kind) ?? 0) + Math.max(0, p.last - p.first));
+      return out;
+    },
+    /** The same CPU by process label (each service apart), as of the last sample. */
+    byLabel() {
+      const out = new Map<string, number>();
+      for (const p of seen.values()) out.set(p.label, (out.get(p.label) ?? 0) + Math.max(0, p.last - p.first));
       return out;
     },
   };
