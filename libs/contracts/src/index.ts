@@ -1,6 +1,7 @@
 export type { JsonSchema } from './json-schema.js';
-export { API_KEY_SCOPES, requiredScope, type ApiKeyScope, type ScopeArea } from './scopes.js';
-export { ROUTES, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
+export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
+export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
+export { routeMatcher, type RouteMatch, type RouteMatcher } from './route-matcher.js';
 export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
