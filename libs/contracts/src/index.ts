@@ -2,6 +2,24 @@ export type { JsonSchema } from './json-schema.js';
 export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
 export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
 export { routeMatcher, type RouteMatch, type RouteMatcher } from './route-matcher.js';
+export {
+  INTERNAL_ROUTES,
+  INTERNAL_TIMEOUT,
+  type AuthenticatedPrincipal,
+  type Authentication,
+  type Entitlements,
+  type ExceededQuota,
+  type InternalApi,
+  type InternalProject,
+  type InternalRouteContract,
+  type InternalRouteName,
+  type InternalTimeout,
+  type NewInternalCase,
+  type PlanSnapshot,
+  type RunVariables,
+  type SessionCases,
+  type SnapshotCase,
+} from './internal.js';
 export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';

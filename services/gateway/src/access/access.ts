@@ -1,15 +1,8 @@
-import { planLimits, type QuotaType, type RouteContract } from '@assay/contracts';
+import { planLimits, type ExceededQuota, type QuotaType, type RouteContract } from '@assay/contracts';
 import { AppError, MESSAGES } from '@assay/http';
 import type { Principal } from '@assay/principal';
 
-/** A quota the organization has used up this month, as auth reports it with the credential. */
-export interface ExceededQuota {
-  quota: QuotaType;
-  used: number;
-  limit: number;
-  unit: string;
-  resets_at: string;
-}
+export type { ExceededQuota } from '@assay/contracts';
 
 /**
  * 403 for an organization whose plan has no API access (spec, Authentication 8),
