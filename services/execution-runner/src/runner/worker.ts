@@ -27,7 +27,7 @@ import {
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
+import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from './events.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
@@ -496,7 +496,7 @@ export class Runner {
         ...(timedOut ? { error: `Timed out after ${execution.timeout_seconds} s` } : {}),
       });
       if (!row) return;
-      const events = [planCompletedEvent(row, results, this.o.publicBaseUrl)];
+      const events = planCompletedEvents(row, results, this.o.publicBaseUrl);
       if (timedOut) {
         events.unshift({
           event: 'test.execution.timeout',
@@ -546,7 +546,7 @@ export class Runner {
           const failed = await failAbandoned(trx, row.id, 'The worker running this execution stopped twice (lease expired)');
           if (!failed) return;
           await appendStreamEvent(trx, row.id, 'completed', { status: 'failed', error: failed.error });
-          await enqueueEvents(trx, this.o.schema, [planCompletedEvent(failed, await findResults(trx, row.id), this.o.publicBaseUrl)]);
+          await enqueueEvents(trx, this.o.schema, planCompletedEvents(failed, await findResults(trx, row.id), this.o.publicBaseUrl));
         }
       });
     }
