@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Kysely } from 'kysely';
 import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
-import { TOPICS } from '@assay/contracts';
+import { TOPICS, isEvent } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { isUuid } from '@assay/http';
 import type { Logger } from '@assay/logger';
@@ -125,7 +125,7 @@ export class Runner {
       topic: TOPICS.executionCommands,
       group: 'execution-runner',
       handler: async (event) => {
-        if (event.event === 'execution.requested') await this.take(String(event.data.execution_id));
+        if (isEvent(event, 'execution.requested')) await this.take(event.data.execution_id);
       },
     });
     // Launch Chromium now, so the first execution does not wait for it.
