@@ -66,7 +66,7 @@ export class InternalClient {
   async call<N extends InternalRouteName, R = Entry<N>['response']>(name: N, call: InternalCall<N>): Promise<InternalReply<R>> {
     const route = INTERNAL_ROUTES[name];
     const baseUrl = this.opts.urls[route.service];
-    if (!baseUrl) throw new AppError(503, 'service_unavailable', `The ${route.service} service is not configured`);
+    if (!baseUrl) throw new AppError('service_unavailable', `The ${route.service} service is not configured`);
     const principal = servicePrincipal(this.opts.caller);
     const token = await signPrincipal(this.opts.internalTokenSecret, call.org !== undefined ? { ...principal, org_id: call.org } : principal);
     const timeout = 'timeout' in route ? route.timeout : INTERNAL_TIMEOUT;
@@ -82,20 +82,20 @@ export class InternalClient {
         ...(this.opts.dispatcher ? { dispatcher: this.opts.dispatcher } : {}),
       });
     } catch {
-      throw new AppError(503, 'service_unavailable', `The ${route.service} service is unavailable; try again shortly`);
+      throw new AppError('service_unavailable', `The ${route.service} service is unavailable; try again shortly`);
     }
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     let text: string;
     try {
       text = await res.body.text();
     } catch {
-      throw new AppError(503, 'service_unavailable', `The ${route.service} service is unavailable; try again shortly`);
+      throw new AppError('service_unavailable', `The ${route.service} service is unavailable; try again shortly`);
     }
     let parsed: unknown = {};
     try {
       if (text) parsed = JSON.parse(text);
     } catch {
-      if (ok) throw new AppError(503, 'service_unavailable', `The ${route.service} service answered ${res.statusCode} without JSON`);
+      if (ok) throw new AppError('service_unavailable', `The ${route.service} service answered ${res.statusCode} without JSON`);
     }
     return { status: res.statusCode, ok, body: parsed as R, error: (parsed ?? {}) as InternalReply<R>['error'] };
   }
@@ -110,8 +110,8 @@ export class InternalClient {
     if (reply.ok) return reply.body;
     if (reply.status === 404 && onNotFound) return onNotFound();
     if (reply.status === 400 || reply.status === 409) {
-      throw new AppError(reply.status, reply.status === 400 ? 'validation_error' : 'conflict', reply.error.message ?? `Refused by the ${INTERNAL_ROUTES[name].service} service`, reply.error.details as never);
+      throw new AppError(reply.status === 400 ? 'validation_error' : 'conflict', reply.error.message ?? `Refused by the ${INTERNAL_ROUTES[name].service} service`, reply.error.details as never);
     }
-    throw new AppError(503, 'service_unavailable', `The ${INTERNAL_ROUTES[name].service} service answered ${reply.status}`);
+    throw new AppError('service_unavailable', `The ${INTERNAL_ROUTES[name].service} service answered ${reply.status}`);
   }
 }

@@ -93,7 +93,7 @@ export function buildApp(deps: GatewayDeps): Express {
       // Resolve the route before anything else: a path or method the catalogue does not name is 404 for everyone.
       app.use((req: Request, res: Response, next: NextFunction) => {
         const match = router.match(req.method, req.path);
-        if (!match) return next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+        if (!match) return next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
         res.locals.route = match;
         next();
       });
@@ -126,7 +126,7 @@ export function buildApp(deps: GatewayDeps): Express {
 
       app.use(async (req: Request, res: Response) => {
         const { route, upstreamPath } = res.locals.route as RouteMatch;
-        if (route.service === 'gateway') throw new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`);
+        if (route.service === 'gateway') throw new AppError('not_found', `No route for ${req.method} ${req.path}`);
         const baseUrl = deps.upstreams[route.service];
         if (!baseUrl) throw notImplemented(`The ${SERVICE_LABEL[route.service]} service is not part of this deployment yet`);
         // Listings of keys show usage: report this gateway's counts first so they are exact.

@@ -29,13 +29,13 @@ export class DiscoveryClient {
   async session(orgId: string, id: string): Promise<DiscoverySessionInput | undefined> {
     const r = await this.http.call<'sessionEvidence', DiscoverySessionInput>('sessionEvidence', { org: orgId, params: { session_id: id } });
     if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The discovery-crawler answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
     return r.body;
   }
 
   /** Stores the enrichment with the session. @throws AppError 503. */
   async storeEnrichment(orgId: string, id: string, enrichment: Record<string, unknown>): Promise<void> {
     const r = await this.http.call('storeEnrichment', { org: orgId, params: { session_id: id }, body: enrichment });
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The discovery-crawler answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
   }
 }

@@ -96,7 +96,7 @@ export class RunnerClient {
   async execution(orgId: string, id: string): Promise<RunContext | undefined> {
     const r = await this.http.call<'execution', RunContext>('execution', { org: orgId, params: { execution_id: id } });
     if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body;
   }
 
@@ -113,14 +113,14 @@ export class RunnerClient {
       ...(q.environments?.length ? { environments: q.environments.join(',') } : {}),
     };
     const r = await this.http.call<'reportResults', { executions: ReportExecution[] }>('reportResults', { org: orgId, query });
-    if (r.status === 400) throw new AppError(400, 'validation_error', r.error.message ?? 'The report period is too large', r.error.details as never);
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status === 400) throw new AppError('validation_error', r.error.message ?? 'The report period is too large', r.error.details as never);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body.executions;
   }
 
   async fingerprints(orgId: string, id: string): Promise<Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }>> {
     const r = await this.http.call<'executionFingerprints', { tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>('executionFingerprints', { org: orgId, params: { execution_id: id } });
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body.tests;
   }
 
@@ -128,7 +128,7 @@ export class RunnerClient {
   async diagnostics(orgId: string, id: string, testId: string, position?: number): Promise<Diagnostics> {
     const r = await this.http.call<'testDiagnostics', { results: Array<{ position: number; diagnostics: Diagnostics | null }> }>('testDiagnostics', { org: orgId, params: { execution_id: id, test_id: testId } });
     if (r.status === 404) throw notFound('Test result');
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     const match = r.body.results.find((x) => position === undefined || x.position === position) ?? r.body.results[0];
     return match?.diagnostics ?? {};
   }

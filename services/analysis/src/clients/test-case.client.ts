@@ -12,7 +12,7 @@ export class TestCaseClient {
   async assertProject(orgId: string, projectId: string): Promise<void> {
     const r = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
     if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
   }
 
   /**
@@ -22,7 +22,7 @@ export class TestCaseClient {
   async taggedTestCaseIds(orgId: string, projectId: string, tags: string[]): Promise<string[]> {
     const r = await this.http.call('taggedTestCases', { org: orgId, params: { project_id: projectId }, query: { tags } });
     if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return r.body.test_case_ids;
   }
 
@@ -33,7 +33,7 @@ export class TestCaseClient {
   async runVariables(orgId: string, projectId: string, environment: string | null): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
     const r = await this.http.call('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} });
     if (r.status === 404 || r.status === 400) return { variables: {}, secrets: {} };
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return { variables: r.body.variables ?? {}, secrets: r.body.secrets ?? {} };
   }
 
@@ -45,7 +45,7 @@ export class TestCaseClient {
     const r = await this.http.call('replaceSelector', { org: orgId, params: { test_case_id: testCaseId }, body: { ...body, source: 'failure-analysis' } });
     if (r.status === 404) throw notFound('Test case');
     if (r.status === 409) throw conflict(r.error.message ?? 'The test case changed since the failed run');
-    if (r.status !== 200 || !r.body.test_case) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200 || !r.body.test_case) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return r.body.test_case;
   }
 }

@@ -66,7 +66,7 @@ export async function addMember(db: Db, schema: string, principal: OrgPrincipal,
     const limit = planLimits(org.plan).teamSize;
     const members = await countMembers(trx, org.id);
     if (limit !== null && members >= limit) {
-      throw new AppError(403, 'insufficient_permissions', `Team-size limit exceeded: the ${org.plan} plan allows ${limit} member${limit === 1 ? '' : 's'}`, {
+      throw new AppError('insufficient_permissions', `Team-size limit exceeded: the ${org.plan} plan allows ${limit} member${limit === 1 ? '' : 's'}`, {
         limit,
         members,
         plan: org.plan,

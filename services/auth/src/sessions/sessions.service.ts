@@ -53,12 +53,12 @@ export async function login(
 ): Promise<IssuedSession> {
   const user = await findUserByEmail(db, input.email);
   const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !ok) throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
+  if (!user || !ok) throw new AppError('invalid_api_key', BAD_LOGIN);
   const orgId = input.organization_id ?? (await findFirstMembership(db, user.id))?.org_id;
   const membership = orgId && isUuid(orgId) ? await findMembership(db, orgId, user.id) : undefined;
-  if (!membership) throw new AppError(401, 'invalid_api_key', 'This user is not a member of that organization');
+  if (!membership) throw new AppError('invalid_api_key', 'This user is not a member of that organization');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
-  if (membership.status === 'deleted') throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
+  if (membership.status === 'deleted') throw new AppError('invalid_api_key', BAD_LOGIN);
   return startSession(db, cfg, user.id, membership.org_id);
 }
 
@@ -86,7 +86,7 @@ export async function switchOrganization(
 ): Promise<{ token: string; expires_at: string; organization_id: string }> {
   if (principal.kind !== 'session') throw forbidden('Only a signed-in user can switch organization: a key belongs to one organization');
   const membership = isUuid(organizationId) ? await findMembership(db, organizationId, principal.sub) : undefined;
-  if (!membership || membership.status === 'deleted') throw new AppError(404, 'not_found', 'Organization not found');
+  if (!membership || membership.status === 'deleted') throw new AppError('not_found', 'Organization not found');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   const session = principal.session_id ? await findLiveSession(db, principal.session_id) : undefined;
   if (!session || session.user_id !== principal.sub) throw invalidApiKey('The session ended: sign in again');

@@ -30,7 +30,7 @@ export class TestCaseClient {
   async project(orgId: string, projectId: string): Promise<ProjectInfo> {
     const res = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
     if (res.status === 404) throw notFound('Project');
-    if (res.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.status}`);
+    if (res.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
     return res.body;
   }
 
@@ -40,8 +40,8 @@ export class TestCaseClient {
    */
   async createTestCases(orgId: string, projectId: string, cases: GeneratedCase[], testPlanId?: string): Promise<unknown[]> {
     const res = await this.http.call('createTestCases', { org: orgId, body: { project_id: projectId, test_cases: cases, ...(testPlanId ? { test_plan_id: testPlanId } : {}) } });
-    if (res.status === 404 || res.status === 400) throw new AppError(res.status, (res.error.error as never) ?? 'validation_error', res.error.message ?? 'rejected by test-case', res.error.details as never);
-    if (res.status !== 201) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.status}`);
+    if (res.status === 404 || res.status === 400) throw new AppError(res.status === 404 ? 'not_found' : 'validation_error', res.error.message ?? 'rejected by test-case', res.error.details as never);
+    if (res.status !== 201) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
     return res.body.test_cases;
   }
 }

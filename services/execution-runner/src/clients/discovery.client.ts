@@ -19,8 +19,8 @@ export class DiscoveryClient {
   async sessionCases(orgId: string, sessionId: string): Promise<SessionCases> {
     const res = await this.http.call('sessionTestCases', { org: orgId, params: { session_id: sessionId } });
     if (res.status === 404) throw notFound('Discovery session');
-    if (res.status === 409) throw new AppError(409, 'conflict', res.error.message ?? 'The session has detected no flows yet');
-    if (res.status !== 200) throw new AppError(503, 'service_unavailable', `The discovery service answered ${res.status}`);
+    if (res.status === 409) throw new AppError('conflict', res.error.message ?? 'The session has detected no flows yet');
+    if (res.status !== 200) throw new AppError('service_unavailable', `The discovery service answered ${res.status}`);
     return res.body;
   }
 }

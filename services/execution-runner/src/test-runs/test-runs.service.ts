@@ -64,7 +64,7 @@ export async function createTestRun(ctx: ExecutionContext, orgId: string, plan: 
   if (req.steps !== undefined) {
     cases = [{ id: randomUUID(), name: name ?? 'Exploratory run', priority: 'medium', steps: withStepIds(req.steps) }];
   } else {
-    if (!ctx.discovery) throw new AppError(501, 'not_implemented', 'Runs of discovery sessions need DISCOVERY_CRAWLER_URL on the execution-runner');
+    if (!ctx.discovery) throw new AppError('not_implemented', 'Runs of discovery sessions need DISCOVERY_CRAWLER_URL on the execution-runner');
     if (!isUuid(req.discovery_session_id)) throw notFound('Discovery session');
     const generated = await ctx.discovery.sessionCases(orgId, req.discovery_session_id!);
     if (generated.project_id !== project.id) throw validationError([{ field: 'discovery_session_id', message: 'is a session of another project' }]);

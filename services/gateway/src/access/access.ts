@@ -12,7 +12,7 @@ export type { ExceededQuota } from '@assay/contracts';
  */
 export function planRefusal(principal: Principal, route: RouteContract): AppError | null {
   if (principal.kind === 'service' || planLimits(principal.plan).apiAccess || route.scope?.startsWith('organization:')) return null;
-  return new AppError(403, 'insufficient_permissions', MESSAGES.insufficientPermissions, {
+  return new AppError('insufficient_permissions', MESSAGES.insufficientPermissions, {
     plan: principal.plan,
     api_access: false,
     reason: `The ${principal.plan} plan has no API access; upgrade the subscription to use the API`,
@@ -32,7 +32,6 @@ export function quotaRefusal(route: RouteContract, exceeded: ExceededQuota[] | u
   const hit = exceeded.find((q) => work.quotas.includes(q.quota));
   if (!hit) return null;
   return new AppError(
-    403,
     'insufficient_permissions',
     `Monthly quota of ${QUOTA_LABEL[hit.quota]} exceeded (${hit.used} of ${hit.limit} ${hit.unit}); new ${work.what} are refused until it resets at ${hit.resets_at}`,
     { quota: hit.quota, used: hit.used, limit: hit.limit, unit: hit.unit, resets_at: hit.resets_at },

@@ -121,7 +121,7 @@ export class Authenticator {
     }
     if (res.status === 200) return res.body;
     if (res.status === 401) throw invalidApiKey(typeof res.error.message === 'string' ? res.error.message : undefined);
-    if (res.status === 403) throw new AppError(403, 'insufficient_permissions', String(res.error.message ?? 'Forbidden'));
+    if (res.status === 403) throw new AppError('insufficient_permissions', String(res.error.message ?? 'Forbidden'));
     if (res.status === 400) throw invalidApiKey();
     this.opts.logger.error({ status: res.status }, 'auth answered unexpectedly');
     throw serviceUnavailable('The auth service is unavailable; try again shortly');

@@ -157,7 +157,7 @@ export function rateLimits(opts: RateLimitOptions): RateLimitRequestHandler[] {
         const info = (req as unknown as Record<string, { resetTime?: Date; limit: number }>)[property];
         const retryAfter = Math.max(1, Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + WINDOWS[bucket.window]) - Date.now()) / 1000));
         const what = bucket.name === 'test-cases-minute' ? 'requests per minute to the test-case endpoints' : `requests per ${bucket.window}`;
-        next(new AppError(429, 'rate_limit_exceeded', `Rate limit of ${info?.limit} ${what} exceeded`, undefined, { retry_after: retryAfter }));
+        next(new AppError('rate_limit_exceeded', `Rate limit of ${info?.limit} ${what} exceeded`, undefined, { retry_after: retryAfter }));
       },
     });
   });
