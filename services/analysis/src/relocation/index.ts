@@ -1,0 +1,7 @@
+/**
+ * The relocation scorers and their corpus tools: the package entry
+ * `@assay/analysis/relocation`, for the relocation bench and its fitting
+ * script (tests/bench/relocation.*), which import this and nothing deeper.
+ */
+export { formatDetail, formatScore, loadCorpus, scoreCorpus, type CorpusScore } from './corpus.js';
+export { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, SCORERS, assayRelocate, type AssayWeights, type Scorer } from './scorers.js';
