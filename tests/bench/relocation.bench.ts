@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SCORERS, formatDetail, formatScore, loadCorpus, scoreCorpus } from '@assay/analysis/relocation';
+import { SCORERS, formatDetail, formatScore, loadCorpus, scoreCorpus } from '@assay/analysis';
 
 const OWN = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
 
