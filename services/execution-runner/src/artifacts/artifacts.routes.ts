@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError, iso, isUuid, orgPrincipal } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
-import { artifactUrl } from '../runner/events.js';
+import { artifactUrl } from '../execution-events.js';
 import { ArtifactRefusedError, findArtifact, HISTORY_DAYS, storeArtifact } from './artifacts.repository.js';
 import { readFileUpload } from './artifacts.upload.js';
 

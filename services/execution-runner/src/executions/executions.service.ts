@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Plan } from '@assay/principal';
 import { historyDays } from '../artifacts/artifacts.repository.js';
 import { enqueueEvents } from '@assay/bus';
@@ -7,9 +8,7 @@ import type { ExecutionContext } from '../context.js';
 import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
-import { artifactUrl, summaryEvent } from '../runner/events.js';
-// A cycle, but only between functions called at run time: a re-run of a case run is a case run.
-import { createCaseRun } from '../test-runs/test-runs.service.js';
+import { artifactUrl, summaryEvent } from '../execution-events.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -347,4 +346,39 @@ export async function waitForEnd(ctx: ExecutionContext, id: string, timeoutMs: n
   } finally {
     off();
   }
+}
+
+/** A run of one stored test case (POST /api/v1/test-runs with `test_case_id`, or the re-run of such a run). */
+export interface CaseRunRequest {
+  project_id: string;
+  test_case_id: string;
+  name?: string;
+  environment?: string;
+  variables?: Record<string, string>;
+  timeout_seconds?: number;
+  trace?: TraceMode;
+  rerun_of?: string;
+}
+
+/**
+ * Queues a run of one stored test case (the console's "Run" on a case's
+ * page): its steps as they are now, under its own id, so the result links to
+ * the case and an analysis's Apply fix edits it. An execution of kind `run`.
+ * @throws AppError 404 for an unknown case or project, 400 for a case of
+ * another project, an archived case or an unknown environment.
+ */
+export async function createCaseRun(
+  ctx: ExecutionContext,
+  orgId: string,
+  plan: Plan,
+  req: CaseRunRequest,
+): Promise<ExecutionRow> {
+  if (!isUuid(req.test_case_id)) throw notFound('Test case');
+  const { test_case: tc, project } = await ctx.testCases.testCase(orgId, req.test_case_id);
+  if (project.id !== req.project_id) throw validationError([{ field: 'test_case_id', message: 'is a test case of another project' }]);
+  if (tc.status === 'archived') throw validationError([{ field: 'test_case_id', message: 'is archived: restore it to run it' }]);
+  const baseUrl = baseUrlFor(project, req.environment);
+  const id = randomUUID();
+  const snapshot = { test_plan: { id, name: tc.name, project_id: project.id }, project, test_cases: [{ id: tc.id, name: tc.name, priority: tc.priority ?? 'medium', steps: tc.steps }] };
+  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: tc.name, discovery_session_id: null, test_case_id: tc.id }));
 }

@@ -27,7 +27,7 @@ import {
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from './events.js';
+import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';

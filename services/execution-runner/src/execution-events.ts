@@ -1,5 +1,5 @@
 import type { NewEvent } from '@assay/bus';
-import type { ExecutionRow, TestResultRow } from '../db/database.js';
+import type { ExecutionRow, TestResultRow } from './db/database.js';
 
 /** Builders for the public `test.execution.*` and `test.plan.*` events (spec data shapes). */
 export function executionUrl(publicBaseUrl: string, id: string): string {
