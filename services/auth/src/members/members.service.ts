@@ -7,9 +7,9 @@ import { withTransaction } from '@assay/db';
 import { AppError, conflict, forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Principal, Role } from '@assay/principal';
 import type { AuthDatabase } from '../db/database.js';
-import { hashSecret } from '../keys/keys.format.js';
+import { hashSecret } from '../secrets/keys.format.js';
 import { findOrganizationById, findUserByEmail, insertUser, lockOrganization, setMemberRole } from '../organizations/organizations.repository.js';
-import { hashPassword, verifyPassword } from '../sessions/passwords.js';
+import { hashPassword, verifyPassword } from '../secrets/passwords.js';
 import { startSession, type SessionConfig } from '../sessions/sessions.service.js';
 import {
   countMembers,

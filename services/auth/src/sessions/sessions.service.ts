@@ -5,21 +5,16 @@ import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { AppError, forbidden, invalidApiKey, isUuid, validationError } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
-import { hashSecret } from '../keys/keys.format.js';
+import { hashSecret } from '../secrets/keys.format.js';
 import { findFirstMembership, findMembership, findUserByEmail, listMembershipsOfUser } from '../organizations/organizations.repository.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../secrets/passwords.js';
 import { findLiveSession, insertRefreshToken, insertSession, lockRefreshToken, markRefreshTokenUsed, moveSession, revokeSessions, touchSession } from './sessions.repository.js';
+import type { SessionConfig } from '../context.js';
 
 const ISSUER = 'assay-auth';
 const AUDIENCE = 'assay-session';
 
-export interface SessionConfig {
-  secret: string;
-  /** How long a sign-in lasts (its refresh cookie), from the sign-in. */
-  ttlSeconds: number;
-  /** Lifetime of each access token (default 900 s): what a leaked one is worth. */
-  accessTtlSeconds?: number;
-}
+export type { SessionConfig } from '../context.js';
 
 export interface SessionClaims {
   user_id: string;
