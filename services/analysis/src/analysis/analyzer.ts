@@ -16,6 +16,7 @@ import {
   findKnownBySelector,
   findKnownElement,
   finishAnalysis,
+  linkItemToIssue,
   lockIfHeld,
   recordKnownElements,
   recordRuns,
@@ -245,7 +246,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         confidence: item.confidence,
         flakiness: meta.flakiness,
       });
-      await trx.updateTable('analysis_items').set({ issue_id: issue.id }).where('id', '=', item.id).execute();
+      await linkItemToIssue(trx, item.id, issue.id);
     }
     await finishAnalysis(trx, row.id, run.project_id);
   });

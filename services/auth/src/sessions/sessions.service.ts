@@ -6,7 +6,7 @@ import { withTransaction } from '@assay/db';
 import { AppError, forbidden, invalidApiKey, isUuid, validationError } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
 import { hashSecret } from '../secrets/keys.format.js';
-import { findFirstMembership, findMembership, findUserByEmail, listMembershipsOfUser } from '../organizations/organizations.repository.js';
+import { findFirstMembership, findMembership, findUserByEmail, findUserById, listMembershipsOfUser, setUserPassword } from '../organizations/organizations.repository.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../secrets/passwords.js';
 import { findLiveSession, insertRefreshToken, insertSession, lockRefreshToken, markRefreshTokenUsed, moveSession, revokeSessions, touchSession } from './sessions.repository.js';
 import type { SessionConfig } from '../context.js';
@@ -127,7 +127,7 @@ export async function refreshSession(db: Kysely<AuthDatabase>, schema: string, c
     await touchSession(trx, session.id);
     const next = newRefreshToken();
     await insertRefreshToken(trx, session.id, hashSecret(next));
-    const user = await trx.selectFrom('users').select('email').where('id', '=', session.user_id).executeTakeFirstOrThrow();
+    const user = (await findUserById(trx, session.user_id))!;
     return { ok: true as const, session, next, email: user.email, remaining: Math.max(1, Math.floor((session.expires_at.getTime() - Date.now()) / 1000)) };
   });
   if (!outcome.ok) throw SIGNED_OUT();
@@ -174,13 +174,13 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
 ): Promise<IssuedSession & { sessions_ended: number }> {
   if (principal.kind !== 'session') throw forbidden('Only a signed-in user can change their password');
-  const user = await db.selectFrom('users').selectAll().where('id', '=', principal.sub).executeTakeFirst();
+  const user = await findUserById(db, principal.sub);
   if (!user?.password_hash || !(await verifyPassword(input.current_password, user.password_hash))) {
     throw validationError([{ field: 'current_password', message: 'is not this account’s password' }], 'The current password is not right');
   }
   const hash = await hashPassword(input.new_password);
   const ended = await withTransaction(db, async (trx) => {
-    await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', user.id).execute();
+    await setUserPassword(trx, user.id, hash);
     return revokeAndAnnounce(trx, schema, { user_id: user.id }, 'password_changed');
   });
   return { ...(await startSession(db, cfg, user.id, principal.org_id)), sessions_ended: ended };

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError, iso, isUuid, orgPrincipal } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { artifactUrl } from '../execution-events.js';
-import { ArtifactRefusedError, findArtifact, HISTORY_DAYS, storeArtifact } from './artifacts.repository.js';
+import { ArtifactRefusedError, artifactCreatedAt, findArtifact, HISTORY_DAYS, storeArtifact } from './artifacts.repository.js';
 import { readFileUpload } from './artifacts.upload.js';
 
 const NOT_FOUND = `Artifact not found (screenshots and traces are kept for the plan's history period: ${Object.entries(HISTORY_DAYS)
@@ -23,7 +23,7 @@ export function artifactRoutes(ctx: ExecutionContext): Router {
         ? new AppError('payload_too_large', `The file is too large: ${err.message}`, { limit_bytes: ctx.artifacts.maxBytes })
         : new AppError('insufficient_permissions', `Quota exceeded: ${err.message}`, { quota: 'artifact_storage', limit_bytes: ctx.artifacts.orgQuotaBytes });
     });
-    const { created_at } = await ctx.db.selectFrom('artifacts').select('created_at').where('id', '=', id).executeTakeFirstOrThrow();
+    const created_at = await artifactCreatedAt(ctx.db, id);
     res.status(201).json({
       id,
       kind: 'upload',
