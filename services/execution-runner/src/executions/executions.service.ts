@@ -17,8 +17,9 @@ import {
   findExecutionById,
   findResults,
   recentAverageSeconds,
+  recordSkippedCount,
+  skipResults,
 } from './executions.repository.js';
-
 
 export interface RunRequest {
   test_plan_id: string;
@@ -310,9 +311,8 @@ export async function cancel(ctx: ExecutionContext, orgId: string, id: string) {
   const row = await withTransaction(ctx.db, async (trx) => {
     const cancelled = await cancelExecution(trx, orgId, id);
     if (!cancelled) return undefined;
-    await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', id).where('status', '=', 'pending').execute();
-    const skipped = await trx.selectFrom('test_results').select((eb) => eb.fn.countAll<number>().as('n')).where('execution_id', '=', id).where('status', '=', 'skipped').executeTakeFirstOrThrow();
-    await trx.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', id).execute();
+    await skipResults(trx, id, ['pending']);
+    await recordSkippedCount(trx, id);
     await appendStreamEvent(trx, id, 'completed', { status: 'cancelled', cancellation_reason: 'requested' });
     // A cancelled execution emits no test.plan.completed: its summary goes out here.
     await enqueueEvents(trx, ctx.schema, [summaryEvent(cancelled)]);

@@ -13,6 +13,7 @@ import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from
 import {
   appendStreamEvent,
   claimExecution,
+  countFinishedTest,
   currentStatus,
   expiredLeases,
   failAbandoned,
@@ -21,6 +22,7 @@ import {
   renewLease,
   requeueAbandoned,
   requeueHeld,
+  skipResults,
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
@@ -408,11 +410,7 @@ export class Runner {
           diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
           completed_at: completedAt,
         });
-        await trx
-          .updateTable('executions')
-          .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
-          .where('id', '=', execution.id)
-          .execute();
+        await countFinishedTest(trx, execution.id, status);
         await appendStreamEvent(trx, execution.id, 'test_finished', {
           test_id: result.test_case_id,
           name: result.name,
@@ -483,7 +481,7 @@ export class Runner {
     const { db } = this.o;
     if (ctl.stopped === 'cancelled' || ctl.stopped === 'lost') return;
     await withTransaction(db, async (trx) => {
-      await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', execution.id).where('status', 'in', ['pending', 'running']).execute();
+      await skipResults(trx, execution.id, ['pending', 'running']);
       const results = await findResults(trx, execution.id);
       const skipped = results.filter((r) => r.status === 'skipped').length;
       const timedOut = ctl.stopped === 'timeout';
