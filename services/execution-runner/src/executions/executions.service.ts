@@ -16,6 +16,7 @@ import {
   findExecution,
   findExecutionById,
   findResults,
+  insertQueuedExecution,
   recentAverageSeconds,
   recordSkippedCount,
   skipResults,
@@ -93,9 +94,9 @@ export function baseUrlFor(project: PlanSnapshot['project'], environment: string
  */
 export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: Omit<RunRequest, 'test_plan_id'> & { rerun_of?: string }, exploratory?: ExploratoryFields): Promise<ExecutionRow> {
   const { snapshot, baseUrl } = run;
-  const row = await trx
-    .insertInto('executions')
-    .values({
+  const row = await insertQueuedExecution(
+    trx,
+    {
       ...(exploratory ? { id: exploratory.id, kind: 'run' as const, name: exploratory.name, discovery_session_id: exploratory.discovery_session_id, test_case_id: exploratory.test_case_id ?? null } : {}),
       ...(req.rerun_of ? { rerun_of: req.rerun_of } : {}),
       org_id: orgId,
@@ -113,29 +114,9 @@ export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: st
       error: null,
       lease_owner: null,
       cancellation_reason: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('test_results')
-    .values(
-      snapshot.test_cases.map((c, position) => ({
-        execution_id: row.id,
-        org_id: orgId,
-        position,
-        test_case_id: c.id,
-        name: c.name,
-        priority: c.priority ?? 'medium',
-        steps_snapshot: JSON.stringify(c.steps),
-        duration_ms: null,
-        error: null,
-        error_step: null,
-        screenshot_artifact_id: null,
-        steps: '[]',
-        diagnostics: null,
-      })),
-    )
-    .execute();
+    },
+    snapshot.test_cases,
+  );
   await appendStreamEvent(trx, row.id, 'status', { status: 'queued', total: row.total_tests });
   await enqueueEvents(trx, schema, [
     { event: 'execution.requested', organization_id: orgId, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: 1 } },
