@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatDetail, formatScore, loadCorpus, scoreCorpus } from '../../services/analysis/src/relocation/corpus.js';
-import { SCORERS } from '../../services/analysis/src/relocation/scorers.js';
+import { SCORERS, formatDetail, formatScore, loadCorpus, scoreCorpus } from '@assay/analysis';
 
 const OWN = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
 

@@ -10,8 +10,7 @@
 // The objective counts what a user feels: a right pick or a right "gone"
 // is +1, a missed heal 0, a wrong pick (a wrong-element heal) −2.
 import { fileURLToPath } from 'node:url';
-import { formatDetail, formatScore, loadCorpus, scoreCorpus, type CorpusScore } from '../../services/analysis/src/relocation/corpus.js';
-import { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, assayRelocate, type AssayWeights, type Scorer } from '../../services/analysis/src/relocation/scorers.js';
+import { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, assayRelocate, formatDetail, formatScore, loadCorpus, scoreCorpus, type AssayWeights, type CorpusScore, type Scorer } from '@assay/analysis';
 
 const dir = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
 const all = await loadCorpus(dir);

@@ -34,7 +34,7 @@ function buildApp(overrides: Partial<HttpAppOptions> = {}) {
     ready: async () => ({ database: true, bus: true }),
     mount(app) {
       app.get('/conflict', () => {
-        throw new AppError(409, 'conflict', 'A key with this name exists', [{ field: 'name', message: 'is already used' }]);
+        throw new AppError('conflict', 'A key with this name exists', [{ field: 'name', message: 'is already used' }]);
       });
       app.get('/crash', () => {
         throw new Error('connect ECONNREFUSED postgres://assay:hunter2@db:5432');
@@ -44,7 +44,7 @@ function buildApp(overrides: Partial<HttpAppOptions> = {}) {
         throw new Error('secret internals from an async handler');
       });
       app.get('/throttled', () => {
-        throw new AppError(429, 'rate_limit_exceeded', 'Too many requests', undefined, { retry_after: 7 });
+        throw new AppError('rate_limit_exceeded', 'Too many requests', undefined, { retry_after: 7 });
       });
       app.post('/keys', validateBody('ServiceKeyCreateRequest'), (req, res) => {
         res.status(201).json({ received: req.body as unknown });

@@ -71,7 +71,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     const type = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (!accepted.includes(type)) {
       return next(
-        new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted.join(' or ')} (got "${type || 'none'}")`),
+        new AppError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')} (got "${type || 'none'}")`),
       );
     }
     next();
@@ -88,7 +88,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   opts.mount(app);
 
   app.use((req, _res, next) => {
-    next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+    next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
   });
   app.use(errorMiddleware(opts.logger));
   return app;
@@ -135,21 +135,21 @@ function toAppError(err: unknown): AppError {
   switch (e.type) {
     case 'entity.parse.failed':
       if ((err as Error).message?.includes(UNSTORABLE_MESSAGE)) {
-        return new AppError(400, 'validation_error', UNSTORABLE_MESSAGE, [{ field: 'body', message: 'contains an unstorable character' }]);
+        return new AppError('validation_error', UNSTORABLE_MESSAGE, [{ field: 'body', message: 'contains an unstorable character' }]);
       }
-      return new AppError(400, 'validation_error', 'Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
+      return new AppError('validation_error', 'Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
     case 'entity.too.large':
-      return new AppError(413, 'payload_too_large', `Request body exceeds the limit of ${e.limit ?? 'the'} bytes`);
+      return new AppError('payload_too_large', `Request body exceeds the limit of ${e.limit ?? 'the'} bytes`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new AppError(415, 'unsupported_media_type', 'Unsupported body encoding or charset');
+      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset');
     case 'request.aborted':
-      return new AppError(400, 'validation_error', 'Request body was aborted');
+      return new AppError('validation_error', 'Request body was aborted');
     default:
       break;
   }
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new AppError(e.status, 'validation_error', 'Request could not be read');
+    return new AppError('validation_error', 'Request could not be read', undefined, undefined, e.status);
   }
-  return new AppError(500, 'internal_server_error', MESSAGES.internal);
+  return new AppError('internal_server_error', MESSAGES.internal);
 }

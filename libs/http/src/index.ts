@@ -1,6 +1,7 @@
 export { createHttpApp, errorMiddleware, type HttpAppOptions } from './app.js';
 export {
   AppError,
+  ERROR_STATUS,
   MESSAGES,
   conflict,
   forbidden,

@@ -5,7 +5,7 @@ import type { Logger } from '@assay/logger';
 import type { TestCaseContext } from './context.js';
 import type { TestCaseDatabase } from './db/database.js';
 import { ROUTERS } from './routes.js';
-import { SecretBox } from './variables/secret-box.js';
+import { SecretBox } from './secret-box.js';
 
 export interface TestCaseAppDeps {
   db: Kysely<TestCaseDatabase>;

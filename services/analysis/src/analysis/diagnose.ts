@@ -1,6 +1,6 @@
 import type { Step } from '@assay/steps';
 import type { Diagnostics, FailedRequest, RunTestResult } from '../clients/runner.client.js';
-import type { Flakiness } from '../flakiness/flakiness.js';
+import type { Flakiness } from './flakiness.js';
 import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
 import { assayRelocate, type Relocation } from '../relocation/scorers.js';
 import type { Category } from './categories.js';

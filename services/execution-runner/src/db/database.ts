@@ -9,13 +9,8 @@ export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
 
-export interface SnapshotCase {
-  id: string;
-  name: string;
-  priority: 'critical' | 'high' | 'medium' | 'low';
-  /** The contracts' steps, validated when the case was saved. */
-  steps: Step[];
-}
+/** A test case as a run snapshots it: the internal catalogue's (test-case answers it). */
+export type { SnapshotCase } from '@assay/contracts';
 
 export interface StepOutcome {
   step_id: string;

@@ -5,7 +5,7 @@ import type { Principal } from '@assay/principal';
 import type { ExecutionContext } from '../context.js';
 import type { Step } from '@assay/steps';
 import { findExecution } from '../executions/executions.repository.js';
-import { artifactUrl } from '../runner/events.js';
+import { artifactUrl } from '../execution-events.js';
 import { findDiagnostics, findFingerprints, findReportResults, findResultSummaries, REPORT_MAX_EXECUTIONS } from './internal.repository.js';
 
 /**
