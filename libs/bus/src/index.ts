@@ -1,10 +1,12 @@
 import type { BusKind, KafkaConfig } from '@assay/config';
 import type { Logger } from '@assay/logger';
 import { KafkaBus } from './kafka.transport.js';
+import { kafkaClientSecurity } from './kafka-security.js';
 import { PgBus } from './pg.transport.js';
 import type { Bus } from './types.js';
 
 export { MAX_ATTEMPTS, type Bus, type BusMessage, type EventEnvelope, type MessageHandler, type SubscribeOptions, type Subscription } from './types.js';
+export { kafkaClientSecurity, tokenFileProvider, type KafkaClientSecurity, type OauthBearerProvider } from './kafka-security.js';
 export { PgBus, deadLetterQueue, type DeadLetter, type PgBusOptions } from './pg.transport.js';
 export { KafkaBus, deadLetterTopic, kafkaGroupId, DEFAULT_KAFKA_TOPIC_SETTINGS, type KafkaBusOptions, type KafkaTopicSettings } from './kafka.transport.js';
 export {
@@ -35,6 +37,7 @@ export function createBus(opts: CreateBusOptions): Bus {
   return opts.kind === 'kafka'
     ? new KafkaBus({
         brokers: opts.kafka.brokers,
+        ...kafkaClientSecurity(opts.kafka),
         clientId: opts.clientId,
         logger: opts.logger,
         sessionTimeoutMs: opts.kafka.sessionTimeoutMs,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel, type Admin, type Consumer, type IHeaders, type KafkaMessage, type Producer } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
+import { Kafka, logLevel, type Admin, type Consumer, type IHeaders, type KafkaMessage, type Producer, type SASLOptions } from 'kafkajs';
 import { TOPICS, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { withTraceparent } from '@assay/telemetry';
@@ -16,6 +17,12 @@ export interface KafkaTopicSettings {
 
 export interface KafkaBusOptions {
   brokers: string[];
+  /** TLS options (kafkajs `ssl`, see `kafkaClientSecurity`); unset: plaintext. */
+  ssl?: ConnectionOptions;
+  /** SASL options (kafkajs `sasl`); unset: no authentication. */
+  sasl?: SASLOptions;
+  /** Connection retries of the client (kafkajs `retry.retries`, default 5); tests lower it to fail fast. */
+  connectionRetries?: number;
   clientId: string;
   logger: Logger;
   /** Topic settings for the admin step at start; `false` skips it (topics made by ops, or a broker without CreateTopics). */
@@ -94,6 +101,9 @@ export class KafkaBus implements Bus {
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
+      ...(opts.ssl ? { ssl: opts.ssl } : {}),
+      ...(opts.sasl ? { sasl: opts.sasl } : {}),
+      ...(opts.connectionRetries !== undefined ? { retry: { retries: opts.connectionRetries } } : {}),
       logLevel: logLevel.WARN,
       logCreator: () => (entry) => {
         const { message, ...rest } = entry.log;
