@@ -84,7 +84,7 @@ describeKafka('kafka bus over TLS and SASL (KafkaFront in front of the mock clus
   it.each([
     ['PLAIN over TLS (Confluent Cloud, Aiven)', { tls: true, mechanisms: ['PLAIN' as const] }, { mechanism: 'plain' as const, username: 'assay', password: USERS.assay }],
     ['SCRAM-SHA-256 over TLS', { tls: true, mechanisms: ['SCRAM-SHA-256' as const] }, { mechanism: 'scram-sha-256' as const, username: 'assay', password: USERS.assay }],
-    ['SCRAM-SHA-256 without TLS', { mechanisms: ['SCRAM-SHA-256' as const] }, { mechanism: 'scram-sha-256' as const, username: 'assay', password: USERS.assay }],
+    ['SCRAM-SHA-256 without TLS', { tls: false, mechanisms: ['SCRAM-SHA-256' as const] }, { mechanism: 'scram-sha-256' as const, username: 'assay', password: USERS.assay }],
   ])('starts, publishes and reports healthy with %s', async (_name, frontOpts, sasl) => {
     const f = await front(frontOpts);
     const b = bus(f, { ...(frontOpts.tls ? { tls: caOnly } : {}), sasl });
