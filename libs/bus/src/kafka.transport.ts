@@ -401,8 +401,10 @@ export class KafkaBus implements Bus {
       if (state.closed) return;
       state.crashed = error;
       // A crash from a broker outage belongs to the outage episode (one warning, its duration); others are errors.
-      if (isConnectivityError(error)) this.outage.failing(error);
-      else this.log.error({ err: error, groupId, restart }, restart ? 'kafka consumer crashed; kafkajs restarts it' : 'kafka consumer crashed; restarting it');
+      if (isConnectivityError(error) || this.outage.active) {
+        this.outage.failing(error);
+        this.outage.noteLine();
+      } else this.log.error({ err: error, groupId, restart }, restart ? 'kafka consumer crashed; kafkajs restarts it' : 'kafka consumer crashed; restarting it');
       if (!restart) void this.restartConsumer(state, groupId, opts);
     });
 
@@ -437,8 +439,10 @@ export class KafkaBus implements Bus {
         return;
       } catch (err) {
         state.crashed = err as Error;
-        if (isConnectivityError(err)) this.outage.failing(err);
-        else this.log.error({ err, groupId, attempt }, 'kafka consumer could not be restarted; /readyz reports the bus down');
+        if (isConnectivityError(err) || this.outage.active) {
+          this.outage.failing(err);
+          this.outage.noteLine();
+        } else this.log.error({ err, groupId, attempt }, 'kafka consumer could not be restarted; /readyz reports the bus down');
       }
     }
   }
@@ -702,7 +706,7 @@ function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
   return out;
 }
 
-const CONNECTIVITY = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection|timed? ?out|NumberOfRetriesExceeded|BrokerNotFound|not (?:the )?leader|LeaderNotAvailable|no answer from the brokers|socket/i;
+const CONNECTIVITY = /ECONNREFUSED|NoBrokerAvailable|No broker available|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection|timed? ?out|NumberOfRetriesExceeded|BrokerNotFound|not (?:the )?leader|LeaderNotAvailable|no answer from the brokers|socket/i;
 
 /** Errors a broker outage causes (refused, reset, timed out, retries spent): part of an outage episode, not a line each. */
 export function isConnectivityError(err: unknown): boolean {
@@ -715,10 +719,10 @@ export function isConnectivityError(err: unknown): boolean {
  * The level a kafkajs log line gets: rebalances are normal operations (info); lines an outage
  * causes go into the outage episode (debug, counted); the rest keep kafkajs's level.
  */
-export function kafkaLogLevel(level: number, message: string, rest: Record<string, unknown>, outage: { noteLine(): void; failing(err: unknown): void }): 'error' | 'warn' | 'info' | 'debug' {
+export function kafkaLogLevel(level: number, message: string, rest: Record<string, unknown>, outage: { readonly active: boolean; noteLine(): void; failing(err: unknown): void }): 'error' | 'warn' | 'info' | 'debug' {
   const text = `${message} ${String(rest.error ?? '')} ${String((rest as { stack?: string }).stack ?? '')}`;
   if (/rebalanc/i.test(text)) return 'info';
-  if (isConnectivityError(text)) {
+  if (outage.active || isConnectivityError(text)) {
     outage.failing(new Error(`${message}${rest.error ? `: ${String(rest.error)}` : ''}`));
     outage.noteLine();
     return 'debug';

@@ -56,6 +56,9 @@ export interface KafkaFront {
   /** The front's bootstrap addresses, one per upstream broker. */
   brokers: string[];
   stats: KafkaFrontStats;
+  /** A hung broker (as under SIGSTOP): connections stay open, nothing is read or answered, new ones are accepted and left hanging. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,8 @@ export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFro
   const servers: net.Server[] = [];
   const sockets = new Set<net.Socket>();
   const brokers: string[] = [];
+  const connections = new Set<FrontConnection>();
+  let paused = false;
 
   for (const address of opts.upstream) {
     const [host, portText] = splitHostPort(address);
@@ -76,7 +81,10 @@ export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFro
       client.on('close', () => sockets.delete(client));
       stats.connections += 1;
       if (opts.tls) stats.tlsConnections += 1;
-      new FrontConnection(client, host, Number(portText), portMap, opts, stats, sockets);
+      const c = new FrontConnection(client, host, Number(portText), portMap, opts, stats, sockets);
+      connections.add(c);
+      client.on('close', () => connections.delete(c));
+      if (paused) c.pause();
     };
     const server = opts.tls
       ? tls.createServer(
@@ -100,6 +108,14 @@ export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFro
   return {
     brokers,
     stats,
+    pause() {
+      paused = true;
+      for (const c of connections) c.pause();
+    },
+    resume() {
+      paused = false;
+      for (const c of connections) c.resume();
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
@@ -147,6 +163,16 @@ class FrontConnection {
     client.on('close', () => this.upstream.destroy());
     client.on('data', (chunk: Buffer) => this.fromClient(chunk));
     this.upstream.on('data', (chunk: Buffer) => this.fromUpstream(chunk));
+  }
+
+  pause(): void {
+    this.client.pause();
+    this.upstream.pause();
+  }
+
+  resume(): void {
+    this.client.resume();
+    this.upstream.resume();
   }
 
   private fromClient(chunk: Buffer): void {
