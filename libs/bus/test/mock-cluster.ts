@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -16,7 +17,9 @@ interface MockClient {
 
 function loadMockLibrary(): { Producer: new (conf: Record<string, unknown>) => MockClient } | undefined {
   try {
-    return createRequire(__filename)('@confluentinc/kafka-javascript');
+    // __filename under jest (CommonJS); the package's own folder under tsx (ESM, tests/e2e/kafka/stack.ts).
+    const from = typeof __filename === 'string' ? __filename : path.join(process.cwd(), 'libs', 'bus', 'package.json');
+    return createRequire(from)('@confluentinc/kafka-javascript');
   } catch {
     return undefined;
   }

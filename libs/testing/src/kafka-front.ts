@@ -59,10 +59,12 @@ export interface KafkaFront {
   /** A hung broker (as under SIGSTOP): connections stay open, nothing is read or answered, new ones are accepted and left hanging. */
   pause(): void;
   resume(): void;
+  /** A stopped broker: open connections are reset and new ones closed at once, until `resume()`. */
+  refuse(): void;
   close(): Promise<void>;
 }
 
-const API = { Metadata: 3, FindCoordinator: 10, SaslHandshake: 17, ApiVersions: 18, SaslAuthenticate: 36 } as const;
+const API = { Metadata: 3, FindCoordinator: 10, LeaveGroup: 13, SaslHandshake: 17, ApiVersions: 18, SaslAuthenticate: 36 } as const;
 const ERR = { UNSUPPORTED_SASL_MECHANISM: 33, ILLEGAL_SASL_STATE: 34, SASL_AUTHENTICATION_FAILED: 58 } as const;
 
 export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFront> {
@@ -73,10 +75,15 @@ export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFro
   const brokers: string[] = [];
   const connections = new Set<FrontConnection>();
   let paused = false;
+  let refusing = false;
 
   for (const address of opts.upstream) {
     const [host, portText] = splitHostPort(address);
     const handler = (client: net.Socket) => {
+      if (refusing) {
+        client.destroy();
+        return;
+      }
       sockets.add(client);
       client.on('close', () => sockets.delete(client));
       stats.connections += 1;
@@ -114,7 +121,12 @@ export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFro
     },
     resume() {
       paused = false;
+      refusing = false;
       for (const c of connections) c.resume();
+    },
+    refuse() {
+      refusing = true;
+      for (const s of sockets) s.destroy();
     },
     async close() {
       for (const s of sockets) s.destroy();
@@ -131,6 +143,8 @@ function splitHostPort(address: string): [string, string] {
 interface Pending {
   apiKey: number;
   apiVersion: number;
+  /** LeaveGroup v3 sent upstream as v1: the member to name in the v3 answer. */
+  member?: string;
 }
 
 class FrontConnection {
@@ -200,6 +214,20 @@ class FrontConnection {
       this.client.destroy();
       return;
     }
+    if (apiKey === API.LeaveGroup && apiVersion === 3) {
+      // librdkafka's mock (2.0) advertises LeaveGroup v3 but parses it as v0-2 and answers garbage: send
+      // it the same leave as v1 (one member, the client's own) and answer the client in v3's layout.
+      const group = readString(body, 0);
+      let at = 2 + Buffer.byteLength(group);
+      const count = body.readInt32BE(at);
+      at += 4;
+      const member = count > 0 ? readString(body, at) : '';
+      const head = Buffer.concat([int16(API.LeaveGroup), int16(1), int32(correlationId), frame.subarray(12, 14 + Math.max(0, clientIdLength))]);
+      const v1 = Buffer.concat([head, str(group), str(member)]);
+      this.pending.set(correlationId, { apiKey, apiVersion, member });
+      this.upstream.write(Buffer.concat([int32(v1.length), v1]));
+      return;
+    }
     this.pending.set(correlationId, { apiKey, apiVersion });
     this.upstream.write(frame);
   }
@@ -221,10 +249,16 @@ class FrontConnection {
   /** Response frames that name brokers get the front's ports; ApiVersions gains the SASL APIs. */
   private rewrite(p: Pending, frame: Buffer): Buffer {
     const body = 8; // size + correlation id
+    if (p.apiKey === API.LeaveGroup && p.member !== undefined) {
+      const throttle = frame.readInt32BE(body);
+      const error = frame.readInt16BE(body + 4);
+      return frameOf(frame.readInt32BE(4), Buffer.concat([int32(throttle), int16(error), int32(1), str(p.member), int16(-1), int16(error)]));
+    }
     if (p.apiKey === API.Metadata && p.apiVersion <= 8) {
       let at = body + (p.apiVersion >= 3 ? 4 : 0);
       const count = frame.readInt32BE(at);
       at += 4;
+      const firstNodeId = count > 0 ? frame.readInt32BE(at) : -1;
       for (let i = 0; i < count; i++) {
         at += 4; // node id
         at += 2 + frame.readInt16BE(at); // host
@@ -234,6 +268,15 @@ class FrontConnection {
           const rack = frame.readInt16BE(at);
           at += 2 + Math.max(0, rack);
         }
+      }
+      // The mock names no controller (-1); kafkajs needs one for an idempotent producer's id
+      // (InitProducerId, which the mock serves): name the first broker.
+      if (p.apiVersion >= 1 && count > 0) {
+        if (p.apiVersion >= 2) {
+          const clusterId = frame.readInt16BE(at);
+          at += 2 + Math.max(0, clusterId);
+        }
+        if (frame.readInt32BE(at) === -1) frame.writeInt32BE(firstNodeId, at);
       }
       return frame;
     }
