@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { launchForFile } from './support/launcher.js';
 
 /**
@@ -85,6 +86,7 @@ describeStack('a stack on Kafka: readiness through broker outages, a quiet run, 
     const ms = Math.round(performance.now() - started);
     // eslint-disable-next-line no-console
     console.info(`stack stop on kafka: ${ms} ms (exit ${result.code ?? result.signal})`);
+    if (process.env.ASSAY_KAFKA_STACK_LOG) writeFileSync(process.env.ASSAY_KAFKA_STACK_LOG, launched.assay.output());
     expect(result.survivors).toEqual([]);
     expect(ms).toBeLessThan(5000);
     const errors = launched.assay

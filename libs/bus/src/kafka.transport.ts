@@ -42,8 +42,9 @@ export interface KafkaBusOptions {
   /** The service's Postgres: per-key holds of the retry ladder (`bus.kafka_holds`). Needed to subscribe (not to broadcast). */
   databaseUrl?: string;
   /**
-   * Longest a fetch waits for data (kafkajs `maxWaitTimeInMs`, default 5 s; a real broker answers as soon as
-   * data arrives). librdkafka's mock cluster answers only when the wait is over: tests lower it.
+   * Longest a fetch waits for data (kafkajs `maxWaitTimeInMs`; default 1 s: a stop waits for the fetch in
+   * flight, kafkajs's own 5 s made every stop take 5 s; a real broker answers as soon as data arrives).
+   * librdkafka's mock cluster answers only when the wait is over: tests lower it.
    */
   fetchMaxWaitMs?: number;
   /** Background health probe: how often (default 5 s) and how long one may take before it counts as failed (default 2 s). */
@@ -372,7 +373,8 @@ export class KafkaBus implements Bus {
       allowAutoTopicCreation: Boolean(this.opts.autoCreateTopics),
       // Restarts after retriable errors are kafkajs's; the CRASH listener handles the rest.
       retry: { retries: 8 },
-      ...(this.opts.fetchMaxWaitMs !== undefined ? { maxWaitTimeInMs: this.opts.fetchMaxWaitMs } : {}),
+      // An idle consumer's fetch waits this long; a stop waits for it (kafkajs's 5 s made every stop take 5 s).
+      maxWaitTimeInMs: this.opts.fetchMaxWaitMs ?? 1000,
     });
     state.consumer = consumer;
     const startAt = opts.broadcast ? await this.endOffsets(opts.topic) : undefined;
@@ -716,12 +718,13 @@ export function isConnectivityError(err: unknown): boolean {
 }
 
 /**
- * The level a kafkajs log line gets: rebalances are normal operations (info); lines an outage
+ * The level a kafkajs log line gets: rebalances and rejoins are normal operations (info); lines an outage
  * causes go into the outage episode (debug, counted); the rest keep kafkajs's level.
  */
 export function kafkaLogLevel(level: number, message: string, rest: Record<string, unknown>, outage: { readonly active: boolean; noteLine(): void; failing(err: unknown): void }): 'error' | 'warn' | 'info' | 'debug' {
   const text = `${message} ${String(rest.error ?? '')} ${String((rest as { stack?: string }).stack ?? '')}`;
-  if (/rebalanc/i.test(text)) return 'info';
+  // The group protocol's own signals (rebalancing, a member the coordinator dropped, an old generation): kafkajs rejoins.
+  if (/rebalanc|not aware of this member|re-?joining the group|group generation id is not valid/i.test(text)) return 'info';
   if (outage.active || isConnectivityError(text)) {
     outage.failing(new Error(`${message}${rest.error ? `: ${String(rest.error)}` : ''}`));
     outage.noteLine();

@@ -258,8 +258,9 @@ class FrontConnection {
       let at = body + (p.apiVersion >= 3 ? 4 : 0);
       const count = frame.readInt32BE(at);
       at += 4;
-      const firstNodeId = count > 0 ? frame.readInt32BE(at) : -1;
+      const nodeIds: number[] = [];
       for (let i = 0; i < count; i++) {
+        nodeIds.push(frame.readInt32BE(at));
         at += 4; // node id
         at += 2 + frame.readInt16BE(at); // host
         this.mapPort(frame, at);
@@ -269,14 +270,14 @@ class FrontConnection {
           at += 2 + Math.max(0, rack);
         }
       }
-      // The mock names no controller (-1); kafkajs needs one for an idempotent producer's id
+      // The mock names no controller among its brokers; kafkajs needs one for an idempotent producer's id
       // (InitProducerId, which the mock serves): name the first broker.
       if (p.apiVersion >= 1 && count > 0) {
         if (p.apiVersion >= 2) {
           const clusterId = frame.readInt16BE(at);
           at += 2 + Math.max(0, clusterId);
         }
-        if (frame.readInt32BE(at) === -1) frame.writeInt32BE(firstNodeId, at);
+        if (!nodeIds.includes(frame.readInt32BE(at))) frame.writeInt32BE(nodeIds[0]!, at);
       }
       return frame;
     }
