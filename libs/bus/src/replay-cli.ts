@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   await bus.start();
   try {
     const replayed = await bus.replayDeadLetters(values.topic as Topic, values.group);
-    console.log(`replayed ${replayed} dead letter(s) of ${values.topic} for group ${values.group}`);
+    process.stdout.write(`replayed ${replayed} dead letter(s) of ${values.topic} for group ${values.group}\n`);
   } finally {
     await bus.stop();
   }

@@ -356,6 +356,7 @@ class FrontConnection {
       return user !== undefined && sasl.users?.[user] !== undefined && sasl.users[user] === password ? succeed() : fail('Authentication failed: Invalid username or password');
     }
     if (this.mechanism === 'OAUTHBEARER') {
+      // eslint-disable-next-line no-control-regex -- SOH separates the OAUTHBEARER fields (RFC 7628)
       const m = /auth=Bearer ([^\u0001]+)\u0001/.exec(text);
       return m && sasl.tokens?.includes(m[1]!) ? succeed() : fail('Authentication failed: invalid token');
     }

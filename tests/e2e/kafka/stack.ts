@@ -62,7 +62,7 @@ async function main(): Promise<number> {
   );
   const files = process.argv.slice(2);
   const jestFiles = files.length ? files : ['tests/e2e/webhooks.test.ts', 'tests/e2e/executions.test.ts', 'tests/e2e/kafka-ops.test.ts', 'libs/bus/test/kafka-ops.test.ts'];
-  console.log(`[test-kafka] mock cluster ${cluster.brokers.join(',')} behind KafkaFront ${front.brokers.join(',')} (TLS, SASL SCRAM-SHA-512); ${topics.length} topics`);
+  process.stdout.write(`[test-kafka] mock cluster ${cluster.brokers.join(',')} behind KafkaFront ${front.brokers.join(',')} (TLS, SASL SCRAM-SHA-512); ${topics.length} topics\n`);
   const started = Date.now();
   const code = await new Promise<number>((resolve) => {
     const child = spawn('pnpm', ['--silent', 'exec', 'jest', '--ci', '--runInBand', '--forceExit', ...jestFiles], {
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     });
     child.on('exit', (c) => resolve(c ?? 1));
   });
-  console.log(`[test-kafka] jest exited ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s; KafkaFront saw ${JSON.stringify(front.stats)}`);
+  process.stdout.write(`[test-kafka] jest exited ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s; KafkaFront saw ${JSON.stringify(front.stats)}\n`);
   control.close();
   await front.close();
   await cluster.stop();
