@@ -392,8 +392,18 @@ describe('guards', () => {
       tls: { enabled: true, existingSecret: 'kafka-tls', caKey: 'ca.crt', certKey: 'tls.crt', keyKey: 'tls.key', serverName: 'b0.kafka.example.com' },
       sasl: { mechanism: 'scram-sha-512', existingSecret: 'kafka-user' },
     };
-    const objects = await render({ ...DB, bus: { kind: 'kafka', kafka } });
+    const objects = await render({ ...DB, bus: { kind: 'kafka', kafka }, keda: { enabled: true, 'execution-runner': { maxReplicaCount: 6 } } });
     expect(await schemaProblems(objects)).toEqual([]);
+    // KEDA's lag trigger authenticates with the same Secrets.
+    const scaled = named(objects, 'ScaledObject', 'assay-execution-runner');
+    expect(scaled.spec.triggers[0]).toMatchObject({ type: 'kafka', authenticationRef: { name: 'assay-execution-runner-kafka' }, metadata: { sasl: 'scram_sha512', tls: 'enable' } });
+    expect(named(objects, 'TriggerAuthentication', 'assay-execution-runner-kafka').spec.secretTargetRef).toEqual([
+      { parameter: 'username', name: 'kafka-user', key: 'username' },
+      { parameter: 'password', name: 'kafka-user', key: 'password' },
+      { parameter: 'ca', name: 'kafka-tls', key: 'ca.crt' },
+      { parameter: 'cert', name: 'kafka-tls', key: 'tls.crt' },
+      { parameter: 'key', name: 'kafka-tls', key: 'tls.key' },
+    ]);
     const d = named(objects, 'Deployment', 'assay-webhook-dispatcher');
     const c = d.spec.template.spec.containers[0];
     const env = Object.fromEntries(c.env.map((e: { name: string; value?: string; valueFrom?: unknown }) => [e.name, e.value ?? e.valueFrom]));

@@ -456,7 +456,7 @@ export class KafkaBus implements Bus {
    */
   private async handle(state: Running, groupId: string, opts: SubscribeOptions, m: IncomingMessage): Promise<void> {
     const key = m.message.key?.toString('utf8') ?? '';
-    if (!opts.broadcast && (await this.holds!.parkIfHeld(groupId, key, m.message.value!, stringHeaders(m.message.headers)))) {
+    if (!opts.broadcast && this.holds && (await this.holds.parkIfHeld(groupId, key, m.message.value!, stringHeaders(m.message.headers)))) {
       this.log.debug({ groupId, key }, 'bus message parked behind a failing message of its key');
       return;
     }
@@ -498,7 +498,7 @@ export class KafkaBus implements Bus {
         return;
       }
       if (attempts > 1) this.log.info({ groupId, attempts }, 'bus message handled on the retry ladder');
-      if (holdsKey) await this.release(opts, groupId, key);
+      if (holdsKey && this.holds) await this.release(opts, groupId, key);
     } finally {
       clearInterval(beat);
     }
@@ -521,7 +521,7 @@ export class KafkaBus implements Bus {
     const step = attempts; // the step this message goes to next (1-based)
     const base: Record<string, string> = { ...msg.headers, [H.error]: errorText(err).slice(0, 2000), [H.attempts]: String(attempts), [H.group]: opts.group, [H.source]: source };
     if (step <= this.retryDelays.length) {
-      if (holdsKey) await this.holds!.hold(groupId, key);
+      if (holdsKey && this.holds) await this.holds.hold(groupId, key);
       const delay = this.retryDelays[step - 1]!;
       await this.producer.send({
         topic: retryTopic(opts.topic, opts.group, step),
@@ -535,7 +535,7 @@ export class KafkaBus implements Bus {
     const { [H.notBefore]: _due, [H.holds]: _holds, ...kept } = base;
     await this.producer.send({ topic: dlq, acks: -1, messages: [{ key: msg.key, value: msg.value, headers: kept }] });
     this.log.error({ err, topic: opts.topic, group: opts.group, attempts, deadLetter: dlq }, 'bus handler gave up; message sent to the dead-letter topic');
-    if (holdsKey) await this.release(opts, groupId, key);
+    if (holdsKey && this.holds) await this.release(opts, groupId, key);
   }
 
   /** Handles the key's parked messages in order; one that fails becomes the key's new head on the ladder. */
