@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@assay/contracts';
 import { createSilentLogger } from '@assay/logger';
-import { createTestPki, eventually, startKafkaFront, type KafkaFront, type TestPki } from '@assay/testing';
+import { createTestDatabase, createTestPki, eventually, startKafkaFront, type KafkaFront, type TestDatabase, type TestPki } from '@assay/testing';
 import { KafkaBus, kafkaClientSecurity, type EventEnvelope } from '@assay/bus';
 import type { KafkaSaslConfig, KafkaTlsConfig } from '@assay/config';
 import { autoCreateTopics, mockClusterAvailable, startMockCluster, type MockCluster } from './mock-cluster.js';
@@ -24,12 +24,14 @@ const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJhc3NheSJ9.';
 describeKafka('kafka bus over TLS and SASL (KafkaFront in front of the mock cluster)', () => {
   let cluster: MockCluster;
   let pki: TestPki;
+  let db: TestDatabase;
   const fronts: KafkaFront[] = [];
   const buses: KafkaBus[] = [];
   const logger = createSilentLogger();
 
   beforeAll(async () => {
     pki = createTestPki();
+    db = await createTestDatabase();
     cluster = await startMockCluster(1);
     await autoCreateTopics(cluster.brokers, [TOPICS.orgEvents]);
   });
@@ -38,6 +40,7 @@ describeKafka('kafka bus over TLS and SASL (KafkaFront in front of the mock clus
     for (const f of fronts) await f.close();
     await cluster?.stop();
     pki?.cleanup();
+    await db?.drop();
   });
 
   async function front(opts: { tls?: boolean; mtls?: boolean; mechanisms?: Array<'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'OAUTHBEARER'> }) {
@@ -51,7 +54,7 @@ describeKafka('kafka bus over TLS and SASL (KafkaFront in front of the mock clus
   }
 
   function bus(f: KafkaFront, security: { tls?: KafkaTlsConfig; sasl?: KafkaSaslConfig }, connectionRetries?: number) {
-    const b = new KafkaBus({ brokers: f.brokers, clientId: 'assay-security', logger, topics: false, idempotent: false, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, ...(connectionRetries !== undefined ? { connectionRetries } : {}), ...kafkaClientSecurity(security) });
+    const b = new KafkaBus({ brokers: f.brokers, clientId: 'assay-security', logger, topics: false, idempotent: false, autoCreateTopics: true, databaseUrl: db.url, fetchMaxWaitMs: 100, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, ...(connectionRetries !== undefined ? { connectionRetries } : {}), ...kafkaClientSecurity(security) });
     buses.push(b);
     return b;
   }
