@@ -244,6 +244,14 @@ export class PgBus implements Bus {
     }
   }
 
+  /** Dead letters of (topic, group) waiting in its DLQ queue (the runbook's DLQ depth on pg). */
+  async deadLetterCount(topic: Topic, group: string): Promise<number> {
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(`select count(*)::int as n from ${this.schema}.job where name = $1 and state in ('created', 'retry')`, [deadLetterQueue(topic, group)]);
+    return (rows as Array<{ n: number }>)[0]!.n;
+  }
+
   /** Moves every dead letter of (topic, group) back onto the group's queue, with its attempts reset. */
   async replayDeadLetters(topic: Topic, group: string): Promise<number> {
     const dlq = deadLetterQueue(topic, group);
