@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench bench-check clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -70,6 +70,17 @@ test-integration: setup
 
 test-e2e: setup
 	pnpm --silent exec jest --ci --selectProjects e2e
+
+# The e2e webhook and execution cases and the Kafka operations cases on BUS=kafka, with brokers that
+# ask for TLS and SASL SCRAM-SHA-512 (the mock cluster behind KafkaFront; see libs/bus/README.md).
+# Not part of make test (several minutes). FILES=... runs other jest files on that bus.
+test-kafka: setup
+	pnpm --silent exec tsx tests/e2e/kafka/stack.ts $(FILES)
+
+# make replay-dead-letters TOPIC=assay.executions.events GROUP=webhook-dispatcher: hands the group's
+# dead letters back to it (BUS, DATABASE_URL and KAFKA_* from the environment, as the service has them).
+replay-dead-letters: setup
+	pnpm --silent exec tsx libs/bus/src/replay-cli.ts --topic "$(TOPIC)" --group "$(GROUP)"
 
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup

@@ -4,7 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { handleInSpan } from './tracing.js';
-import { MAX_ATTEMPTS, type Bus, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
+import { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
 
 export interface PgBusOptions {
   connectionString: string;
@@ -224,12 +224,49 @@ export class PgBus implements Bus {
   }
 
   async isHealthy(): Promise<boolean> {
+    return (await this.health()).status === 'up';
+  }
+
+  /** The bus's Postgres answers `select 1` within 800 ms. */
+  async health(): Promise<BusHealth> {
+    if (!this.started) return { status: 'down', detail: 'not started' };
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.boss.getDb().executeSql('select 1', []);
-      return true;
-    } catch {
-      return false;
+      await Promise.race([
+        this.boss.getDb().executeSql('select 1', []),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 800 ms')), 800))),
+      ]);
+      return { status: 'up' };
+    } catch (err) {
+      return { status: 'down', detail: `bus database: ${err instanceof Error ? err.message : String(err)}` };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** Dead letters of (topic, group) waiting in its DLQ queue (the runbook's DLQ depth on pg). */
+  async deadLetterCount(topic: Topic, group: string): Promise<number> {
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(`select count(*)::int as n from ${this.schema}.job where name = $1 and state in ('created', 'retry')`, [deadLetterQueue(topic, group)]);
+    return (rows as Array<{ n: number }>)[0]!.n;
+  }
+
+  /** Moves every dead letter of (topic, group) back onto the group's queue, with its attempts reset. */
+  async replayDeadLetters(topic: Topic, group: string): Promise<number> {
+    const dlq = deadLetterQueue(topic, group);
+    const queue = queueName(topic, group);
+    let replayed = 0;
+    for (;;) {
+      const jobs = await this.boss.fetch<DeadLetter>(dlq, { batchSize: 100 });
+      if (!jobs || jobs.length === 0) break;
+      await this.boss.insert(jobs.map((j) => ({ id: orderedId(), name: queue, data: { key: j.data.key, value: j.data.value } })));
+      await this.boss.complete(dlq, jobs.map((j) => j.id));
+      replayed += jobs.length;
+    }
+    if (replayed > 0) await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, topic]);
+    this.opts.logger.info({ topic, group, replayed }, 'dead letters replayed onto the group queue');
+    return replayed;
   }
 
   async stop(): Promise<void> {

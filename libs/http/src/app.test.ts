@@ -153,7 +153,54 @@ describe('health and readiness', () => {
   it('answers /readyz with 200 and the checks when every check passes', async () => {
     const reply = await call('/readyz');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: { database: true, bus: true } });
+    expect(reply.body).toEqual({
+      status: 'ready',
+      service: 'test-service',
+      checks: { database: true, bus: true },
+      dependencies: { database: { status: 'up', critical: true }, bus: { status: 'up', critical: true } },
+    });
+  });
+
+  it('answers /livez without asking any dependency', async () => {
+    let asked = 0;
+    const app = await listen(buildApp({ ready: async () => (asked++, { database: false }) }));
+    try {
+      const reply = await call('/livez', {}, app.url);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ status: 'ok', service: 'test-service' });
+      expect(asked).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stays ready with a non-critical dependency down, reporting it degraded with its reason', async () => {
+    const app = await listen(buildApp({ ready: async () => ({ database: true, bus: { status: 'down', critical: false, detail: 'brokers unreachable for 12 s' } }) }));
+    try {
+      const reply = await call('/readyz', {}, app.url);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({
+        status: 'ready',
+        service: 'test-service',
+        checks: { database: true, bus: false },
+        dependencies: { database: { status: 'up', critical: true }, bus: { status: 'degraded', critical: false, detail: 'brokers unreachable for 12 s' } },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers within a second with 503 when a check hangs', async () => {
+    const app = await listen(buildApp({ ready: () => new Promise(() => undefined) }));
+    try {
+      const started = Date.now();
+      const reply = await call('/readyz', {}, app.url);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ status: 'not_ready', checks: { checks: false }, dependencies: { checks: { status: 'down', detail: 'readiness checks gave no answer within 900 ms' } } });
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers /readyz with 200 and no checks when the service has none', async () => {
@@ -161,7 +208,7 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, bare.url);
       expect(reply.status).toBe(200);
-      expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: {} });
+      expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: {}, dependencies: {} });
     } finally {
       await bare.close();
     }
@@ -172,7 +219,7 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, degraded.url);
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ status: 'not_ready', service: 'test-service', checks: { database: true, bus: false } });
+      expect(reply.body).toMatchObject({ status: 'not_ready', service: 'test-service', checks: { database: true, bus: false }, dependencies: { bus: { status: 'down', critical: true } } });
     } finally {
       await degraded.close();
     }
@@ -183,7 +230,12 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, broken.url);
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ status: 'not_ready', service: 'test-service', checks: { checks: false } });
+      expect(reply.body).toEqual({
+        status: 'not_ready',
+        service: 'test-service',
+        checks: { checks: false },
+        dependencies: { checks: { status: 'down', critical: true, detail: 'pool closed' } },
+      });
     } finally {
       await broken.close();
     }

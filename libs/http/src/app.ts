@@ -16,13 +16,59 @@ export interface HttpAppOptions {
   parseJson?: boolean;
   /** Keep each JSON body's raw bytes in `req.rawBody` (signature checks, such as Stripe's, need them). */
   keepRawBody?: boolean;
-  /** Readiness check behind `GET /readyz`: name → reachable. */
-  ready?: () => Promise<Record<string, boolean>>;
+  /**
+   * Readiness checks behind `GET /readyz`: name → reachable (true/false, a dependency the service
+   * cannot work without) or a `DependencyCheck` (a non-critical one reports `degraded` and keeps
+   * the service ready). Answered within `READINESS_LIMIT_MS` whatever the checks do.
+   */
+  ready?: () => Promise<Record<string, ReadinessResult>>;
   /** Mounts the service's routers; runs after parsing and before the 404 and error handlers. */
   mount(app: Express): void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A dependency as `/readyz` reports it. */
+export interface DependencyCheck {
+  status: 'up' | 'degraded' | 'down';
+  /** false: the service works without it (writes wait in the outbox): `down` is reported as `degraded` and the service stays ready. Default true. */
+  critical?: boolean;
+  detail?: string;
+}
+export type ReadinessResult = boolean | DependencyCheck;
+
+/** `/readyz` answers within this, whatever its checks do (a hung database or broker): the kubelet's probe never times out. */
+export const READINESS_LIMIT_MS = 900;
+
+/** Runs the checks with a time limit and folds them into the `/readyz` answer. */
+export async function readiness(ready: (() => Promise<Record<string, ReadinessResult>>) | undefined, limitMs = READINESS_LIMIT_MS) {
+  if (!ready) return { ok: true, checks: {}, dependencies: {} };
+  let timer: NodeJS.Timeout | undefined;
+  let results: Record<string, ReadinessResult>;
+  try {
+    results = await Promise.race([
+      ready(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`readiness checks gave no answer within ${limitMs} ms`)), limitMs))),
+    ]);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return { ok: false, checks: { checks: false }, dependencies: { checks: { status: 'down' as const, critical: true, detail } } };
+  } finally {
+    clearTimeout(timer);
+  }
+  const checks: Record<string, boolean> = {};
+  const dependencies: Record<string, DependencyCheck & { critical: boolean }> = {};
+  let ok = true;
+  for (const [name, r] of Object.entries(results)) {
+    const c: DependencyCheck = typeof r === 'boolean' ? { status: r ? 'up' : 'down' } : r;
+    const critical = c.critical ?? true;
+    const status = !critical && c.status === 'down' ? 'degraded' : c.status;
+    checks[name] = status === 'up';
+    dependencies[name] = { status, critical, ...(c.detail ? { detail: c.detail } : {}) };
+    if (critical && status === 'down') ok = false;
+  }
+  return { ok, checks, dependencies };
+}
 
 /**
  * An express app with request ids, structured logs, JSON parsing with a size
@@ -47,7 +93,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       logger: opts.logger,
       genReqId: (_req, res) => (res as Response).locals.requestId as string,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/livez' },
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: logSafeUrl(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -58,10 +104,13 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: opts.name });
   });
+  // Liveness: the process answers (its event loop turns); no dependency is asked, so an outage never restarts pods.
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok', service: opts.name });
+  });
   app.get('/readyz', async (_req, res) => {
-    const checks = opts.ready ? await opts.ready().catch(() => ({ checks: false })) : {};
-    const ok = Object.values(checks).every(Boolean);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', service: opts.name, checks });
+    const { ok, checks, dependencies } = await readiness(opts.ready);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready', service: opts.name, checks, dependencies });
   });
 
   const accepted = ['application/json', ...(opts.extraContentTypes ?? [])];

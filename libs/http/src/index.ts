@@ -1,4 +1,4 @@
-export { createHttpApp, errorMiddleware, type HttpAppOptions } from './app.js';
+export { createHttpApp, errorMiddleware, readiness, READINESS_LIMIT_MS, type DependencyCheck, type HttpAppOptions, type ReadinessResult } from './app.js';
 export {
   AppError,
   ERROR_STATUS,

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { ROUTES, buildOpenApi, routeMatcher, type RouteContract, type RouteMatch, type ServiceName } from '@assay/contracts';
-import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented } from '@assay/http';
+import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { handleMcpHttpRequest } from '@assay/mcp';
 import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assay/principal';
@@ -26,7 +26,7 @@ export interface GatewayDeps {
   /** Shared rate-limit counters; without it each gateway process counts alone. */
   redis?: Redis;
   upstreamResponseTimeoutMs: number;
-  ready?: () => Promise<Record<string, boolean>>;
+  ready?: () => Promise<Record<string, ReadinessResult>>;
   /** Serves `POST /mcp` (libs/mcp); main.ts loads it on the first call. Absent: /mcp answers 501. */
   mcp?: typeof handleMcpHttpRequest;
   /** The built web console (apps/console/dist); absent: console pages answer 501. */
