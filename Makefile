@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench soak clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -74,6 +74,13 @@ test-e2e: setup
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
+
+# make soak [SOAK_MINUTES=5] [SOAK_SEED=n] [BUS=pg|kafka]: the whole stack under a mixed workload while every
+# service is killed and Postgres and Redis restart; audits the database and the webhook receiver's log and
+# prints the figures (README, Soak). Not part of make test; loopback only.
+SOAK_MINUTES ?= 5
+soak: setup
+	SOAK_MINUTES=$(SOAK_MINUTES) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) $(if $(BUS),BUS=$(BUS)) pnpm --silent exec tsx tests/soak/run.ts
 
 clean:
 	rm -rf node_modules */*/node_modules tests/node_modules
