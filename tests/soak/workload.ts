@@ -97,10 +97,11 @@ export async function setupOrg(stack: Stack, api: ApiLog, name: string, shopUrl:
 /** Runs `fn` every `everyMs` (± 30 %, from the seeded generator) until `until`; one call at a time. */
 async function every(random: () => number, everyMs: number, until: number, fn: () => Promise<void>): Promise<void> {
   // Actors start spread out, not all at once.
-  await new Promise((r) => setTimeout(r, random() * everyMs));
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, Math.min(ms, until - Date.now()))));
+  await pause(random() * everyMs);
   while (Date.now() < until) {
     await fn().catch((err) => process.stdout.write(`[soak] workload error: ${String(err)}\n`));
-    await new Promise((r) => setTimeout(r, everyMs * (0.7 + 0.6 * random())));
+    await pause(everyMs * (0.7 + 0.6 * random()));
   }
 }
 

@@ -1,4 +1,4 @@
-export { createHttpApp, errorMiddleware, type HttpAppOptions } from './app.js';
+export { createHttpApp, errorMiddleware, isDependencyDown, SERVICE_UNAVAILABLE_RETRY_SECONDS, type HttpAppOptions } from './app.js';
 export {
   AppError,
   MESSAGES,
