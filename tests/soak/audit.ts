@@ -108,6 +108,9 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
     );
     for (const a of enrichments) stuck.push({ what: 'enrichment', id: a.id, detail: `${a.status}, lease ${a.lease_owner ?? 'none'}` });
 
+    // The bus (pg: pg-boss jobs): nothing still queued or held by a worker, nothing given up (dead letters).
+    for (const j of await busJobs(db, since)) stuck.push({ what: 'bus job', id: j.id, detail: `${j.name} ${j.state}${j.started_on ? ` since ${new Date(j.started_on).toISOString()}` : ''}` });
+
     // Outboxes: every schema that has one.
     const { rows: schemas } = await db.query(`select table_schema from information_schema.tables where table_name = 'outbox'`);
     const events: Array<{ id: string; seq: number; schema: string; key: string; created_at: Date; published: boolean; envelope: any }> = [];
@@ -202,6 +205,17 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
   }
 }
 
+/** pg-boss jobs of the soak's time that are not finished, and every dead letter; none when the bus is not pg. */
+async function busJobs(db: pg.Client, since: Date): Promise<Array<{ id: string; name: string; state: string; started_on: Date | null }>> {
+  const { rows: tables } = await db.query(`select 1 from information_schema.tables where table_schema = 'bus' and table_name = 'job'`);
+  if (!tables.length) return [];
+  const { rows } = await db.query(
+    `select id, name, state, started_on from bus.job where created_on >= $1 and (state in ('created', 'retry', 'active') or name like '%\\_\\_dlq') order by created_on`,
+    [since],
+  );
+  return rows;
+}
+
 /** True once the work the soak started has settled: nothing running, nothing unpublished, no delivery due. */
 export async function settled(databaseUrl: string, orgIds: string[], since: Date): Promise<string | undefined> {
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -223,6 +237,8 @@ export async function settled(databaseUrl: string, orgIds: string[], since: Date
       const { rows } = await db.query(`select count(*)::int as n from "${schema}".outbox where published_at is null`);
       if (rows[0].n > 0) open.push(`${rows[0].n} unpublished in ${schema}`);
     }
+    const jobs = await busJobs(db, since);
+    if (jobs.length) open.push(`${jobs.length} bus jobs (${[...new Set(jobs.map((j) => `${j.name} ${j.state}`))].slice(0, 5).join(', ')})`);
     return open.length ? open.join(', ') : undefined;
   } catch (err) {
     return `database: ${String(err)}`;

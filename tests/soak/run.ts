@@ -213,7 +213,7 @@ async function main(): Promise<void> {
       `requests ${answered.length} answered (2xx ${statusClass(200, 300)}, 4xx ${statusClass(400, 500)}, 5xx ${statusClass(500, 600)}), ${calls.length - answered.length} unanswered while the gateway restarted`,
       `latency all p50 ${percentile(all, 50)} ms p99 ${percentile(all, 99)} ms; reads p50 ${percentile(reads, 50)} ms p99 ${percentile(reads, 99)} ms`,
       `faults ${Object.entries(faultCounts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-      `workload ${counts.executionsStarted} async + ${counts.syncExecutions} sync executions, ${counts.testRuns} test runs, ${counts.discoveries} discoveries, ${counts.imports} imports (${counts.importedCases} cases), ${counts.reads} reads`,
+      `workload ${counts.executionsStarted} async + ${counts.syncExecutions} sync executions, ${counts.testRuns} test runs, ${counts.discoveries} discoveries, ${counts.imports} imports (${counts.importedCases} cases), ${counts.cancellations} cancellations, ${counts.keyRotations} key rotations (revoked keys still accepted: ${counts.revokedKeyAccepted}), ${counts.reads} reads`,
       `executions ${result.executions.total} (${Object.entries(result.executions.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}), cases completed ${result.executions.cases}, results missing/duplicate/unfinished ${result.executions.missingResults.length}/${result.executions.duplicateResults.length}/${result.executions.unfinishedResults.length}`,
       `events produced ${result.events.committed}, to deliver ${result.events.expected}, delivered ${result.events.delivered}, lost ${lost}`,
       `duplicate deliveries ${result.events.duplicates}, never-committed deliveries ${result.events.phantom.length}, altered deliveries ${result.events.mismatched.length}, out of order per execution ${result.events.outOfOrder} (no order promised to webhooks)`,
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
     if (details.length) process.stdout.write(`\n=== details ===\n${details.join('\n')}\n`);
 
     const everyKind = SERVICES.every((s) => faultCounts[`kill ${s}`]) && faultCounts['postgres restart'] && (faultCounts['redis restart'] || !stack.redis);
-    exitCode = lost + stuck + unexpected + leaks + resultProblems + result.events.phantom.length + result.events.mismatched.length === 0 && everyKind ? 0 : 1;
+    exitCode = lost + stuck + unexpected + leaks + resultProblems + counts.revokedKeyAccepted + result.events.phantom.length + result.events.mismatched.length === 0 && everyKind ? 0 : 1;
     say(exitCode === 0 ? 'PASS' : 'FAIL');
   } finally {
     await stack.stop().catch((err) => say(`stopping the stack: ${String(err)}`));

@@ -32,6 +32,10 @@ export interface WorkloadCounts {
   imports: number;
   importedCases: number;
   reads: number;
+  keyRotations: number;
+  /** Revoked keys still accepted 4.5 s after their revocation (the gateway caches at most 2 s). */
+  revokedKeyAccepted: number;
+  cancellations: number;
   crossOrgLeaks: Array<{ reader: string; route: string; foreignId: string }>;
 }
 
@@ -118,7 +122,7 @@ function importFile(batch: number, count: number): Blob {
 }
 
 export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, random: () => number, until: number, scale = 1): Promise<WorkloadCounts> {
-  const counts: WorkloadCounts = { executionsStarted: 0, syncExecutions: 0, testRuns: 0, discoveries: 0, imports: 0, importedCases: 0, reads: 0, crossOrgLeaks: [] };
+  const counts: WorkloadCounts = { executionsStarted: 0, syncExecutions: 0, testRuns: 0, discoveries: 0, imports: 0, importedCases: 0, reads: 0, keyRotations: 0, revokedKeyAccepted: 0, cancellations: 0, crossOrgLeaks: [] };
   const remember = (org: Org, body: unknown) => {
     for (const id of uuidsIn(body)) org.ids.add(id);
   };
@@ -178,6 +182,31 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
           counts.importedCases += Number(r.body?.imported ?? 0);
         }
         remember(org, r.body);
+      }),
+    );
+    // Key rotation: a new key, used once, then revoked (auth's revocation event evicts it from every gateway's cache).
+    actors.push(
+      every(random, 30_000 / scale, until, async () => {
+        const created = await api.call(org.name, org.writer, 'POST', '/api/service-keys', { body: { name: 'soak rotation', environment: 'prod' } });
+        if (created.status !== 201) return;
+        counts.keyRotations++;
+        await api.call(org.name, created.body.key, 'GET', '/api/v1/projects');
+        await api.call(org.name, org.writer, 'DELETE', `/api/service-keys/${created.body.id}`);
+        // A revoked key must stop working (after the gateway's cache of at most AUTH_CACHE_TTL_MS).
+        await new Promise((r) => setTimeout(r, 4500));
+        const after = await api.call(org.name, created.body.key, 'GET', '/api/v1/projects');
+        if (after.status === 200) counts.revokedKeyAccepted++;
+      }),
+    );
+    // Cancellations: an async execution cancelled at once (it may also have finished already: 409).
+    actors.push(
+      every(random, 35_000 / scale, until, async () => {
+        const r = await api.call(org.name, org.writer, 'POST', '/api/v1/executions/async', { body: { test_plan_id: org.planIds[0], project_id: org.projectId } });
+        if (r.status !== 202 && r.status !== 201) return;
+        counts.executionsStarted++;
+        remember(org, r.body);
+        const cancelled = await api.call(org.name, org.writer, 'DELETE', `/api/v1/executions/${r.body.id}`);
+        if (cancelled.status === 200) counts.cancellations++;
       }),
     );
     // Steady reads from every reader key, checked for the other organization's ids.
