@@ -167,9 +167,14 @@ async function main(): Promise<void> {
     const orgIds = orgs.map((o) => o.orgId);
     const drainUntil = Date.now() + drainSeconds * 1000;
     let open = await settled(stack.databaseUrl, orgIds, since);
+    let told = Date.now();
     while (open && Date.now() < drainUntil) {
       await sleep(3000);
       open = await settled(stack.databaseUrl, orgIds, since);
+      if (open && Date.now() - told > 30_000) {
+        say(`still open: ${open}`);
+        told = Date.now();
+      }
     }
     say(open ? `still open after the drain: ${open}` : `settled after ${((Date.now() - until) / 1000).toFixed(0)} s`);
     const memoryAfter = await stack.memoryMb();

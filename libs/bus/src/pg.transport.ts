@@ -18,6 +18,12 @@ export interface PgBusOptions {
   pollingIntervalSeconds?: number;
   /** Attempts per message before it goes to the group's dead-letter queue (default 25). */
   maxAttempts?: number;
+  /**
+   * A broadcast queue of another process holding a message older than this many seconds belongs to a
+   * process that died without closing it (SIGKILL, OOM): it is removed (default 60; a live process
+   * fetches within its polling interval).
+   */
+  orphanBroadcastSeconds?: number;
 }
 
 /** A message given up after `maxAttempts`, as the dead-letter queue keeps it. */
@@ -34,6 +40,10 @@ export interface DeadLetter {
 const DEFAULT_POLLING_SECONDS = 2;
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
+
+const ORPHAN_BROADCAST_SECONDS = 60;
+/** How often a process with broadcast subscriptions looks for the queues of dead ones. */
+const ORPHAN_SWEEP_MS = 30_000;
 
 /** Runs `fn` again (up to 10 times, after a short random pause) when Postgres ends it as a deadlock victim. */
 async function retryOnDeadlock<T>(fn: () => Promise<T>): Promise<T> {
@@ -89,6 +99,9 @@ export class PgBus implements Bus {
   /** This process's pg-boss workers by topic: a notification for the topic wakes them. */
   private readonly workers = new Map<string, Set<string>>();
   private listener: pg.Client | undefined;
+  /** (topic, group) pairs this process has broadcast subscriptions of: their dead siblings are swept. */
+  private readonly broadcastGroups = new Map<string, { topic: string; group: string }>();
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PgBusOptions) {
     this.schema = opts.schema ?? 'bus';
@@ -209,6 +222,7 @@ export class PgBus implements Bus {
     );
     const mine = this.workers.get(opts.topic) ?? new Set<string>();
     this.workers.set(opts.topic, mine.add(worker.id));
+    if (opts.broadcast) this.watchBroadcastGroup(opts.topic, opts.group);
     return {
       close: async () => {
         mine.delete(worker.id!);
@@ -223,6 +237,49 @@ export class PgBus implements Bus {
     };
   }
 
+  /**
+   * A broadcast queue belongs to one process. One that was killed never closes it, so its subscription
+   * would stay and every later publish would add a job to a queue nobody reads (found by `make soak`:
+   * each gateway restart left one more). Every process with a broadcast subscription therefore removes
+   * the queues of its (topic, group) whose oldest waiting message is older than `orphanBroadcastSeconds`,
+   * at subscribe and every 30 s.
+   */
+  private watchBroadcastGroup(topic: string, group: string): void {
+    this.broadcastGroups.set(`${topic}\n${group}`, { topic, group });
+    const sweep = () =>
+      this.sweepOrphanBroadcasts().catch((err: unknown) => {
+        if (this.started) this.opts.logger.warn({ err }, 'sweeping the broadcast queues of dead processes failed; trying again later');
+      });
+    void sweep();
+    this.sweepTimer ??= setInterval(() => void sweep(), ORPHAN_SWEEP_MS).unref();
+  }
+
+  /** Removes the broadcast queues of dead processes (see watchBroadcastGroup); returns their names. */
+  async sweepOrphanBroadcasts(): Promise<string[]> {
+    const removed: string[] = [];
+    const db = this.boss.getDb();
+    for (const { topic, group } of this.broadcastGroups.values()) {
+      // Broadcast queues are `<topic>__<group>__<instance>`, the instance 8 hex digits (names are [a-z0-9_]).
+      const pattern = `^${queueName(topic, group)}__[0-9a-f]{8}$`;
+      const { rows } = (await db.executeSql(
+        `select s.name from ${this.schema}.subscription s
+          where s.event = $1 and s.name ~ $2 and s.name <> $3
+            and exists (select 1 from ${this.schema}.job j where j.name = s.name and j.state = 'created'
+                         and j.created_on < now() - make_interval(secs => $4))`,
+        [topic, pattern, queueName(topic, group, this.instance), this.opts.orphanBroadcastSeconds ?? ORPHAN_BROADCAST_SECONDS],
+      )) as { rows: Array<{ name: string }> };
+      for (const { name } of rows) {
+        await this.boss.unsubscribe(topic, name);
+        // pg-boss 10's delete_queue trips its own foreign key while jobs remain: remove them first.
+        await db.executeSql(`delete from ${this.schema}.job where name = $1`, [name]);
+        await this.boss.deleteQueue(name);
+        this.opts.logger.info({ queue: name, topic }, 'removed the broadcast queue of a process that is gone');
+        removed.push(name);
+      }
+    }
+    return removed;
+  }
+
   async isHealthy(): Promise<boolean> {
     try {
       await this.boss.getDb().executeSql('select 1', []);
@@ -235,6 +292,8 @@ export class PgBus implements Bus {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

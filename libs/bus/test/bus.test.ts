@@ -95,6 +95,40 @@ describe('pg bus', () => {
   });
 });
 
+describe('pg bus broadcast queues of dead processes', () => {
+  // A SIGKILLed process never closes its broadcast subscription. stop() without close() leaves the
+  // database exactly so: the subscription row and its queue, with no worker fetching it.
+  it('are removed by a live process of the group, so publishes stop filling a queue nobody reads', async () => {
+    const publisher = await newBus();
+    const dead = await newBus();
+    await dead.subscribe({ topic: TOPICS.authEvents, group: 'gw-orphan', broadcast: true, handler: async () => undefined });
+    await dead.stop();
+    const queues = async () =>
+      (await database.pool.query<{ name: string }>(`select name from bus.subscription where event = $1 and name like 'assay_auth_events__gw_orphan__%'`, [TOPICS.authEvents])).rows.map((r) => r.name);
+    const waiting = async () =>
+      (await database.pool.query<{ n: number }>(`select count(*)::int as n from bus.job where name like 'assay_auth_events__gw_orphan__%' and state = 'created'`)).rows[0]!.n;
+    const [deadQueue] = await queues();
+    expect(deadQueue).toBeDefined();
+    await publisher.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(400) }]);
+    expect(await waiting()).toBe(1);
+
+    await new Promise((r) => setTimeout(r, 1500));
+    const live = new PgBus({ connectionString: testDb.url, logger, orphanBroadcastSeconds: 1 });
+    await live.start();
+    buses.push(live);
+    const got: string[] = [];
+    await live.subscribe({ topic: TOPICS.authEvents, group: 'gw-orphan', broadcast: true, handler: async (e) => void got.push(e.id) });
+    // The sweep at subscribe removes the dead queue; an explicit one finds nothing more.
+    await eventually(async () => !(await queues()).includes(deadQueue!), 10_000, 100);
+    expect(await live.sweepOrphanBroadcasts()).toEqual([]);
+    expect(await queues()).toHaveLength(1);
+
+    await publisher.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(401) }]);
+    await eventually(async () => got.includes(envelope(401).id));
+    expect(await waiting()).toBe(0);
+  });
+});
+
 describe('pg bus wake-ups', () => {
   // Idle workers poll only every 30 s here: a delivery within a few seconds is the publish's NOTIFY.
   const POLL_SECONDS = 30;
