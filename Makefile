@@ -10,6 +10,7 @@ STAMP := node_modules/.setup-stamp
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
 	@echo "make test   lint, type check, unit, integration and end-to-end tests"
+	@echo "make soak   the stack under load and faults (SOAK_MINUTES=5), audited; see docs/soak.md"
 	@echo "make setup  install what is missing (pnpm, node modules, Chromium headless shell, redis-server, librdkafka-dev)"
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;

@@ -18,6 +18,7 @@ import { runWorkload, setupOrg, type Org } from './workload.js';
  * SOAK_SEED: the fault schedule and the workload's jitter (printed; default random).
  * SOAK_DRAIN_SECONDS (300): how long the audit waits for started work to settle.
  * SOAK_SCALE (1): workload rate multiplier.
+ * SOAK_MAX_REQUESTS (20000): the workload stops early once it sent this many requests.
  * BUS (pg): the bus; `kafka` only with KAFKA_BROKERS (see README).
  */
 
@@ -25,6 +26,7 @@ const minutes = Number(process.env.SOAK_MINUTES ?? 5);
 const seed = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const drainSeconds = Number(process.env.SOAK_DRAIN_SECONDS ?? 300);
 const scale = Number(process.env.SOAK_SCALE ?? 1);
+const maxRequests = Number(process.env.SOAK_MAX_REQUESTS ?? 20_000);
 const bus = (process.env.BUS ?? 'pg') as 'pg' | 'kafka';
 
 /** mulberry32: a small seeded generator, so SOAK_SEED replays the same schedule. */
@@ -160,7 +162,7 @@ async function main(): Promise<void> {
       receiver.setFlaky(false);
     })();
 
-    const counts = await runWorkload(api, orgs, shop.url, random, until, scale);
+    const counts = await runWorkload(api, orgs, shop.url, random, until, scale, maxRequests);
     await Promise.all([injector, flaky]);
     say(`workload done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for started work to settle (at most ${drainSeconds} s)`);
 

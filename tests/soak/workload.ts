@@ -98,12 +98,12 @@ export async function setupOrg(stack: Stack, api: ApiLog, name: string, shopUrl:
   return { name, orgId: provisioned.orgId, writer, readers: keys.slice(1), projectId: project.id, planIds, webhookIds, ids };
 }
 
-/** Runs `fn` every `everyMs` (± 30 %, from the seeded generator) until `until`; one call at a time. */
-async function every(random: () => number, everyMs: number, until: number, fn: () => Promise<void>): Promise<void> {
+/** Runs `fn` every `everyMs` (± 30 %, from the seeded generator) until `until` or the request budget is spent; one call at a time. */
+async function every(random: () => number, everyMs: number, until: number, fn: () => Promise<void>, spent: () => boolean = () => false): Promise<void> {
   // Actors start spread out, not all at once.
   const pause = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, Math.min(ms, until - Date.now()))));
   await pause(random() * everyMs);
-  while (Date.now() < until) {
+  while (Date.now() < until && !spent()) {
     await fn().catch((err) => process.stdout.write(`[soak] workload error: ${String(err)}\n`));
     await pause(everyMs * (0.7 + 0.6 * random()));
   }
@@ -121,7 +121,9 @@ function importFile(batch: number, count: number): Blob {
   return new Blob([JSON.stringify(cases)], { type: 'application/json' });
 }
 
-export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, random: () => number, until: number, scale = 1): Promise<WorkloadCounts> {
+export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, random: () => number, until: number, scale = 1, maxRequests = Infinity): Promise<WorkloadCounts> {
+  const budgetStart = api.calls.length;
+  const spent = () => api.calls.length - budgetStart >= maxRequests;
   const counts: WorkloadCounts = { executionsStarted: 0, syncExecutions: 0, testRuns: 0, discoveries: 0, imports: 0, importedCases: 0, reads: 0, keyRotations: 0, revokedKeyAccepted: 0, cancellations: 0, crossOrgLeaks: [] };
   const remember = (org: Org, body: unknown) => {
     for (const id of uuidsIn(body)) org.ids.add(id);
@@ -137,7 +139,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         const r = await api.call(org.name, org.writer, 'POST', '/api/v1/executions/async', { body: { test_plan_id: pick(org.planIds), project_id: org.projectId } });
         if (r.status === 202 || r.status === 201) counts.executionsStarted++;
         remember(org, r.body);
-      }),
+      }, spent),
     );
     // Synchronous plan executions: the request waits for the run.
     actors.push(
@@ -148,7 +150,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         });
         if (r.status === 200 || r.status === 201) counts.syncExecutions++;
         remember(org, r.body);
-      }),
+      }, spent),
     );
     // Exploratory runs of steps.
     actors.push(
@@ -158,7 +160,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         });
         if (r.status < 300 && r.status > 0) counts.testRuns++;
         remember(org, r.body);
-      }),
+      }, spent),
     );
     // Discovery sessions of the fixture shop.
     actors.push(
@@ -168,7 +170,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         });
         if (r.status === 201) counts.discoveries++;
         remember(org, r.body);
-      }),
+      }, spent),
     );
     // Bulk imports.
     actors.push(
@@ -182,7 +184,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
           counts.importedCases += Number(r.body?.imported ?? 0);
         }
         remember(org, r.body);
-      }),
+      }, spent),
     );
     // Key rotation: a new key, used once, then revoked (auth's revocation event evicts it from every gateway's cache).
     actors.push(
@@ -196,7 +198,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         await new Promise((r) => setTimeout(r, 4500));
         const after = await api.call(org.name, created.body.key, 'GET', '/api/v1/projects');
         if (after.status === 200) counts.revokedKeyAccepted++;
-      }),
+      }, spent),
     );
     // Cancellations: an async execution cancelled at once (it may also have finished already: 409).
     actors.push(
@@ -207,7 +209,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
         remember(org, r.body);
         const cancelled = await api.call(org.name, org.writer, 'DELETE', `/api/v1/executions/${r.body.id}`);
         if (cancelled.status === 200) counts.cancellations++;
-      }),
+      }, spent),
     );
     // Steady reads from every reader key, checked for the other organization's ids.
     const reads = [
@@ -232,7 +234,7 @@ export async function runWorkload(api: ApiLog, orgs: Org[], shopUrl: string, ran
           for (const o of other) {
             for (const id of found) if (o.ids.has(id)) counts.crossOrgLeaks.push({ reader: org.name, route: path, foreignId: id });
           }
-        }),
+        }, spent),
       );
     }
   }
