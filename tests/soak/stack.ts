@@ -264,7 +264,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       if (killing.has(s.name)) return;
       s.unexpectedExits++;
       say(`${s.name} exited unexpectedly (code ${code}, signal ${signal}); starting it again`);
-      say(`  last lines: ${s.lastLog.slice(-5).join(' | ').slice(0, 1500)}`);
+      say(`  its last lines:\n${s.lastLog.slice(-40).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`);
       setTimeout(() => {
         if (stopping) return;
         s.restarts++;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
@@ -34,6 +35,40 @@ export interface DeadLetter {
   attempts: number;
   topic: string;
   group: string;
+}
+
+/**
+ * pg-boss 10's worker loop calls `complete()` and `fail()` after each batch without awaiting or
+ * catching them (`manager.js`, `onFetch`). When Postgres is unreachable at that moment the rejection
+ * is unhandled and Node ends the process: the runner and the dispatcher died so on a Postgres restart
+ * (found by `make soak`). The two are wrapped, once per process, so that a failed call is retried in
+ * the background every second for a minute (the job stays active meanwhile; past that it expires and
+ * comes again: at-least-once) and its rejection counts as handled. Callers that await still get it.
+ * Not pretty, but the only hook there is: the manager is a private field of PgBoss.
+ */
+let completionLogger: Logger | undefined;
+const COMPLETION_RETRIES = 60;
+function guardJobCompletion(): void {
+  const Manager = createRequire(import.meta.url)('pg-boss/src/manager.js') as { prototype: Record<string, unknown> & { __assayGuarded?: boolean } };
+  if (Manager.prototype.__assayGuarded) return;
+  Manager.prototype.__assayGuarded = true;
+  for (const name of ['complete', 'fail'] as const) {
+    const original = Manager.prototype[name] as (this: unknown, ...args: unknown[]) => Promise<unknown>;
+    Manager.prototype[name] = function (this: unknown, ...args: unknown[]) {
+      const attempt = (left: number): Promise<unknown> => {
+        const result = original.apply(this, args);
+        result.catch((err: unknown) => {
+          if (left <= 0) {
+            completionLogger?.error({ err, queue: args[0] }, `bus: could not ${name} a job; it comes again once it expires`);
+            return;
+          }
+          setTimeout(() => void attempt(left - 1), 1000).unref();
+        });
+        return result;
+      };
+      return attempt(COMPLETION_RETRIES);
+    };
+  }
 }
 
 /** Idle workers poll this often (seconds): a publish notifies them, so this only bounds a lost notification's delay. */
@@ -115,6 +150,8 @@ export class PgBus implements Bus {
       schedule: false,
     });
     this.boss.on('error', (err) => opts.logger.error({ err }, 'bus error'));
+    guardJobCompletion();
+    completionLogger = opts.logger;
   }
 
   async start(): Promise<void> {

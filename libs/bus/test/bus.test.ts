@@ -1,7 +1,8 @@
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS } from '@assay/contracts';
-import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import pg from 'pg';
+import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
 
 const logger = createSilentLogger();
@@ -92,6 +93,47 @@ describe('pg bus', () => {
     await s2.close();
     const { rows } = await database.pool.query(`select count(*)::int as n from bus.subscription where name like 'assay_auth_events__gw__%'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('pg bus when Postgres goes away while a worker finishes a batch', () => {
+  // pg-boss completes a batch without awaiting it; with Postgres unreachable then, the rejection was
+  // unhandled and the process died (the runner and the dispatcher, on a Postgres restart under load).
+  it('keeps the process alive and completes the job once Postgres is back', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const server = new pg.Client({ connectionString: testDatabaseAdminUrl() });
+    await server.connect();
+    const block = () => server.query(`alter database "${testDb.name}" allow_connections false`);
+    const allow = () => server.query(`alter database "${testDb.name}" allow_connections true`);
+    try {
+      const bus = await newBus();
+      const handled: string[] = [];
+      await bus.subscribe({
+        topic: TOPICS.orgEvents,
+        group: 'completes-while-down',
+        handler: async (e) => {
+          // Postgres restarting under the worker: every connection ends, new ones are refused.
+          await block();
+          await server.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [testDb.name]);
+          handled.push(e.id);
+        },
+      });
+      await bus.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(500) }]);
+      await eventually(async () => handled.length > 0, 15_000);
+      await new Promise((r) => setTimeout(r, 2500));
+      await allow();
+      expect(unhandled).toEqual([]);
+      await eventually(async () => {
+        const { rows } = await database.pool.query(`select state from bus.job where name = 'assay_org_events__completes_while_down'`);
+        return rows.length === 1 && rows[0].state === 'completed';
+      }, 15_000, 200);
+    } finally {
+      await allow();
+      await server.end();
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
 
