@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createDatabase, PgNotifier, type Database } from '@assay/db';
+import { createDatabase, PgNotifier, waitForDatabase, type Database } from '@assay/db';
 import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 
 let database: TestDatabase;
@@ -68,6 +68,30 @@ describe('PgNotifier', () => {
       await server.end();
       off();
       await notifier.stop();
+    }
+  });
+});
+
+describe('waitForDatabase', () => {
+  it('waits while Postgres refuses connections and resolves once it takes them again', async () => {
+    const server = new pg.Client({ connectionString: testDatabaseAdminUrl() });
+    await server.connect();
+    const pool = new pg.Pool({ connectionString: database.url });
+    pool.on('error', () => undefined);
+    try {
+      await server.query(`alter database "${database.name}" allow_connections false`);
+      let waits = 0;
+      expect(await waitForDatabase(pool, { timeoutMs: 600, stepMs: 100, onWait: () => waits++ })).toBe(false);
+      const started = Date.now();
+      const waiting = waitForDatabase(pool, { timeoutMs: 10_000, stepMs: 100 });
+      setTimeout(() => void server.query(`alter database "${database.name}" allow_connections true`), 1000);
+      expect(await waiting).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(waits).toBe(1);
+    } finally {
+      await server.query(`alter database "${database.name}" allow_connections true`);
+      await server.end();
+      await pool.end();
     }
   });
 });
