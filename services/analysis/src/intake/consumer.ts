@@ -30,6 +30,14 @@ export async function handleEvent(db: Kysely<AnalysisDatabase>, e: EventEnvelope
       await markDue(db, { id, org_id: e.organization_id, project_id: projectId });
       return 'analysis';
     }
+    case 'test.completed': {
+      // A cancelled execution emits no test.plan.completed, only this summary: without it its analysis
+      // waited for ever (found by `make soak`). Any other end also comes as test.plan.completed.
+      const id = data.execution_id;
+      if (data.status !== 'cancelled' || !isUuid(id)) return null;
+      await markDue(db, { id, org_id: e.organization_id, project_id: projectId });
+      return 'analysis';
+    }
     case 'discovery.session.completed': {
       const id = data.session_id;
       if (!isUuid(id)) return null;
