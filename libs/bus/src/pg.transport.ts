@@ -25,6 +25,13 @@ export interface PgBusOptions {
    * fetches within its polling interval).
    */
   orphanBroadcastSeconds?: number;
+  /**
+   * A job a handler holds is kept this many seconds past its last heartbeat (one every third of it), so
+   * the jobs of a process killed while holding them expire this long after its last beat and pg-boss's
+   * maintenance (every `maintenanceIntervalSeconds`) hands them out again. Defaults: 60 and 30.
+   */
+  holdSeconds?: number;
+  maintenanceIntervalSeconds?: number;
 }
 
 /** A message given up after `maxAttempts`, as the dead-letter queue keeps it. */
@@ -77,6 +84,8 @@ const DEFAULT_POLLING_SECONDS = 2;
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
 
 const ORPHAN_BROADCAST_SECONDS = 60;
+/** How long a held job outlives its holder's last heartbeat (see PgBus.hold). */
+const HOLD_SECONDS = 60;
 /** How often a process with broadcast subscriptions looks for the queues of dead ones. */
 const ORPHAN_SWEEP_MS = 30_000;
 
@@ -137,6 +146,9 @@ export class PgBus implements Bus {
   /** (topic, group) pairs this process has broadcast subscriptions of: their dead siblings are swept. */
   private readonly broadcastGroups = new Map<string, { topic: string; group: string }>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Jobs this process's handlers hold, by queue: the heartbeat keeps them from expiring. */
+  private readonly held = new Map<string, Set<string>>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PgBusOptions) {
     this.schema = opts.schema ?? 'bus';
@@ -148,6 +160,7 @@ export class PgBus implements Bus {
       max: 4,
       application_name: 'assay-bus',
       schedule: false,
+      maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 30,
     });
     this.boss.on('error', (err) => opts.logger.error({ err }, 'bus error'));
     guardJobCompletion();
@@ -229,11 +242,8 @@ export class PgBus implements Bus {
     const batchSize = Math.max(1, opts.concurrency ?? 1);
     // Set once work() returns; the handler reads it to wake its own worker.
     const worker: { id?: string } = {};
-    // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
-    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
-      name,
-      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
-      async (jobs) => {
+    // Each job of a batch succeeds or fails on its own.
+    const settleBatch = async (jobs: Array<PgBoss.JobWithMetadata<{ key: string; value: EventEnvelope; traceparent?: string }>>): Promise<void> => {
         const results = await Promise.allSettled(
           jobs.map((job) =>
             handleInSpan(opts.handler, job.data.value, { topic: opts.topic, key: job.data.key, group: opts.group, traceparent: job.data.traceparent }),
@@ -252,6 +262,18 @@ export class PgBus implements Bus {
             this.opts.logger.warn({ err: result.reason, event: job.data.value.event, queue: name, attempts }, 'bus handler failed; will retry');
           }
           await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
+        }
+    };
+    // One worker fetching up to `concurrency` jobs; held (heartbeat) while its handlers run.
+    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
+      name,
+      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
+      async (jobs) => {
+        const release = opts.broadcast ? undefined : await this.hold(name, jobs.map((j) => j.id));
+        try {
+          await settleBatch(jobs);
+        } finally {
+          release?.();
         }
         // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
         if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);
@@ -272,6 +294,38 @@ export class PgBus implements Bus {
         }
       },
     };
+  }
+
+  /**
+   * Holds fetched jobs while their handlers run: they expire `holdSeconds` after this process's last
+   * heartbeat instead of pg-boss's 15 minutes, so the jobs of a process killed mid-batch come again
+   * within about a minute and a half (found by `make soak`: a runner SIGKILLed while a command waited
+   * for a free slot left that execution queued for 15 minutes, and its event batches as long). A
+   * failed hold (Postgres down) only leaves the 15 minutes. Returns the release.
+   */
+  private async hold(queue: string, ids: string[]): Promise<() => void> {
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    const set = this.held.get(queue) ?? new Set<string>();
+    this.held.set(queue, set);
+    for (const id of ids) set.add(id);
+    await this.beat(queue, ids, holdSeconds);
+    this.heartbeat ??= setInterval(() => {
+      for (const [q, held] of this.held) if (held.size) void this.beat(q, [...held], holdSeconds);
+    }, (holdSeconds * 1000) / 3).unref();
+    return () => {
+      for (const id of ids) set.delete(id);
+    };
+  }
+
+  private async beat(queue: string, ids: string[], holdSeconds: number): Promise<void> {
+    try {
+      await this.boss.getDb().executeSql(
+        `update ${this.schema}.job set started_on = now(), expire_in = make_interval(secs => $3) where name = $1 and id = any($2::uuid[]) and state = 'active'`,
+        [queue, ids, holdSeconds],
+      );
+    } catch (err) {
+      if (this.started) this.opts.logger.warn({ err, queue }, 'bus: could not renew held jobs; they expire later or come again');
+    }
   }
 
   /**
@@ -331,6 +385,8 @@ export class PgBus implements Bus {
     this.started = false;
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

@@ -1,6 +1,8 @@
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS } from '@assay/contracts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
@@ -133,6 +135,38 @@ describe('pg bus when Postgres goes away while a worker finishes a batch', () =>
       await allow();
       await server.end();
       process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('pg bus jobs of a process killed while it held them', () => {
+  // pg-boss keeps a fetched job active for its expiry (15 min) whatever happens to its worker; a held
+  // job now expires holdSeconds after its holder's last heartbeat and comes again at once.
+  it('come again to the group within seconds, not 15 minutes', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'hold-forever.ts')], {
+      env: { ...process.env, DATABASE_URL: testDb.url, GROUP: 'held-by-the-dead', HOLD_SECONDS: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    try {
+      await eventually(async () => out.includes('subscribed'), 30_000, 100);
+      const publisher = await newBus();
+      await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(600) }]);
+      await eventually(async () => out.includes(`holding ${envelope(600).id}`), 15_000, 100);
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+
+      const survivor = new PgBus({ connectionString: testDb.url, logger, maintenanceIntervalSeconds: 1 });
+      await survivor.start();
+      buses.push(survivor);
+      const got: string[] = [];
+      await survivor.subscribe({ topic: TOPICS.orgEvents, group: 'held-by-the-dead', handler: async (e) => void got.push(e.id) });
+      await eventually(async () => got.includes(envelope(600).id), 20_000, 200);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });
 });
