@@ -149,6 +149,9 @@ export class PgBus implements Bus {
   /** Jobs this process's handlers hold, by queue: the heartbeat keeps them from expiring. */
   private readonly held = new Map<string, Set<string>>();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** This process's (non-broadcast) queues, whose abandoned jobs it releases. */
+  private readonly queues = new Set<string>();
+  private abandonTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PgBusOptions) {
     this.schema = opts.schema ?? 'bus';
@@ -282,6 +285,7 @@ export class PgBus implements Bus {
     const mine = this.workers.get(opts.topic) ?? new Set<string>();
     this.workers.set(opts.topic, mine.add(worker.id));
     if (opts.broadcast) this.watchBroadcastGroup(opts.topic, opts.group);
+    else this.watchAbandoned(name);
     return {
       close: async () => {
         mine.delete(worker.id!);
@@ -315,6 +319,34 @@ export class PgBus implements Bus {
     return () => {
       for (const id of ids) set.delete(id);
     };
+  }
+
+  /**
+   * A process killed between pg-boss's fetch and its first heartbeat leaves a job with pg-boss's
+   * 15-minute expiry (found by `make soak`: an auth process killed at that moment). Every third of
+   * `holdSeconds`, each process gives the active jobs of its queues that no heartbeat renewed for
+   * `holdSeconds` the short expiry, so maintenance hands them out again. A live holder beats every
+   * third of it, so its jobs never qualify.
+   */
+  private watchAbandoned(queue: string): void {
+    this.queues.add(queue);
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    this.abandonTimer ??= setInterval(() => void this.releaseAbandoned().catch((err: unknown) => {
+      if (this.started) this.opts.logger.warn({ err }, 'bus: could not release abandoned jobs; trying again later');
+    }), (holdSeconds * 1000) / 3).unref();
+  }
+
+  /** Shortens the expiry of active jobs of this process's queues that nobody renewed (see watchAbandoned); returns how many. */
+  async releaseAbandoned(): Promise<number> {
+    if (this.queues.size === 0) return 0;
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    const { rowCount } = (await this.boss.getDb().executeSql(
+      `update ${this.schema}.job set expire_in = make_interval(secs => $2)
+        where name = any($1::text[]) and state = 'active'
+          and started_on < now() - make_interval(secs => $2) and expire_in > make_interval(secs => $2)`,
+      [[...this.queues], holdSeconds],
+    )) as { rowCount?: number };
+    return rowCount ?? 0;
   }
 
   private async beat(queue: string, ids: string[], holdSeconds: number): Promise<void> {
@@ -387,6 +419,8 @@ export class PgBus implements Bus {
     this.sweepTimer = undefined;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    clearInterval(this.abandonTimer);
+    this.abandonTimer = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

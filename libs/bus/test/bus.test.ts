@@ -169,6 +169,28 @@ describe('pg bus jobs of a process killed while it held them', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });
+
+  it('come again when the process died between the fetch and its first heartbeat', async () => {
+    const publisher = await newBus();
+    const queue = 'assay_org_events__died_before_beat';
+    // The group exists (its queue is subscribed) but the only worker that fetched died at once.
+    const first = new PgBus({ connectionString: testDb.url, logger, holdSeconds: 2, maintenanceIntervalSeconds: 1 });
+    await first.start();
+    buses.push(first);
+    const got: string[] = [];
+    await first.subscribe({ topic: TOPICS.orgEvents, group: 'died-before-beat', handler: async (e) => void got.push(e.id) });
+    await first.stop();
+    await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(700) }]);
+    // What pg-boss's fetch leaves when the process is killed before the handler runs: active, 15 min to expire.
+    await database.pool.query(`update bus.job set state = 'active', started_on = now() - interval '10 seconds' where name = $1 and state = 'created'`, [queue]);
+
+    const survivor = new PgBus({ connectionString: testDb.url, logger, holdSeconds: 2, maintenanceIntervalSeconds: 1 });
+    await survivor.start();
+    buses.push(survivor);
+    await survivor.subscribe({ topic: TOPICS.orgEvents, group: 'died-before-beat', handler: async (e) => void got.push(e.id) });
+    expect(await survivor.releaseAbandoned()).toBe(1);
+    await eventually(async () => got.includes(envelope(700).id), 20_000, 200);
+  });
 });
 
 describe('pg bus broadcast queues of dead processes', () => {
