@@ -1,6 +1,7 @@
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { servicePrincipal, signPrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
-import { listen, TEST_INTERNAL_SECRET, type TestServer } from '@assay/testing';
+import net from 'node:net';
+import { freePortForTests, listen, TEST_INTERNAL_SECRET, type TestServer } from '@assay/testing';
 import {
   AppError,
   createHttpApp,
@@ -8,6 +9,8 @@ import {
   parsePagination,
   requireScope,
   requireServicePrincipal,
+  SERVICE_UNAVAILABLE_RETRY_SECONDS,
+  serviceUnavailable,
   validateBody,
   verifyPrincipalHeader,
   type HttpAppOptions,
@@ -42,6 +45,18 @@ function buildApp(overrides: Partial<HttpAppOptions> = {}) {
       app.get('/crash-async', async () => {
         await Promise.resolve();
         throw new Error('secret internals from an async handler');
+      });
+      // What a query sees while Postgres is stopped: node-postgres passes the socket's ECONNREFUSED through.
+      app.get('/database-stopped', async () => {
+        const port = await freePortForTests();
+        await new Promise<void>((_resolve, reject) => net.connect(port, '127.0.0.1').once('error', reject));
+      });
+      // What a query sees when Postgres shuts down under it (pg's DatabaseError, SQLSTATE 57P01 admin_shutdown).
+      app.get('/database-shutting-down', () => {
+        throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+      });
+      app.get('/downstream-down', () => {
+        throw serviceUnavailable('The test-case service is unavailable; try again shortly');
       });
       app.get('/throttled', () => {
         throw new AppError('rate_limit_exceeded', 'Too many requests', undefined, { retry_after: 7 });
@@ -418,6 +433,24 @@ describe('errors', () => {
         request_id: res.headers.get('x-request-id'),
       });
       expect(text).not.toMatch(/hunter2|ECONNREFUSED|secret internals|stack|at /);
+    }
+  });
+
+  it('answers a 503 with a Retry-After header, so clients wait and retry', async () => {
+    const reply = await call('/downstream-down');
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_SECONDS));
+    expect(reply.body).toMatchObject({ error: 'service_unavailable', message: 'The test-case service is unavailable; try again shortly' });
+  });
+
+  it('answers a database that is stopped or shutting down with a 503 and Retry-After, not a 500', async () => {
+    for (const path of ['/database-stopped', '/database-shutting-down']) {
+      const res = await fetch(`${server.url}${path}`);
+      const text = await res.text();
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_SECONDS));
+      expect(JSON.parse(text)).toMatchObject({ error: 'service_unavailable' });
+      expect(text).not.toMatch(/ECONNREFUSED|administrator|57P01/);
     }
   });
 

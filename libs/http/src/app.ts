@@ -166,6 +166,8 @@ export function errorMiddleware(logger: Logger) {
     const appError = toAppError(err);
     if (appError.status >= 500 && appError.code === 'internal_server_error') {
       logger.error({ err, method: req.method, url: logSafeUrl(req.originalUrl), requestId: res.locals.requestId }, 'unhandled error');
+    } else if (!(err instanceof AppError) && appError.status === 503) {
+      logger.warn({ err, method: req.method, url: logSafeUrl(req.originalUrl), requestId: res.locals.requestId }, 'dependency unavailable');
     }
     if (res.headersSent) {
       res.end();
@@ -174,12 +176,36 @@ export function errorMiddleware(logger: Logger) {
     if (appError.status === 429 && typeof appError.extra?.retry_after === 'number') {
       res.setHeader('Retry-After', String(appError.extra.retry_after));
     }
+    // A 503 is temporary by definition: say when to try again, so clients (and the SDK) back off and retry
+    // instead of treating it as a failure (found by `make soak`: every 503 during a restart lacked it).
+    if (appError.status === 503) {
+      res.setHeader('Retry-After', String(typeof appError.extra?.retry_after === 'number' ? appError.extra.retry_after : SERVICE_UNAVAILABLE_RETRY_SECONDS));
+    }
     res.status(appError.status).json({ ...appError.toBody(), request_id: res.locals.requestId });
   };
 }
 
+/** Retry-After of a 503 that names no time of its own: a restarted service or database is usually back within seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_SECONDS = 5;
+
+// Postgres going away (a restart, a failover, the server refusing connections while it starts or stops):
+// the node-postgres and socket errors it surfaces as. Classes 08 (connection exception) and 57P (operator
+// intervention: admin_shutdown, crash_shutdown, cannot_connect_now) and too_many_connections.
+const DATABASE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+const DATABASE_DOWN_MESSAGES = /Connection terminated|connection terminated unexpectedly|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable|the database system is (starting up|shutting down)/i;
+
+/** True when `err` says the database (or another dependency's socket) is unreachable rather than that the request is wrong. */
+export function isDependencyDown(err: unknown): boolean {
+  const e = (err ?? {}) as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code)) return true;
+  if (typeof e.message === 'string' && DATABASE_DOWN_MESSAGES.test(e.message)) return true;
+  // Node's AggregateError of a connect to several addresses (127.0.0.1 and ::1).
+  return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every(isDependencyDown);
+}
+
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDependencyDown(err)) return new AppError(503, 'service_unavailable', 'A database or service this request needs is unavailable; try again shortly');
   const e = (err ?? {}) as BodyParserError;
   switch (e.type) {
     case 'entity.parse.failed':

@@ -1,4 +1,4 @@
-export { createHttpApp, errorMiddleware, readiness, READINESS_LIMIT_MS, type DependencyCheck, type HttpAppOptions, type ReadinessResult } from './app.js';
+export { createHttpApp, errorMiddleware, isDependencyDown, readiness, READINESS_LIMIT_MS, SERVICE_UNAVAILABLE_RETRY_SECONDS, type DependencyCheck, type HttpAppOptions, type ReadinessResult } from './app.js';
 export {
   AppError,
   ERROR_STATUS,

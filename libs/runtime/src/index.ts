@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createBus, startOutboxRelay, type Bus } from '@assay/bus';
 import { ConfigError, readConfig, type CommonConfig, type Env } from '@assay/config';
-import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, type Database, type Migration } from '@assay/db';
+import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, waitForDatabase, type Database, type Migration } from '@assay/db';
 import { answerClientErrorsWithJson, keepConnectionsAlive, type ReadinessResult } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
 import { flushTelemetry } from '@assay/telemetry';
@@ -33,6 +33,8 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const { config } = opts;
   const logger = createLogger(config.service, config.logLevel);
   const database = createDatabase<DB>({ connectionString: config.databaseUrl, schema: config.schema, applicationName: `assay-${config.service}` });
+  // Postgres restarting as we start: wait for it (a minute) rather than exit at the first query.
+  await waitForDatabase(database.pool, { timeoutMs: 60_000, onWait: () => logger.warn('Postgres is not reachable yet; waiting for it (60 s at most)') });
   if (config.migrateAtStart) await migrateToLatest(database, opts.migrations);
   else {
     // Migrated beforehand (the chart's migration Job): never run on a schema older than this code.

@@ -26,6 +26,13 @@ export async function handleEvent(db: Kysely<AnalysisDatabase>, e: EventEnvelope
     await markDue(db, { id: e.data.execution_id, org_id: e.organization_id, project_id: projectId });
     return 'analysis';
   }
+  if (isEvent(e, 'test.completed')) {
+    // A cancelled execution emits no test.plan.completed, only this summary: without it its analysis
+    // waited for ever (found by `make soak`). Any other end also comes as test.plan.completed.
+    if (e.data.status !== 'cancelled' || !isUuid(e.data.execution_id)) return null;
+    await markDue(db, { id: e.data.execution_id, org_id: e.organization_id, project_id: projectId });
+    return 'analysis';
+  }
   if (isEvent(e, 'discovery.session.completed')) {
     if (!isUuid(e.data.session_id)) return null;
     await enqueueEnrichment(db, { session_id: e.data.session_id, org_id: e.organization_id, project_id: projectId });
