@@ -31,6 +31,7 @@ describe('the step action table', () => {
       'reload',
       'upload',
       'drag',
+      'request',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { RE2 } from 're2-wasm';
 import type { FieldError } from './validator.js';
+import { validateRequestStep, type StepRequest } from './request-step.js';
 
 /** Whether an action takes a parameter: `no` refuses it, `required` needs it. */
 export type StepParam = 'required' | 'optional' | 'no';
@@ -116,6 +117,13 @@ export const STEP_ACTIONS = {
     value: 'required',
     meaning: 'Drag the element and drop it on the element the value selects.',
     example: { selector: '#card-1', value: '#done-column' },
+  },
+  request: {
+    selector: 'no',
+    value: 'no',
+    meaning:
+      'An HTTP call from the test through the egress guard: `request` {method, url (joined to the base URL unless absolute), headers, body (sent as JSON)}; `expect` lines (`status=201`, `$.id exists`, `$.error !exists`, `$.items.length>=3`, `$.name="Ada"`) must all hold; `save_as` keeps values for later steps (`{"order_id": "$.id"}` then `{{order_id}}`).',
+    example: {},
   },
 } as const satisfies Record<string, StepActionSpec>;
 
@@ -293,6 +301,12 @@ export interface Step {
   value?: string;
   /** Milliseconds; `wait` only. */
   timeout?: number;
+  /** `request` only: the HTTP call. */
+  request?: StepRequest;
+  /** `request` only: assertions on the response (`status=201`, `$.id exists`). */
+  expect?: string[];
+  /** `request` only: variable name to JSON path of the response (`{"order_id": "$.id"}`). */
+  save_as?: Record<string, string>;
 }
 
 /** Bounds we chose where the spec is silent (documented in the README). */
@@ -325,7 +339,10 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     }
     const rule = stepActionSpec(action)!;
     for (const key of Object.keys(step)) {
-      if (!['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
+      const requestField = ['request', 'expect', 'save_as'].includes(key);
+      if (requestField && action !== 'request') {
+        errors.push({ field: `${at}.${key}`, message: `is not used by action "${action}"` });
+      } else if (!requestField && !['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
         errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
       }
     }
@@ -349,6 +366,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     text('selector', STEP_LIMITS.selectorLength, rule.selector);
     text('value', STEP_LIMITS.valueLength, rule.value);
     text('description', STEP_LIMITS.descriptionLength, 'optional');
+    if (action === 'request') errors.push(...validateRequestStep(step, at));
     if (action === 'wait') {
       const t = step.timeout;
       if (t === undefined || t === null) errors.push({ field: `${at}.timeout`, message: 'is required for action "wait" (milliseconds)' });
