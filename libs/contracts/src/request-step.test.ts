@@ -1,5 +1,5 @@
 import { checkExpectation, parseExpectation, parseJsonPath, readJsonPath } from './request-step.js';
-import { validateSteps } from './steps.js';
+import { parseAccessibilityCheck, validateSteps } from './steps.js';
 
 const parsed = (line: string) => {
   const e = parseExpectation(line);
@@ -68,5 +68,16 @@ describe('request step: validation', () => {
     expect(validateSteps(step({ save_as: { 'secret.x': '$.id', ok: 'id' } })).map((e) => e.field)).toEqual(['steps[0].save_as.secret.x', 'steps[0].save_as.ok']);
     expect(validateSteps(step({ selector: '#x' }))).toEqual([{ field: 'steps[0].selector', message: 'is not used by action "request"' }]);
     expect(validateSteps([{ action: 'click', selector: '#x', expect: ['status=200'] }])).toEqual([{ field: 'steps[0].expect', message: 'is not used by action "click"' }]);
+  });
+});
+
+describe('assert_accessible: its value', () => {
+  it('reads a standard and the lowest impact that fails, both optional', () => {
+    expect(parseAccessibilityCheck(undefined)).toMatchObject({ standard: 'wcag2aa', tags: ['wcag2a', 'wcag2aa'], minImpact: 'minor' });
+    expect(parseAccessibilityCheck('wcag21aa serious')).toMatchObject({ standard: 'wcag21aa', minImpact: 'serious' });
+    expect(parseAccessibilityCheck('critical')).toMatchObject({ standard: 'wcag2aa', minImpact: 'critical' });
+    for (const bad of ['wcag3', 'serious wcag2aa', 'wcag2aa serious extra']) expect(parseAccessibilityCheck(bad)).toEqual({ error: expect.stringMatching(/^must be a standard/) });
+    expect(validateSteps([{ action: 'assert_accessible', value: 'aaa' }])).toEqual([{ field: 'steps[0].value', message: expect.stringMatching(/^must be a standard/) }]);
+    expect(validateSteps([{ action: 'assert_accessible' }, { action: 'assert_accessible', selector: 'main', value: 'best-practice moderate' }])).toEqual([]);
   });
 });

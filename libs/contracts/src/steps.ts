@@ -7,7 +7,7 @@ export type StepParam = 'required' | 'optional' | 'no';
 
 export interface StepActionSpec {
   selector: StepParam;
-  value: 'required' | 'no';
+  value: 'required' | 'optional' | 'no';
   /** An empty `value` means something (an empty field, clearing one); otherwise it must not be empty. */
   emptyValue?: boolean;
   /** The value's format: the problem with `value`, or undefined. Not applied to values holding a `{{placeholder}}`. */
@@ -117,6 +117,17 @@ export const STEP_ACTIONS = {
     value: 'required',
     meaning: 'Drag the element and drop it on the element the value selects.',
     example: { selector: '#card-1', value: '#done-column' },
+  },
+  assert_accessible: {
+    selector: 'optional',
+    value: 'optional',
+    checkValue: (v) => {
+      const parsed = parseAccessibilityCheck(v);
+      return 'error' in parsed ? parsed.error : undefined;
+    },
+    meaning:
+      'axe-core scans the element (or the whole page) for a standard: `wcag2a`, `wcag2aa` (the default), `wcag21aa` or `best-practice`, optionally followed by the lowest impact that fails (`minor` (default), `moderate`, `serious`, `critical`), e.g. `wcag2aa serious`; a failure names each rule, its impact, its help URL and the nodes.',
+    example: { value: 'wcag2aa' },
   },
   request: {
     selector: 'no',
@@ -258,6 +269,32 @@ export function parseAttributeCheck(value: string): AttributeCheck | { error: st
     return problem ? { error: problem } : { name, op: 'pattern', source };
   }
   return { name, op: 'equals', expected };
+}
+
+// ---------------------------------------------------------------- assert_accessible
+
+export const ACCESSIBILITY_STANDARDS = {
+  wcag2a: ['wcag2a'],
+  wcag2aa: ['wcag2a', 'wcag2aa'],
+  wcag21aa: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'],
+  'best-practice': ['best-practice'],
+} as const;
+export const IMPACTS = ['minor', 'moderate', 'serious', 'critical'] as const;
+export type Impact = (typeof IMPACTS)[number];
+
+/** An `assert_accessible` value: `[standard] [impact]`, both optional (`wcag2aa`, `minor`). */
+export function parseAccessibilityCheck(value: string | undefined): { standard: keyof typeof ACCESSIBILITY_STANDARDS; tags: readonly string[]; minImpact: Impact } | { error: string } {
+  const words = (value ?? '').trim().split(/\s+/).filter(Boolean);
+  let standard: keyof typeof ACCESSIBILITY_STANDARDS = 'wcag2aa';
+  let minImpact: Impact = 'minor';
+  const form = `must be a standard (${Object.keys(ACCESSIBILITY_STANDARDS).join(', ')}) optionally followed by the lowest impact that fails (${IMPACTS.join(', ')}), e.g. "wcag2aa serious"`;
+  if (words.length > 2) return { error: form };
+  for (const w of words) {
+    if (Object.hasOwn(ACCESSIBILITY_STANDARDS, w) && w === words[0]) standard = w as typeof standard;
+    else if ((IMPACTS as readonly string[]).includes(w) && (w === words[1] || words.length === 1)) minImpact = w as Impact;
+    else return { error: form };
+  }
+  return { standard, tags: ACCESSIBILITY_STANDARDS[standard], minImpact };
 }
 
 // ---------------------------------------------------------------- press

@@ -16,7 +16,7 @@ function describeActions(): string {
     .map(([action, spec]) => {
       const params = [
         spec.selector === 'required' ? 'selector' : spec.selector === 'optional' ? 'selector (optional)' : '',
-        spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : '',
+        spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : spec.value === 'optional' ? 'value (optional)' : '',
         action === 'wait' ? 'timeout' : '',
         action === 'request' ? 'request, expect (optional), save_as (optional)' : '',
       ].filter(Boolean);

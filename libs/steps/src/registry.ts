@@ -5,6 +5,7 @@ import { check, click, dblclick, drag, fill, hover, press, select, typeText, unc
 import { goBack, goForward, navigate, reload } from './kinds/navigation.js';
 import { screenshot, wait } from './kinds/page.js';
 import { request } from './kinds/request.js';
+import { assertAccessible } from './kinds/accessibility.js';
 
 /**
  * Every step action and the kind that runs it. Typed against the contracts'
@@ -36,6 +37,7 @@ export const STEP_KINDS: { readonly [A in StepAction]: StepKind } = {
   reload,
   upload,
   drag,
+  assert_accessible: assertAccessible,
   request,
 };
 

@@ -1,3 +1,4 @@
+import { parseAccessibilityCheck } from '@assay/contracts';
 import type { Step, StepAction } from '../test-cases/steps.js';
 
 /** What one step becomes: its locator expression (when it has a selector) and its value expression. */
@@ -52,6 +53,13 @@ export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> =
   reload: () => ['expect((await page.reload())?.status() ?? 200).toBeLessThan(400);'],
   upload: (c) => [`await ${c.locator}.setInputFiles(upload(${c.value}));`],
   drag: (c) => [`await ${c.locator}.dragTo(${c.step.value !== undefined ? locatorFor(c.step.value) : 'page'});`],
+  // Assay: axe-core with the standard's rule tags; violations at or above the impact fail.
+  assert_accessible: (c) => {
+    const check = parseAccessibilityCheck(c.step.value);
+    const { tags, minImpact } = 'error' in check ? { tags: ['wcag2a', 'wcag2aa'], minImpact: 'minor' } : check;
+    const include = c.step.selector !== undefined ? `.include(${expression(c.step.selector)})` : '';
+    return [`await expectAccessible(new AxeBuilder({ page }).withTags(${JSON.stringify(tags)})${include}, ${quote(minImpact)});`];
+  },
   // Assay: the call through the browser context, every `expect` line checked, `save_as` kept for later `{{variables}}`.
   request: (c) => [
     `await apiRequest(page, ${JSON.stringify(c.step.request ?? {})}, ${JSON.stringify(c.step.expect ?? [])}, ${JSON.stringify(c.step.save_as ?? {})});`,
@@ -81,6 +89,17 @@ const HELPERS: Array<{ uses: (s: Step) => boolean; lines: string[] }> = [
       "  if (op === '~=') return expect(locator).toHaveAttribute(name.trim(), new RegExp(`(^|\\s)${expected.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\$&')}(\\s|$)`));",
       '  const re = /^\\/(.+)\\/$/s.exec(expected);',
       '  return expect(locator).toHaveAttribute(name.trim(), re ? new RegExp(re[1]!) : expected);',
+      '}',
+    ],
+  },
+  {
+    uses: (s) => s.action === 'assert_accessible',
+    lines: [
+      '/** No axe-core violation at or above the impact (minor, moderate, serious, critical), as Assay checks it. */',
+      'async function expectAccessible(axe: AxeBuilder, minImpact: string): Promise<void> {',
+      "  const order = ['minor', 'moderate', 'serious', 'critical'];",
+      "  const violations = (await axe.analyze()).violations.filter((v) => order.indexOf(v.impact ?? 'minor') >= order.indexOf(minImpact));",
+      "  expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);",
       '}',
     ],
   },
@@ -281,6 +300,7 @@ export function toPlaywrightSpec(e: PlaywrightExport): string {
     '// Run it with `npx playwright test`; BASE_URL overrides the address of the application under test.',
     '// Steps behave as in Assay: each acts on the first element its selector matches, a navigation',
     '// answering HTTP 400 or more fails, and text assertions check that the visible text contains the value.',
+    ...(e.cases.some((c) => c.steps.some((s) => s.action === 'assert_accessible')) ? ["import AxeBuilder from '@axe-core/playwright'; // npm install -D @axe-core/playwright"] : []),
     `import { test, expect${usesOpen ? ', type Page' : ''}${helpers.some((h) => h.lines.some((l) => l.includes('Locator'))) ? ', type Locator' : ''} } from '@playwright/test';`,
     '',
     `const BASE_URL = process.env.BASE_URL ?? ${quote(e.baseUrl)};`,
