@@ -1,5 +1,5 @@
 import { STEP_ACTIONS } from '@assay/contracts';
-import { ACTIONS, toApiStep, toEditable } from './steps';
+import { ACTIONS, toApiStep, toEditable } from '../../apps/console/src/steps.js';
 
 describe('console step editor: the new steps', () => {
   it('offers every action of the server table', () => {
