@@ -39,6 +39,10 @@ export {
   patternSource,
   stepActionSpec,
   validateSteps,
+  parseAccessibilityCheck,
+  ACCESSIBILITY_STANDARDS,
+  IMPACTS,
+  type Impact,
   STEP_LIMITS,
   type Step,
   type AttributeCheck,
@@ -47,6 +51,18 @@ export {
   type StepActionSpec,
   type StepParam,
 } from './steps.js';
+export {
+  checkExpectation,
+  parseExpectation,
+  parseJsonPath,
+  readJsonPath,
+  validateRequestStep,
+  REQUEST_LIMITS,
+  REQUEST_METHODS,
+  type Expectation,
+  type JsonPathSegment,
+  type StepRequest,
+} from './request-step.js';
 export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';
 export {
   PLAN_CATALOG,

@@ -4,6 +4,8 @@ import { assertAttribute, assertCount, assertHidden, assertText, assertUrl, asse
 import { check, click, dblclick, drag, fill, hover, press, select, typeText, uncheck, upload } from './kinds/element-actions.js';
 import { goBack, goForward, navigate, reload } from './kinds/navigation.js';
 import { screenshot, wait } from './kinds/page.js';
+import { request } from './kinds/request.js';
+import { assertAccessible } from './kinds/accessibility.js';
 
 /**
  * Every step action and the kind that runs it. Typed against the contracts'
@@ -35,6 +37,8 @@ export const STEP_KINDS: { readonly [A in StepAction]: StepKind } = {
   reload,
   upload,
   drag,
+  assert_accessible: assertAccessible,
+  request,
 };
 
 /** The kind that runs `action`, or undefined for an action this engine does not know (a step stored by a newer version, say). */
