@@ -545,6 +545,7 @@ export interface EventData {
   'test.execution.completed': {
     execution: { id: string; test_case_id: string; test_case_name: string; project_id: string; project_name: string; status: string; priority: 'critical' | 'high' | 'medium' | 'low'; duration_ms?: number } & Record<string, unknown>;
   };
+  'test.completed': { execution_id: string; status: 'completed' | 'failed' | 'cancelled'; duration_ms: number };
   'discovery.session.completed': { session_id: string; target_url: string; pages_found: number; flows_detected: number } & Record<string, unknown>;
   'discovery.page.crawled': { session_id: string; url: string };
 }

@@ -205,7 +205,7 @@ export function isDependencyDown(err: unknown): boolean {
 
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isDependencyDown(err)) return new AppError(503, 'service_unavailable', 'A database or service this request needs is unavailable; try again shortly');
+  if (isDependencyDown(err)) return new AppError('service_unavailable', 'A database or service this request needs is unavailable; try again shortly');
   const e = (err ?? {}) as BodyParserError;
   switch (e.type) {
     case 'entity.parse.failed':
