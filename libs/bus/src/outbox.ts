@@ -212,7 +212,8 @@ export interface OutboxRelay {
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = opts;
-  const batchSize = opts.batchSize ?? 200;
+  // Two pg bus jobs' worth (MESSAGES_PER_JOB each): one round trip moves a large backlog quickly.
+  const batchSize = opts.batchSize ?? 1000;
   let stopped = false;
   let running: Promise<void> | undefined;
   let again = false;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import type { Topic } from '@assay/contracts';
+import { TOPICS, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { handleInSpan } from './tracing.js';
 import { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
@@ -61,7 +61,7 @@ function guardJobCompletion(): void {
   Manager.prototype.__assayGuarded = true;
   for (const name of ['complete', 'fail'] as const) {
     const original = Manager.prototype[name] as (this: unknown, ...args: unknown[]) => Promise<unknown>;
-    Manager.prototype[name] = function (this: unknown, ...args: unknown[]) {
+    const guarded = function (this: unknown, ...args: unknown[]) {
       const attempt = (left: number): Promise<unknown> => {
         const result = original.apply(this, args);
         result.catch((err: unknown) => {
@@ -75,7 +75,53 @@ function guardJobCompletion(): void {
       };
       return attempt(COMPLETION_RETRIES);
     };
+    // PgBoss hands a manager's functions on by their names (index.js, #promoteFunctions): keep it, or
+    // every PgBoss made after this one would lack complete() and fail().
+    Object.defineProperty(guarded, 'name', { value: name });
+    Manager.prototype[name] = guarded;
   }
+}
+
+/** A message as a job carries it. */
+interface Carried {
+  key: string;
+  value: EventEnvelope;
+  traceparent?: string;
+}
+/** A job's data: one message, or (events) several published together. */
+type JobData = Carried | { batch: Carried[] };
+const messagesOf = (data: JobData): Carried[] => ('batch' in data ? data.batch : [data]);
+const carry = (m: BusMessage): Carried => ({ key: m.key, value: m.value, ...(m.traceparent ? { traceparent: m.traceparent } : {}) });
+
+/**
+ * Commands are work shared out one by one (an execution starts on whichever runner has a free slot):
+ * one job per message. Events fan out to idempotent consumers: the messages of one publish travel
+ * together, up to this many per job, so the bus costs a job insert, fetch and completion per batch
+ * rather than per event (the webhook intake bench: pg-boss's per-job cost was most of it).
+ */
+export const MESSAGES_PER_JOB = 500;
+const ONE_MESSAGE_PER_JOB = new Set<string>([TOPICS.executionCommands, TOPICS.discoveryCommands]);
+
+/**
+ * Runs `fn` over `items` in order, at most `limit` at once, starting no new one once `stop()` is true.
+ * Returns each item's outcome (undefined: never started).
+ */
+async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, stop: () => boolean): Promise<Array<PromiseSettledResult<void> | undefined>> {
+  const results: Array<PromiseSettledResult<void> | undefined> = new Array(items.length).fill(undefined);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length && !stop()) {
+      const i = next++;
+      try {
+        await fn(items[i]!);
+        results[i] = { status: 'fulfilled', value: undefined };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return results;
 }
 
 /** Idle workers poll this often (seconds): a publish notifies them, so this only bounds a lost notification's delay. */
@@ -214,9 +260,13 @@ export class PgBus implements Bus {
     const { rows } = await this.boss
       .getDb()
       .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
-    const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) =>
-      messages.map((m) => ({ id: orderedId(), name, data: { key: m.key, value: m.value, ...(m.traceparent ? { traceparent: m.traceparent } : {}) } })),
-    );
+    const perJob = ONE_MESSAGE_PER_JOB.has(topic) ? 1 : MESSAGES_PER_JOB;
+    const chunks: JobData[] = [];
+    for (let i = 0; i < messages.length; i += perJob) {
+      const chunk = messages.slice(i, i + perJob).map(carry);
+      chunks.push(chunk.length === 1 ? chunk[0]! : { batch: chunk });
+    }
+    const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) => chunks.map((data) => ({ id: orderedId(), name, data })));
     if (jobs.length === 0) return;
     await this.boss.insert(jobs);
     // Wakes the subscribed workers of every process; a lost notification costs a poll interval at most.
@@ -242,33 +292,54 @@ export class PgBus implements Bus {
       }),
     );
     await this.boss.subscribe(opts.topic, name);
-    const batchSize = Math.max(1, opts.concurrency ?? 1);
+    const concurrency = Math.max(1, opts.concurrency ?? 1);
+    // Up to `concurrency` jobs per fetch (a command job is one message; an event job up to
+    // MESSAGES_PER_JOB), their messages handled at most `concurrency` at once.
+    const batchSize = concurrency;
     // Set once work() returns; the handler reads it to wake its own worker.
     const worker: { id?: string } = {};
-    // Each job of a batch succeeds or fails on its own.
-    const settleBatch = async (jobs: Array<PgBoss.JobWithMetadata<{ key: string; value: EventEnvelope; traceparent?: string }>>): Promise<void> => {
-        const results = await Promise.allSettled(
-          jobs.map((job) =>
-            handleInSpan(opts.handler, job.data.value, { topic: opts.topic, key: job.data.key, group: opts.group, traceparent: job.data.traceparent }),
-          ),
-        );
-        for (const [i, result] of results.entries()) {
-          if (result.status === 'fulfilled') continue;
-          const job = jobs[i]!;
-          const attempts = job.retryCount + 1;
-          const error = String(result.reason).slice(0, 2000);
-          if (!opts.broadcast && attempts >= maxAttempts) {
-            const letter: DeadLetter = { key: job.data.key, value: job.data.value, error, attempts, topic: opts.topic, group: opts.group };
-            await this.boss.send(deadLetters, letter);
-            this.opts.logger.error({ err: result.reason, event: job.data.value.event, queue: name, attempts, deadLetter: deadLetters }, 'bus handler gave up; message sent to the dead-letter queue');
-          } else {
-            this.opts.logger.warn({ err: result.reason, event: job.data.value.event, queue: name, attempts }, 'bus handler failed; will retry');
-          }
-          await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
+    // Set by close(): the messages of a fetched job not started yet go back to the group.
+    let closing = false;
+    const handle = (m: Carried) => handleInSpan(opts.handler, m.value, { topic: opts.topic, key: m.key, group: opts.group, traceparent: m.traceparent });
+    // Each message succeeds or fails on its own; a job keeps only the messages that failed for its next attempt.
+    const settleBatch = async (jobs: Array<PgBoss.JobWithMetadata<JobData>>): Promise<void> => {
+      const work = jobs.flatMap((job) => messagesOf(job.data).map((message) => ({ job, message })));
+      const results = await runLimited(work, concurrency, (w) => handle(w.message), () => closing || !this.started);
+      for (const job of jobs) {
+        const failed: Array<{ message: Carried; reason: unknown }> = [];
+        const unstarted: Carried[] = [];
+        work.forEach((w, i) => {
+          if (w.job !== job) return;
+          const result = results[i];
+          if (!result) unstarted.push(w.message);
+          else if (result.status === 'rejected') failed.push({ message: w.message, reason: result.reason });
+        });
+        // A process leaving mid-job hands the messages it did not start back to the group, as a job of their own.
+        if (unstarted.length > 0 && !opts.broadcast) {
+          await this.boss.insert([{ id: orderedId(), name, data: unstarted.length === 1 ? unstarted[0]! : { batch: unstarted } }]);
         }
+        if (failed.length === 0) continue;
+        const attempts = job.retryCount + 1;
+        const error = String(failed[0]!.reason).slice(0, 2000);
+        if (!opts.broadcast && attempts >= maxAttempts) {
+          for (const { message, reason } of failed) {
+            const letter: DeadLetter = { key: message.key, value: message.value, error: String(reason).slice(0, 2000), attempts, topic: opts.topic, group: opts.group };
+            await this.boss.send(deadLetters, letter);
+            this.opts.logger.error({ err: reason, event: message.value.event, queue: name, attempts, deadLetter: deadLetters }, 'bus handler gave up; message sent to the dead-letter queue');
+          }
+        } else {
+          for (const { message, reason } of failed) this.opts.logger.warn({ err: reason, event: message.value.event, queue: name, attempts }, 'bus handler failed; will retry');
+          // The retry carries only what failed: what succeeded is not handled again.
+          const rest = failed.map((f) => f.message);
+          if (rest.length < messagesOf(job.data).length) {
+            await this.boss.getDb().executeSql(`update ${this.schema}.job set data = $3 where name = $1 and id = $2`, [name, job.id, rest.length === 1 ? rest[0]! : { batch: rest }]);
+          }
+        }
+        await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
+      }
     };
-    // One worker fetching up to `concurrency` jobs; held (heartbeat) while its handlers run.
-    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
+    // One worker fetching up to `batchSize` jobs; held (heartbeat) while its handlers run.
+    worker.id = await this.boss.work<JobData>(
       name,
       { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
       async (jobs) => {
@@ -279,7 +350,7 @@ export class PgBus implements Bus {
           release?.();
         }
         // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
-        if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);
+        if (jobs.length > 0 && worker.id && !closing) this.boss.notifyWorker(worker.id);
       },
     );
     const mine = this.workers.get(opts.topic) ?? new Set<string>();
@@ -288,6 +359,7 @@ export class PgBus implements Bus {
     else this.watchAbandoned(name);
     return {
       close: async () => {
+        closing = true;
         mine.delete(worker.id!);
         if (worker.id) await this.boss.offWork({ id: worker.id });
         if (opts.broadcast) {
@@ -440,7 +512,7 @@ export class PgBus implements Bus {
     for (;;) {
       const jobs = await this.boss.fetch<DeadLetter>(dlq, { batchSize: 100 });
       if (!jobs || jobs.length === 0) break;
-      await this.boss.insert(jobs.map((j) => ({ id: orderedId(), name: queue, data: { key: j.data.key, value: j.data.value } })));
+      await this.boss.insert(jobs.map((j) => ({ id: orderedId(), name: queue, data: { key: j.data.key, value: j.data.value } satisfies JobData })));
       await this.boss.complete(dlq, jobs.map((j) => j.id));
       replayed += jobs.length;
     }

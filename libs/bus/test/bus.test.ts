@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
-import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
+import { enqueueEvent, handleManyOnce, handleOnce, MESSAGES_PER_JOB, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
 
 const logger = createSilentLogger();
 let testDb: TestDatabase;
@@ -95,6 +95,68 @@ describe('pg bus', () => {
     await s2.close();
     const { rows } = await database.pool.query(`select count(*)::int as n from bus.subscription where name like 'assay_auth_events__gw__%'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('pg bus jobs', () => {
+  const jobsOf = async (queue: string) =>
+    (await database.pool.query<{ n: number; messages: number }>(
+      `select count(*)::int as n, coalesce(sum(case when data ? 'batch' then jsonb_array_length(data->'batch') else 1 end), 0)::int as messages from bus.job where name = $1`,
+      [queue],
+    )).rows[0]!;
+
+  it('carries the events of one publish in jobs of up to MESSAGES_PER_JOB, each handled once', async () => {
+    const bus = await newBus();
+    const seen: string[] = [];
+    await bus.subscribe({ topic: TOPICS.orgEvents, group: 'batched', concurrency: 50, handler: async (e) => void seen.push(e.id) });
+    const n = 2 * MESSAGES_PER_JOB + 7;
+    const messages = Array.from({ length: n }, (_, i) => ({ key: `k${i % 5}`, value: envelope(10_000 + i) }));
+    await bus.publish(TOPICS.orgEvents, messages);
+    expect(await jobsOf('assay_org_events__batched')).toEqual({ n: 3, messages: n });
+    await eventually(async () => seen.length >= n, 30_000);
+    await new Promise((r) => setTimeout(r, 1000)); // time for any duplicate to show up
+    expect(seen).toHaveLength(n);
+    expect(new Set(seen).size).toBe(n);
+  });
+
+  it('keeps commands one per job, so the processes of a group share them out', async () => {
+    const publisher = await newBus();
+    const [w1, w2] = [await newBus(), await newBus()];
+    const by1: string[] = [];
+    const by2: string[] = [];
+    const slow = (list: string[]) => async (e: EventEnvelope) => {
+      await new Promise((r) => setTimeout(r, 200));
+      list.push(e.id);
+    };
+    await w1.subscribe({ topic: TOPICS.executionCommands, group: 'runners', handler: slow(by1) });
+    await w2.subscribe({ topic: TOPICS.executionCommands, group: 'runners', handler: slow(by2) });
+    const commands = Array.from({ length: 10 }, (_, i) => ({ key: `e${i}`, value: { ...envelope(20_000 + i), event: 'execution.requested', data: { execution_id: `e${i}` } } }));
+    await publisher.publish(TOPICS.executionCommands, commands);
+    expect((await jobsOf('assay_executions_commands__runners')).n).toBe(10);
+    await eventually(async () => by1.length + by2.length >= 10, 30_000);
+    expect(by1.length).toBeGreaterThan(0);
+    expect(by2.length).toBeGreaterThan(0);
+  });
+
+  it('retries only the events of a job that failed, not those already handled', async () => {
+    const bus = await newBus();
+    const calls = new Map<string, number>();
+    const failing = envelope(30_001).id;
+    let failures = 0;
+    await bus.subscribe({
+      topic: TOPICS.authEvents,
+      group: 'partial',
+      concurrency: 5,
+      handler: async (e) => {
+        calls.set(e.id, (calls.get(e.id) ?? 0) + 1);
+        if (e.id === failing && failures++ < 2) throw new Error('fails twice');
+      },
+    });
+    const messages = [0, 1, 2, 3].map((i) => ({ key: 'k', value: envelope(30_000 + i) }));
+    await bus.publish(TOPICS.authEvents, messages);
+    await eventually(async () => calls.get(failing) === 3, 30_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(Object.fromEntries(calls)).toEqual(Object.fromEntries(messages.map((m) => [m.value.id, m.value.id === failing ? 3 : 1])));
   });
 });
 

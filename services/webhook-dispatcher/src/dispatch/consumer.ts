@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { handleManyOnce, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import { handleManyOnce, MESSAGES_PER_JOB, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import type { Logger } from '@assay/logger';
 import { activeTraceparent } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
@@ -61,7 +61,8 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookData
       await opts.bus.subscribe({
         topic,
         group: CONSUMER_GROUP,
-        concurrency: opts.concurrency ?? 100,
+        // A whole bus job of events (up to MESSAGES_PER_JOB) goes into one intake transaction.
+        concurrency: opts.concurrency ?? MESSAGES_PER_JOB,
         handler: async (envelope) => {
           if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add(envelope);
         },
