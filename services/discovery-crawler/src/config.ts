@@ -32,7 +32,7 @@ export function loadConfig(env: Env): DiscoveryConfig {
     pagesInParallel: r.int('CRAWLER_PAGES_IN_PARALLEL', { default: 4, min: 1, max: 16 }),
     navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
     leaseSeconds: r.int('CRAWLER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
-    exploreBudgetMs: r.int('CRAWLER_EXPLORE_BUDGET_MS', { default: 8000, min: 500, max: 120_000 }),
+    exploreBudgetMs: r.int('CRAWLER_EXPLORE_BUDGET_MS', { default: 15_000, min: 500, max: 120_000 }),
     settleMs: r.int('CRAWLER_SETTLE_MS', { default: 5000, min: 100, max: 60_000 }),
     egress: readEgressSettings(r, { loopback: 'DISCOVERY_ALLOW_LOOPBACK', private: 'DISCOVERY_ALLOW_PRIVATE' }),
   }));
