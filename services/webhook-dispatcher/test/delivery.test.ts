@@ -5,7 +5,7 @@ import { eventually } from '@assay/testing';
 import { createSilentLogger } from '@assay/logger';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { fanOut } from '../src/dispatch/intake.js';
-import { SecretBox } from '../src/webhooks/secrets.js';
+import { SecretBox } from '../src/shared/secrets.js';
 import { startReceiver, startWebhookService, TEST_EGRESS, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
 
 let svc: WebhookHarness;

@@ -6,7 +6,7 @@ import type { Plan } from '@assay/principal';
 import { inSpanFrom } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
 import { purgeExpiredDeliveries } from '../deliveries/deliveries.repository.js';
-import type { SecretBox } from '../webhooks/secrets.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { SYSTEM_CLOCK, type Clock } from '../shared/clock.js';
 import { PLAN_LIMITS, RATE_LIMITS, RESPONSE_TIMEOUT_MS } from '../shared/plans.js';
 import { nextAttemptAt, parseRetryAfter } from '../shared/retry.js';
