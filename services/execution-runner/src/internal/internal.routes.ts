@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { forbidden, requireServicePrincipal } from '@assay/http';
-import type { Principal } from '@assay/principal';
+import { actingOrgId, requireServicePrincipal } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { executionFingerprints, executionForRerun, reportResults, testDiagnostics } from './internal.service.js';
 
@@ -12,28 +11,23 @@ import { executionFingerprints, executionForRerun, reportResults, testDiagnostic
 export function internalRoutes(ctx: ExecutionContext): Router {
   const router = Router();
   router.use('/internal', requireServicePrincipal);
-  const orgOf = (res: { locals: Record<string, unknown> }): string => {
-    const p = res.locals.principal as Principal;
-    if (!p.org_id) throw forbidden('Internal calls must name the organization they act for');
-    return p.org_id;
-  };
 
   router.get('/internal/executions/:id', async (req, res) => {
-    res.json(await executionForRerun(ctx, orgOf(res), req.params.id));
+    res.json(await executionForRerun(ctx, actingOrgId(res), req.params.id));
   });
 
   // Fingerprints of the elements every passed step acted on: the "last known" elements failure analysis compares with.
   router.get('/internal/executions/:id/fingerprints', async (req, res) => {
-    res.json(await executionFingerprints(ctx, orgOf(res), req.params.id));
+    res.json(await executionFingerprints(ctx, actingOrgId(res), req.params.id));
   });
 
   router.get('/internal/executions/:id/tests/:testId/diagnostics', async (req, res) => {
-    res.json(await testDiagnostics(ctx, orgOf(res), req.params.id, req.params.testId));
+    res.json(await testDiagnostics(ctx, actingOrgId(res), req.params.id, req.params.testId));
   });
 
   // Raw results of finished plan executions in a period, for the analysis service's reports (they count these, nothing else).
   router.get('/internal/report-results', async (req, res) => {
-    res.json(await reportResults(ctx, orgOf(res), req.query as Record<string, string | undefined>));
+    res.json(await reportResults(ctx, actingOrgId(res), req.query as Record<string, string | undefined>));
   });
 
   return router;

@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { forbidden, requireServicePrincipal, validationError } from '@assay/http';
-import type { Principal } from '@assay/principal';
+import { actingOrgId, requireServicePrincipal, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import { toProjectBody } from '../projects/projects.routes.js';
 import { getProject } from '../projects/projects.service.js';
@@ -14,19 +13,15 @@ import { replaceSelector } from './selector.service.js';
 export function internalRoutes(ctx: TestCaseContext): Router {
   const router = Router();
   router.use('/internal', requireServicePrincipal);
-  const orgOf = (principal: Principal): string => {
-    if (!principal.org_id) throw forbidden('Internal calls must name the organization they act for');
-    return principal.org_id;
-  };
 
   router.get('/internal/projects/:id', async (req, res) => {
-    const orgId = orgOf(res.locals.principal as Principal);
+    const orgId = actingOrgId(res);
     res.json(toProjectBody(await getProject(ctx.db, orgId, req.params.id)));
   });
 
   // The ids of a project's cases (deleted ones too) carrying any of the tags, for the analysis service's report filters.
   router.get('/internal/projects/:id/tagged-test-cases', async (req, res) => {
-    const orgId = orgOf(res.locals.principal as Principal);
+    const orgId = actingOrgId(res);
     const raw = (req.query as Record<string, unknown>).tags;
     // One `tags=` per tag (a tag may hold a comma).
     const tags = (Array.isArray(raw) ? raw : [raw]).filter((t): t is string => typeof t === 'string' && t !== '');
@@ -36,7 +31,7 @@ export function internalRoutes(ctx: TestCaseContext): Router {
 
   // Cases made by another service (discovery's generated tests): validated like API creates, optionally appended to a plan, in one transaction.
   router.post('/internal/test-cases', async (req, res) => {
-    const orgId = orgOf(res.locals.principal as Principal);
+    const orgId = actingOrgId(res);
     const body = (req.body ?? {}) as { project_id?: unknown; test_plan_id?: unknown; test_cases?: unknown; keep_ids?: unknown };
     if (!Array.isArray(body.test_cases) || body.test_cases.length === 0 || body.test_cases.length > 1000) {
       throw validationError([{ field: 'test_cases', message: 'must be an array of 1 to 1000 test cases' }]);
@@ -56,13 +51,13 @@ export function internalRoutes(ctx: TestCaseContext): Router {
 
   // A failure analysis applied: the verified selector replaces the failing one, unless the case changed since.
   router.post('/internal/test-cases/:id/replace-selector', async (req, res) => {
-    const row = await replaceSelector(ctx.db, ctx.schema, orgOf(res.locals.principal as Principal), req.params.id, req.body);
+    const row = await replaceSelector(ctx.db, ctx.schema, actingOrgId(res), req.params.id, req.body);
     res.json({ test_case: toTestCaseBody(row) });
   });
 
   // One case and its project: what execution-runner needs to run that case alone.
   router.get('/internal/test-cases/:id', async (req, res) => {
-    const orgId = orgOf(res.locals.principal as Principal);
+    const orgId = actingOrgId(res);
     const row = await getTestCase(ctx.db, orgId, req.params.id);
     const project = await getProject(ctx.db, orgId, row.project_id);
     res.json({ test_case: toTestCaseBody(row), project: toProjectBody(project) });
@@ -70,7 +65,7 @@ export function internalRoutes(ctx: TestCaseContext): Router {
 
   // What execution-runner needs to run a plan: the plan, its project and its active cases in plan order.
   router.get('/internal/test-plans/:id/snapshot', async (req, res) => {
-    const orgId = orgOf(res.locals.principal as Principal);
+    const orgId = actingOrgId(res);
     const plan = await getTestPlan(ctx.db, orgId, req.params.id);
     const project = await getProject(ctx.db, orgId, plan.project_id);
     const cases = (await findActiveTestCases(ctx.db, orgId, plan.test_case_ids)).map(toTestCaseBody);
