@@ -4,7 +4,6 @@ import { enqueueEvent } from '@assay/bus';
 import { forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Plan, Principal } from '@assay/principal';
 import type { AuthDatabase, OrganizationRow, OrganizationStatus } from '../db/database.js';
-import { revokeAllKeysOfOrg } from '../keys/keys.repository.js';
 import { hashPassword } from '../secrets/passwords.js';
 import {
   findMembership,
@@ -16,6 +15,7 @@ import {
   listAdministrators,
   listMembers,
   lockOrganization,
+  revokeAllKeysOfOrg,
   setMemberRole,
   setOrganizationStatus,
 } from './organizations.repository.js';
