@@ -13,7 +13,7 @@ type Db = Kysely<WebhookDatabase>;
 
 /** Every public event type of the catalog, and the topics that carry them. */
 export const PUBLIC_EVENTS = new Set(Object.entries(EVENTS).filter(([, c]) => c.visibility === 'public').map(([type]) => type));
-export const PUBLIC_TOPICS: Topic[] = (Object.values(TOPICS) as Topic[]).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
+export const PUBLIC_TOPICS: Topic[] = Object.values(TOPICS).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
 
 /**
  * The webhook events one bus event becomes: itself, when it is public.
