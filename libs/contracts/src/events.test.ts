@@ -27,6 +27,7 @@ const SAMPLES: { [N in keyof EventData]: EventData[N] } = {
   'discovery.session.completed': { session_id: 's1', target_url: 'http://shop.test', pages_found: 3, flows_detected: 1 },
   'test.completed': { execution_id: 'e1', status: 'cancelled', duration_ms: 1200 },
   'discovery.page.crawled': { session_id: 's1', url: 'http://shop.test/' },
+  'billing.subscription.updated': { old_plan: 'starter', new_plan: 'growth', source: 'operator' },
 };
 
 describe('the typed data of consumed events', () => {

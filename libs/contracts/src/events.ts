@@ -1,5 +1,5 @@
 import { DISCOVERY_FLOW } from './discovery.schemas.js';
-import { PLAN_NAMES, QUOTA_TYPES } from './plans.js';
+import { PLAN_NAMES, QUOTA_TYPES, type PlanName } from './plans.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Kafka topic names (DESIGN.md, Events); the message key is the aggregate id. */
@@ -548,6 +548,7 @@ export interface EventData {
   'test.completed': { execution_id: string; status: 'completed' | 'failed' | 'cancelled'; duration_ms: number };
   'discovery.session.completed': { session_id: string; target_url: string; pages_found: number; flows_detected: number } & Record<string, unknown>;
   'discovery.page.crawled': { session_id: string; url: string };
+  'billing.subscription.updated': { old_plan: PlanName; new_plan: PlanName; source: 'operator' | 'stripe'; stripe_subscription_id?: string; changed_at?: string };
 }
 
 /** Whether an envelope carries this event; its `data` is then typed from EventData. */

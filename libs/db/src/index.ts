@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, sql, type ColumnType, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type ColumnType, type Migration, type MigrationProvider, type MigrationResultSet, type SelectQueryBuilder } from 'kysely';
 import pg from 'pg';
 
 export { sql, type Kysely, type Migration };
@@ -169,6 +169,17 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Pr
       await new Promise((r) => setTimeout(r, 20 * i + Math.random() * 50));
     }
   }
+}
+
+/**
+ * One page of a list and the number of rows its filters match, read in
+ * parallel: `page` is the query of the page (columns, order, limit, offset),
+ * `filtered` the same query with its filters only (it is counted).
+ * Repositories of every service list this way.
+ */
+export async function selectPage<R>(page: { execute(): Promise<R[]> }, filtered: SelectQueryBuilder<any, any, any>): Promise<{ rows: R[]; total: number }> {
+  const [rows, count] = await Promise.all([page.execute(), filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()]);
+  return { rows, total: Number((count as { n: number | string }).n) };
 }
 
 export { PgNotifier } from './notifier.js';

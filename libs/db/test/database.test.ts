@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createDatabase, PgNotifier, waitForDatabase, type Database } from '@assay/db';
+import { createDatabase, PgNotifier, selectPage, waitForDatabase, type Database } from '@assay/db';
 import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 
 let database: TestDatabase;
@@ -35,6 +35,18 @@ describe('createDatabase', () => {
     expect(failure).toBeInstanceOf(Error);
     const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db.db);
     expect(rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('selectPage', () => {
+  it('reads one page in the order asked and counts every row the filters match', async () => {
+    await sql`create table page_items (id int primary key, org text not null)`.execute(db.db);
+    await sql`insert into page_items select g, case when g % 3 = 0 then 'other' else 'mine' end from generate_series(1, 30) g`.execute(db.db);
+    const q = db.db.selectFrom('page_items').where('org', '=', 'mine');
+    const page = await selectPage(q.select('id').orderBy('id', 'desc').limit(4).offset(2), q);
+    expect(page).toEqual({ rows: [{ id: 26 }, { id: 25 }, { id: 23 }, { id: 22 }], total: 20 });
+    const past = await selectPage(q.selectAll().orderBy('id').limit(5).offset(40), q);
+    expect(past).toEqual({ rows: [], total: 20 });
   });
 });
 

@@ -13,6 +13,7 @@ export {
   type ErrorCode,
 } from './errors.js';
 export {
+  actingOrgId,
   orgPrincipal,
   requireRole,
   requireScope,
@@ -20,5 +21,6 @@ export {
   verifyPrincipalHeader,
 } from './principal.middleware.js';
 export { iso, isUuid, parsePagination, validateBody, type Pagination } from './validation.js';
+export { createServiceApp, type ServiceAppDeps, type ServiceAppOptions } from './service-app.js';
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
 export { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';

@@ -25,6 +25,17 @@ export function orgPrincipal(res: Response): Principal & { org_id: string } {
   return p as Principal & { org_id: string };
 }
 
+/**
+ * The organization an internal call (a `service` principal, past
+ * `requireServicePrincipal`) acts for.
+ * @throws AppError 403 when the call names none.
+ */
+export function actingOrgId(res: Response): string {
+  const p = res.locals.principal as Principal | undefined;
+  if (!p?.org_id) throw forbidden('Internal calls must name the organization they act for');
+  return p.org_id;
+}
+
 /** Only `/internal` callers: other services with a `service` principal. */
 export function requireServicePrincipal(_req: Request, res: Response, next: NextFunction): void {
   const p = res.locals.principal as Principal | undefined;

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Kysely } from 'kysely';
-import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
+import { createServiceApp, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { AuthDatabase } from './db/database.js';
 import type { AuthContext } from './context.js';
@@ -25,16 +25,12 @@ export function buildApp(deps: AuthAppDeps): Express {
     logger: deps.logger,
     ...(deps.stripeWebhookSecret ? { stripeWebhookSecret: deps.stripeWebhookSecret } : {}),
   };
-  return createHttpApp({
+  const serviceDeps = { ...ctx, internalTokenSecret: deps.internalTokenSecret, ...(deps.ready ? { ready: deps.ready } : {}) };
+  return createServiceApp<AuthContext>(serviceDeps, {
     name: 'auth',
-    logger: deps.logger,
     // Stripe's invoice events can carry many lines; its signature covers the raw body.
     bodyLimit: '1mb',
     keepRawBody: true,
-    ...(deps.ready ? { ready: deps.ready } : {}),
-    mount(app) {
-      app.use(verifyPrincipalHeader(deps.internalTokenSecret));
-      for (const router of ROUTERS) app.use(router(ctx));
-    },
+    routers: ROUTERS,
   });
 }

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Kysely } from 'kysely';
-import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
+import { createServiceApp, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { TestCaseContext } from './context.js';
 import type { TestCaseDatabase } from './db/database.js';
@@ -20,16 +20,12 @@ export interface TestCaseAppDeps {
 /** The test-case service's express app; it never listens. */
 export function buildApp(deps: TestCaseAppDeps): Express {
   const ctx: TestCaseContext = { db: deps.db, schema: deps.schema, logger: deps.logger, secrets: new SecretBox(deps.secretsKey ?? deps.internalTokenSecret) };
-  return createHttpApp({
+  const serviceDeps = { ...ctx, internalTokenSecret: deps.internalTokenSecret, ...(deps.ready ? { ready: deps.ready } : {}) };
+  return createServiceApp<TestCaseContext>(serviceDeps, {
     name: 'test-case',
-    logger: deps.logger,
     // Test cases carry up to 200 steps; a bulk delete up to 1,000 ids.
     bodyLimit: '2mb',
     extraContentTypes: ['multipart/form-data'],
-    ...(deps.ready ? { ready: deps.ready } : {}),
-    mount(app) {
-      app.use(verifyPrincipalHeader(deps.internalTokenSecret));
-      for (const router of ROUTERS) app.use(router(ctx));
-    },
+    routers: ROUTERS,
   });
 }

@@ -1,23 +1,14 @@
 import type { Express } from 'express';
-import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
+import { createServiceApp, type ServiceAppDeps } from '@assay/http';
 import type { WebhookContext } from './context.js';
 import { ROUTERS } from './routes.js';
 
-export interface WebhookAppDeps extends WebhookContext {
-  internalTokenSecret: string;
-  ready?: () => Promise<Record<string, ReadinessResult>>;
-}
+export interface WebhookAppDeps extends WebhookContext, ServiceAppDeps {}
 
 /** The webhook-dispatcher's express app; it never listens. */
 export function buildApp(deps: WebhookAppDeps): Express {
-  const { internalTokenSecret, ready, ...ctx } = deps;
-  return createHttpApp({
+  return createServiceApp(deps, {
     name: 'webhook-dispatcher',
-    logger: deps.logger,
-    ...(ready ? { ready } : {}),
-    mount(app) {
-      app.use(verifyPrincipalHeader(internalTokenSecret));
-      for (const router of ROUTERS) app.use(router(ctx));
-    },
+    routers: ROUTERS,
   });
 }

@@ -3,7 +3,7 @@ import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
 import type { WebhookDatabase } from './db/database.js';
 import type { Clock } from './shared/clock.js';
-import type { SecretBox } from './webhooks/secrets.js';
+import type { SecretBox } from './shared/secrets.js';
 
 /** What every router of the webhook-dispatcher gets from `buildApp`. */
 export interface WebhookContext {

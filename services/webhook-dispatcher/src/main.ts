@@ -9,7 +9,7 @@ import { subscribeToEvents } from './dispatch/consumer.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { SYSTEM_CLOCK } from './shared/clock.js';
 import { AdminMailer } from './notify/mailer.js';
-import { SecretBox } from './webhooks/secrets.js';
+import { SecretBox } from './shared/secrets.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);

@@ -5,7 +5,7 @@ import { eventually } from '@assay/testing';
 import { createSilentLogger } from '@assay/logger';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { fanOut } from '../src/dispatch/intake.js';
-import { SecretBox } from '../src/webhooks/secrets.js';
+import { SecretBox } from '../src/shared/secrets.js';
 import { startReceiver, startWebhookService, TEST_EGRESS, type Receiver, type Received, type Tenant, type WebhookHarness } from './harness.js';
 
 let svc: WebhookHarness;
@@ -293,6 +293,29 @@ describe('delivery', () => {
     expect((await receiver.requests(`/ok/lease-${t.orgId}`)).length).toBe(sent.length);
     await hasty.stop();
     await t.call('DELETE', `/api/v1/webhooks/${h.id}`);
+  });
+
+  it('holds a delivery over its webhook\'s 100 per minute back to the next minute, unsent and uncounted, and sends it then', async () => {
+    const t = svc.tenant();
+    const h = await hook(t, `/ok/rate-${t.orgId}`);
+    const minute = Math.floor(svc.clock.now().getTime() / MIN) * MIN;
+    // Another replica sent this webhook's 100 of this minute already.
+    await svc.database.db.insertInto('rate_counters').values({ key: `w:${h.id}`, window_start: new Date(minute), count: 100 }).execute();
+    await fanOut(svc.database.db, caseCreated(t), svc.clock);
+    await svc.dispatcher.drain();
+    expect(await receiver.requests(`/ok/rate-${t.orgId}`)).toHaveLength(0);
+    const [held] = await deliveriesOf(h.id);
+    expect(held).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
+    expect(held!.next_attempt_at!.getTime()).toBe(minute + MIN);
+    const queued = await svc.database.db.selectFrom('delivery_queue').select('next_attempt_at').where('delivery_id', '=', held!.id).execute();
+    expect(queued.map((q) => q.next_attempt_at.getTime())).toEqual([minute + MIN]);
+
+    svc.clock.set(new Date(minute + MIN));
+    await svc.dispatcher.drain();
+    expect(await receiver.requests(`/ok/rate-${t.orgId}`)).toHaveLength(1);
+    expect((await deliveriesOf(h.id))[0]).toMatchObject({ status: 'delivered', attempt_count: 1 });
+    const counted = await svc.database.db.selectFrom('rate_counters').select('count').where('key', '=', `w:${h.id}`).where('window_start', '=', new Date(minute + MIN)).executeTakeFirst();
+    expect(counted?.count).toBe(1);
   });
 
   it('sends a test event of the chosen type on demand', async () => {

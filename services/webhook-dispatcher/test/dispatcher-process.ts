@@ -3,7 +3,7 @@ import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createLogger } from '@assay/logger';
 import type { WebhookDatabase } from '../src/db/database.js';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
-import { SecretBox } from '../src/webhooks/secrets.js';
+import { SecretBox } from '../src/shared/secrets.js';
 
 // A dispatcher in its own process, for the crash test: it prints one JSON line once started.
 const database = createDatabase<WebhookDatabase>({ connectionString: process.env.DATABASE_URL!, schema: 'webhook' });

@@ -11,7 +11,7 @@ import type { WebhookDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import type { Clock } from '../src/shared/clock.js';
-import { SecretBox } from '../src/webhooks/secrets.js';
+import { SecretBox } from '../src/shared/secrets.js';
 
 export const TEST_SECRET_KEY = 'test-webhook-secret-key-0123456789abcdef';
 

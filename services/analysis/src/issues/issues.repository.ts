@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { AnalysisDatabase, IssueRow, IssueStatus } from '../db/database.js';
 
 type Db = Kysely<AnalysisDatabase>;
@@ -94,11 +95,7 @@ export async function listIssues(db: Db, orgId: string, f: IssueFilter): Promise
   if (f.status) q = q.where('status', '=', f.status);
   if (f.category) q = q.where('category', '=', f.category);
   if (f.testCaseId) q = q.where('test_case_id', '=', f.testCaseId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('last_seen', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('last_seen', 'desc').orderBy('id').limit(f.limit).offset(f.offset), q);
 }
 
 export async function findIssue(db: Db, orgId: string, id: string, lock = false): Promise<IssueRow | undefined> {

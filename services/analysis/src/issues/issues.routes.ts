@@ -1,12 +1,10 @@
 import { Router } from 'express';
 import { iso, isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
-import { withTransaction } from '@assay/db';
-import { findItem } from '../analysis/analysis.repository.js';
 import { CATEGORIES } from '../analysis/categories.js';
 import { toItemBody } from '../analysis/failure-analysis.service.js';
 import type { AnalysisContext } from '../context.js';
 import type { IssueRow, IssueStatus } from '../db/database.js';
-import { findIssue, issueOccurrences, listIssues, setIssueStatus } from './issues.repository.js';
+import { changeIssueStatus, getIssueDetail, listIssuePage } from './issues.service.js';
 
 const STATUSES: IssueStatus[] = ['open', 'acknowledged', 'resolved', 'ignored'];
 
@@ -62,17 +60,12 @@ export function issueRoutes(ctx: AnalysisContext): Router {
     const testCaseId = uuidQuery(query, 'test_case_id');
     if (projectId === null) throw notFound('Project');
     if (testCaseId === null) return void res.json({ data: [], pagination: { limit, offset, total: 0 } });
-    const { rows, total } = await listIssues(ctx.db, orgId, { ...(projectId ? { projectId } : {}), ...(status ? { status } : {}), ...(category ? { category } : {}), ...(testCaseId ? { testCaseId } : {}), limit, offset });
-    // No issues of a named project: say whether the project exists at all.
-    if (total === 0 && projectId) await ctx.testCases.assertProject(orgId, projectId);
+    const { rows, total } = await listIssuePage(ctx, orgId, { ...(projectId ? { projectId } : {}), ...(status ? { status } : {}), ...(category ? { category } : {}), ...(testCaseId ? { testCaseId } : {}), limit, offset });
     res.json({ data: rows.map(toIssueBody), pagination: { limit, offset, total } });
   });
 
   router.get('/api/v1/issues/:id', async (req, res) => {
-    const orgId = orgPrincipal(res).org_id;
-    const row = isUuid(req.params.id) ? await findIssue(ctx.db, orgId, req.params.id) : undefined;
-    if (!row) throw notFound('Issue');
-    const [occurrences, latest] = await Promise.all([issueOccurrences(ctx.db, row.id, 100), findItem(ctx.db, orgId, row.last_execution_id, row.test_case_id)]);
+    const { row, occurrences, latest } = await getIssueDetail(ctx.db, orgPrincipal(res).org_id, req.params.id);
     res.json({
       ...toIssueBody(row),
       occurrences: occurrences.map((o) => ({ execution_id: o.execution_id, occurred_at: iso(o.occurred_at), category: o.category, error: o.error, confidence: Math.round(o.confidence * 100) / 100 })),
@@ -83,11 +76,7 @@ export function issueRoutes(ctx: AnalysisContext): Router {
   router.patch('/api/v1/issues/:id', validateBody('IssueUpdateRequest'), async (req, res) => {
     const orgId = orgPrincipal(res).org_id;
     const status = (req.body as { status: IssueStatus }).status;
-    const row = await withTransaction(ctx.db, async (trx) => {
-      const current = isUuid(req.params.id) ? await findIssue(trx, orgId, req.params.id, true) : undefined;
-      if (!current) throw notFound('Issue');
-      return current.status === status ? current : setIssueStatus(trx, current.id, status);
-    });
+    const row = await changeIssueStatus(ctx.db, orgId, req.params.id, status);
     res.json(toIssueBody(row));
   });
 

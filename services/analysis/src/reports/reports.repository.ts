@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { AnalysisDatabase, ReportDefinitionRow, ReportSnapshotRow } from '../db/database.js';
 
 type Db = Kysely<AnalysisDatabase>;
@@ -16,11 +17,7 @@ export async function findReport(db: Db, orgId: string, id: string): Promise<Rep
 
 export async function listReports(db: Db, orgId: string, projectId: string, limit: number, offset: number) {
   const q = db.selectFrom('report_definitions').where('org_id', '=', orgId).where('project_id', '=', projectId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset), q);
 }
 
 export async function updateReport(db: Db, orgId: string, id: string, patch: Record<string, unknown>): Promise<ReportDefinitionRow | undefined> {
@@ -71,11 +68,7 @@ export async function findSnapshot(db: Db, orgId: string, reportId: string, id: 
 
 export async function listSnapshots(db: Db, orgId: string, reportId: string, limit: number, offset: number) {
   const q = db.selectFrom('report_snapshots').where('org_id', '=', orgId).where('report_id', '=', reportId);
-  const [rows, count] = await Promise.all([
-    q.select(['id', 'report_id', 'project_id', 'period_from', 'period_to', 'trigger', 'scheduled_for', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.select(['id', 'report_id', 'project_id', 'period_from', 'period_to', 'trigger', 'scheduled_for', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset), q);
 }
 
 /** Failure analysis items of the given executions, counted by category. */

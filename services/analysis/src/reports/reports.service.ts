@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import { enqueueEvent } from '@assay/bus';
+import { withTransaction } from '@assay/db';
 import { cronProblems, nextOccurrence } from '@assay/contracts';
 import { iso, isUuid, notFound, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import type { AnalysisDatabase, ReportDefinitionRow, ReportFilters, ReportPeriod, ReportSnapshotRow } from '../db/database.js';
 import { flakyTests, passRate, slowestSteps, type ReportKind, type ReportTable } from './report-data.js';
-import { countCategories, findReport, insertSnapshot, openIssues } from './reports.repository.js';
+import { countCategories, deleteReport, findReport, findSnapshot, insertReport, insertSnapshot, listReports, listSnapshots, openIssues, updateReport } from './reports.repository.js';
+import { buildDashboard } from './dashboard.js';
 
 const DAY_MS = 86_400_000;
 
@@ -196,4 +198,97 @@ export function toSnapshotBody(
     ...(s.definition ? { definition: s.definition } : {}),
     ...(s.data ? { data: s.data } : {}),
   };
+}
+
+/**
+ * A new report definition of the project.
+ * @throws AppError 400 for a bad period or schedule, 404 for a project the organization does not have.
+ */
+export async function createReport(ctx: AnalysisContext, orgId: string, body: ReportInput): Promise<ReportDefinitionRow> {
+  assertPeriod(body.period);
+  const schedule = scheduleColumns(body.schedule ?? null, new Date());
+  if (!isUuid(body.project_id)) throw notFound('Project');
+  await ctx.testCases.assertProject(orgId, body.project_id);
+  return insertReport(ctx.db, {
+    org_id: orgId,
+    project_id: body.project_id,
+    name: body.name.trim(),
+    kind: body.kind,
+    filters: JSON.stringify(body.filters ?? {}),
+    period: JSON.stringify(body.period ?? { last_days: 30 }),
+    schedule_cron: schedule.schedule_cron,
+    schedule_timezone: schedule.schedule_timezone,
+    next_snapshot_at: schedule.next_snapshot_at,
+  });
+}
+
+/**
+ * A page of the project's report definitions; when there are none, whether the
+ * project exists is asked of the test-case service.
+ * @throws AppError 404 for a project the organization does not have.
+ */
+export async function listReportPage(ctx: AnalysisContext, orgId: string, projectId: string, limit: number, offset: number) {
+  if (!isUuid(projectId)) throw notFound('Project');
+  const page = await listReports(ctx.db, orgId, projectId, limit, offset);
+  if (page.total === 0) await ctx.testCases.assertProject(orgId, projectId);
+  return page;
+}
+
+/**
+ * The project's live dashboard over the last `days`.
+ * @throws AppError 404 for a project the organization does not have.
+ */
+export async function projectDashboard(ctx: AnalysisContext, orgId: string, projectId: string, days: number) {
+  if (!isUuid(projectId)) throw notFound('Project');
+  await ctx.testCases.assertProject(orgId, projectId);
+  const to = new Date();
+  const from = new Date(to.getTime() - days * DAY_MS);
+  const [executions, issues] = await Promise.all([ctx.runner.reportResults(orgId, { projectId, from, to }), openIssues(ctx.db, orgId, projectId)]);
+  return buildDashboard(projectId, executions, issues, { from, to, days });
+}
+
+/**
+ * Applies any subset of the definition's fields; the project cannot change.
+ * @throws AppError 404 for an unknown report, 400 for a changed project, a bad period or schedule.
+ */
+export async function changeReport(ctx: AnalysisContext, orgId: string, id: string, body: Partial<ReportInput>): Promise<ReportDefinitionRow> {
+  const current = await getReport(ctx, orgId, id);
+  if (body.project_id !== undefined && body.project_id !== current.project_id) throw validationError([{ field: 'project_id', message: 'cannot be changed' }]);
+  assertPeriod(body.period);
+  const patch: Record<string, unknown> = {};
+  if (body.name !== undefined) patch.name = body.name.trim();
+  if (body.kind !== undefined) patch.kind = body.kind;
+  if (body.filters !== undefined) patch.filters = JSON.stringify(body.filters satisfies ReportFilters);
+  if (body.period !== undefined) patch.period = JSON.stringify(body.period satisfies ReportPeriod);
+  if (body.schedule !== undefined) Object.assign(patch, scheduleColumns(body.schedule, new Date()));
+  const row = Object.keys(patch).length ? await updateReport(ctx.db, orgId, current.id, patch) : current;
+  if (!row) throw notFound('Report');
+  return row;
+}
+
+/** Deletes the definition with its snapshots; returns its id. @throws AppError 404 for an unknown report. */
+export async function removeReport(ctx: AnalysisContext, orgId: string, id: string): Promise<string> {
+  const row = await getReport(ctx, orgId, id);
+  await deleteReport(ctx.db, orgId, row.id);
+  return row.id;
+}
+
+/** A snapshot taken now, by hand. @throws AppError 404 for an unknown report. */
+export async function takeManualSnapshot(ctx: AnalysisContext, orgId: string, id: string): Promise<{ report: ReportDefinitionRow; snapshot: ReportSnapshotRow }> {
+  const report = await getReport(ctx, orgId, id);
+  const snapshot = (await withTransaction(ctx.db, (trx) => takeSnapshot(ctx, trx, report)))!;
+  return { report, snapshot };
+}
+
+/** A page of the snapshots of a report (found with `getReport`), newest first. */
+export function listSnapshotPage(ctx: AnalysisContext, orgId: string, report: ReportDefinitionRow, limit: number, offset: number) {
+  return listSnapshots(ctx.db, orgId, report.id, limit, offset);
+}
+
+/** One snapshot of a report. @throws AppError 404 for an unknown report or snapshot. */
+export async function getSnapshot(ctx: AnalysisContext, orgId: string, reportId: string, snapshotId: string): Promise<{ report: ReportDefinitionRow; snapshot: ReportSnapshotRow }> {
+  const report = await getReport(ctx, orgId, reportId);
+  const snapshot = isUuid(snapshotId) ? await findSnapshot(ctx.db, orgId, report.id, snapshotId) : undefined;
+  if (!snapshot) throw notFound('Report snapshot');
+  return { report, snapshot };
 }

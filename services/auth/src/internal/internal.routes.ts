@@ -1,18 +1,16 @@
 import { Router } from 'express';
 import { isUuid, notFound, requireServicePrincipal, validateBody } from '@assay/http';
-import { servicePrincipal } from '@assay/principal';
 import type { AuthContext } from '../context.js';
-import { createKey } from '../keys/keys.service.js';
-import { addKeyUsage } from '../keys/keys.repository.js';
-import { countOrganizations, findOrganizationById, listAdministrators } from '../organizations/organizations.repository.js';
+import { recordKeyUsage } from '../keys/keys.service.js';
 import {
   changeOrganizationStatus,
   createOrganizationWithOwner,
+  findOrganizationOr404,
+  organizationAdministrators,
   toOrganizationBody,
-  withBootstrapLock,
 } from '../organizations/organizations.service.js';
-import { generatePassword } from '../secrets/passwords.js';
 import { authenticate } from './authenticate.service.js';
+import { bootstrapDeployment } from './bootstrap.service.js';
 import { updateBilling } from '../billing/billing.service.js';
 import { exceededQuotas } from '../usage/usage.service.js';
 import { planLimits } from '@assay/contracts';
@@ -30,7 +28,7 @@ export function internalRoutes(ctx: AuthContext): Router {
 
   // Gateways count calls per key and report them in batches.
   router.post('/internal/usage', validateBody('UsageReport'), async (req, res) => {
-    await addKeyUsage(ctx.db, req.body.usage);
+    await recordKeyUsage(ctx.db, req.body.usage);
     res.status(204).end();
   });
 
@@ -55,9 +53,7 @@ export function internalRoutes(ctx: AuthContext): Router {
 
   // What an organization may start now: its plan's API access and the quotas it used up (the scheduler asks before each run).
   router.get('/internal/organizations/:id/entitlements', async (req, res) => {
-    const id = req.params.id as string;
-    const org = isUuid(id) ? await findOrganizationById(ctx.db, id) : undefined;
-    if (!org) throw notFound('Organization');
+    const org = await findOrganizationOr404(ctx.db, req.params.id);
     res.json({
       organization_id: org.id,
       plan: org.plan,
@@ -69,28 +65,12 @@ export function internalRoutes(ctx: AuthContext): Router {
 
   // Who to tell about an organization's problems (the webhook-dispatcher e-mails them when it disables a webhook).
   router.get('/internal/organizations/:id/administrators', async (req, res) => {
-    const id = req.params.id as string;
-    if (!isUuid(id) || !(await findOrganizationById(ctx.db, id))) throw notFound('Organization');
-    res.json({ data: await listAdministrators(ctx.db, id) });
+    res.json({ data: await organizationAdministrators(ctx.db, req.params.id) });
   });
 
   // First start of a deployment: one organization, its owner and a dev service key. Idempotent.
   router.post('/internal/bootstrap', validateBody('BootstrapRequest'), async (req, res) => {
-    const result = await withBootstrapLock(ctx.db, async (trx) => {
-      if ((await countOrganizations(trx)) > 0) return { created: false as const };
-      const password = generatePassword();
-      const email = req.body.email ?? 'admin@assay.local';
-      const { org, user } = await createOrganizationWithOwner(trx, ctx.schema, {
-        name: req.body.organization_name ?? 'My organization',
-        plan: req.body.plan ?? 'pro',
-        owner: { email, name: 'Administrator', password },
-      });
-      const { secret } = await createKey(trx, { ...servicePrincipal('bootstrap'), org_id: org.id }, 'service_key', {
-        name: 'local bootstrap key',
-        environment: 'dev',
-      });
-      return { created: true as const, organization_id: org.id, user_id: user.id, email, password, service_key: secret };
-    });
+    const result = await bootstrapDeployment(ctx.db, ctx.schema, req.body);
     res.status(result.created ? 201 : 200).json(result);
   });
 

@@ -45,16 +45,6 @@ export async function revokeKey(db: Db, orgId: string, kind: KeyKind, id: string
     .executeTakeFirst();
 }
 
-export async function revokeAllKeysOfOrg(db: Db, orgId: string): Promise<KeyRow[]> {
-  return db
-    .updateTable('keys')
-    .set({ revoked_at: sql`now()` })
-    .where('org_id', '=', orgId)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .execute();
-}
-
 export async function findKeyByHash(db: Db, hash: Buffer): Promise<KeyRow | undefined> {
   return db.selectFrom('keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
 }

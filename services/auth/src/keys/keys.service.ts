@@ -6,7 +6,7 @@ import type { Principal } from '@assay/principal';
 import type { AuthDatabase, KeyKind, KeyRow } from '../db/database.js';
 import { lockOrganization } from '../organizations/organizations.repository.js';
 import { generateApiKey, generateServiceKey, hashSecret } from '../secrets/keys.format.js';
-import { countActiveKeys, insertKey, listActiveKeys, revokeKey } from './keys.repository.js';
+import { addKeyUsage, countActiveKeys, insertKey, listActiveKeys, revokeKey } from './keys.repository.js';
 
 /** Active keys per organization (spec, Limits: 10 service keys; API keys: our choice, documented). */
 export const MAX_ACTIVE_KEYS: Record<KeyKind, number> = { service_key: 10, api_key: 25 };
@@ -76,4 +76,9 @@ export async function revokeKeyById(db: Kysely<AuthDatabase>, schema: string, or
     await enqueueEvent(trx, schema, { event: 'auth.key.revoked', organization_id: orgId, key: id, data: { key_id: id, kind } });
     return row;
   });
+}
+
+/** Adds the calls a gateway counted per key (its batched usage report). */
+export function recordKeyUsage(db: Kysely<AuthDatabase>, usage: Parameters<typeof addKeyUsage>[1]): Promise<void> {
+  return addKeyUsage(db, usage);
 }

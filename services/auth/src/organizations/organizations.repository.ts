@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Role } from '@assay/principal';
-import type { AuthDatabase, OrganizationRow, OrganizationStatus, UserRow } from '../db/database.js';
+import type { AuthDatabase, KeyRow, OrganizationRow, OrganizationStatus, UserRow } from '../db/database.js';
 
 type Db = Kysely<AuthDatabase>;
 
@@ -147,4 +147,15 @@ export async function updateOrganizationBilling(db: Db, id: string, set: { plan?
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Revokes every live key of the organization (it is being deleted); returns them. */
+export async function revokeAllKeysOfOrg(db: Db, orgId: string): Promise<KeyRow[]> {
+  return db
+    .updateTable('keys')
+    .set({ revoked_at: sql`now()` })
+    .where('org_id', '=', orgId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .execute();
 }

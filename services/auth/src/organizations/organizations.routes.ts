@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
-import { listMembers } from './organizations.repository.js';
-import { deleteOrganization, getOrganization, toOrganizationBody, transferOwnership } from './organizations.service.js';
+import { deleteOrganization, getOrganization, listMemberPage, toOrganizationBody, transferOwnership } from './organizations.service.js';
 
 export function organizationRoutes(ctx: AuthContext): Router {
   const router = Router();
@@ -13,7 +12,7 @@ export function organizationRoutes(ctx: AuthContext): Router {
 
   router.get('/api/organizations/current/members', async (req, res) => {
     const { limit, offset } = parsePagination(req.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: 500 });
-    const { rows, total } = await listMembers(ctx.db, orgPrincipal(res).org_id, limit, offset);
+    const { rows, total } = await listMemberPage(ctx.db, orgPrincipal(res).org_id, limit, offset);
     res.json({
       data: rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
       pagination: { limit, offset, total },

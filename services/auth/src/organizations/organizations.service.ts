@@ -4,7 +4,6 @@ import { enqueueEvent } from '@assay/bus';
 import { forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Plan, Principal } from '@assay/principal';
 import type { AuthDatabase, OrganizationRow, OrganizationStatus } from '../db/database.js';
-import { revokeAllKeysOfOrg } from '../keys/keys.repository.js';
 import { hashPassword } from '../secrets/passwords.js';
 import {
   findMembership,
@@ -13,7 +12,10 @@ import {
   insertMembership,
   insertOrganization,
   insertUser,
+  listAdministrators,
+  listMembers,
   lockOrganization,
+  revokeAllKeysOfOrg,
   setMemberRole,
   setOrganizationStatus,
 } from './organizations.repository.js';
@@ -108,4 +110,28 @@ export async function withBootstrapLock<T>(db: Db, fn: (trx: Db) => Promise<T>):
     await sql`select pg_advisory_xact_lock(hashtext('assay.auth.bootstrap'))`.execute(trx);
     return fn(trx);
   });
+}
+
+/** A page of the organization's members. */
+export function listMemberPage(db: Db, orgId: string, limit: number, offset: number) {
+  return listMembers(db, orgId, limit, offset);
+}
+
+/**
+ * Who to tell about an organization's problems: its owners and admins.
+ * @throws AppError 404 for an unknown organization.
+ */
+export async function organizationAdministrators(db: Db, id: unknown) {
+  if (!isUuid(id) || !(await findOrganizationById(db, id))) throw notFound('Organization');
+  return listAdministrators(db, id);
+}
+
+/**
+ * An organization by id, for internal callers.
+ * @throws AppError 404 for an unknown or malformed id.
+ */
+export async function findOrganizationOr404(db: Db, id: unknown): Promise<OrganizationRow> {
+  const org = isUuid(id) ? await findOrganizationById(db, id) : undefined;
+  if (!org) throw notFound('Organization');
+  return org;
 }

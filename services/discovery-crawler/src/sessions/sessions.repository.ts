@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus, SessionWarning } from '../db/database.js';
 import { templateSiblings, type TemplatedEndpoint } from '../crawler/endpoints.js';
 
@@ -30,7 +31,7 @@ export async function listSessions(db: Db, orgId: string, f: { projectId?: strin
   let q = db.selectFrom('sessions').where('org_id', '=', orgId);
   if (f.projectId) q = q.where('project_id', '=', f.projectId);
   if (f.status) q = q.where('status', '=', f.status);
-  const [rows, total] = await Promise.all([
+  const { rows, total } = await selectPage(
     q
       .selectAll('sessions')
       .select((eb) => [
@@ -40,11 +41,10 @@ export async function listSessions(db: Db, orgId: string, f: { projectId?: strin
       .orderBy('started_at', 'desc')
       .orderBy('id', 'desc')
       .limit(f.limit)
-      .offset(f.offset)
-      .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map((r) => ({ ...r, pages_crawled: Number(r.pages_crawled ?? 0), flows_detected: Number(r.flows_detected ?? 0) })), total: Number(total.n) };
+      .offset(f.offset),
+    q,
+  );
+  return { rows: rows.map((r) => ({ ...r, pages_crawled: Number(r.pages_crawled ?? 0), flows_detected: Number(r.flows_detected ?? 0) })), total };
 }
 
 /** Moves a session between statuses if it is in one of `from`; undefined otherwise. */

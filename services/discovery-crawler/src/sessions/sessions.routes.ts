@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import { orgPrincipal, serveEventStream, validateBody } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
-import { streamEventsAfter } from './sessions.repository.js';
-import { cancelSession, getSession, listSessionsBody, pauseSession, progressBody, resultsBody, resumeSession, startSession, startedBody, type StartRequest } from './sessions.service.js';
+import { cancelSession, getSession, listSessionsBody, pauseSession, progressBody, resultsBody, resumeSession, sessionEventsAfter, startSession, startedBody, type StartRequest } from './sessions.service.js';
 
 export function sessionRoutes(ctx: DiscoveryContext): Router {
   const router = Router();
@@ -40,7 +39,7 @@ export function sessionRoutes(ctx: DiscoveryContext): Router {
   router.get('/api/v1/discovery/:id/stream', async (req, res) => {
     const row = await getSession(ctx, orgPrincipal(res).org_id, req.params.id);
     await serveEventStream(req, res, {
-      read: (afterSeq) => streamEventsAfter(ctx.db, row.id, afterSeq),
+      read: (afterSeq) => sessionEventsAfter(ctx, row.id, afterSeq),
       subscribe: (wake) => ctx.notifier.on(row.id, wake),
       isLast: (e) => e.type === 'completion',
       format: (e) => ({ session_id: row.id, ...(e.data as Record<string, unknown>) }),

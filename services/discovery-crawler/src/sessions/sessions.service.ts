@@ -7,7 +7,7 @@ import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
 import { normaliseUrl } from '../crawler/urls.js';
-import { appendStreamEvent, countSession, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, transition, type ListedSession } from './sessions.repository.js';
+import { appendStreamEvent, countSession, streamEventsAfter, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, transition, type ListedSession } from './sessions.repository.js';
 
 export interface StartRequest {
   project_id: string;
@@ -224,4 +224,9 @@ export async function cancelSession(ctx: DiscoveryContext, orgId: string, id: st
     await appendStreamEvent(trx, row.id, 'completion', { session_id: row.id, status: 'cancelled', pages_crawled: counts.crawled, flows_detected: counts.flows });
     return { session_id: row.id, status: 'cancelled' as const, cancelled_at: iso(row.cancelled_at), pages_crawled: counts.crawled };
   });
+}
+
+/** The session's stream events after `afterSeq`, at most 500, oldest first. */
+export function sessionEventsAfter(ctx: DiscoveryContext, sessionId: string, afterSeq: number) {
+  return streamEventsAfter(ctx.db, sessionId, afterSeq);
 }

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, ExecutionTable, SnapshotCase, TestResultRow } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
@@ -42,11 +43,7 @@ export async function listExecutions(db: Db, orgId: string, f: ExecutionFilter) 
   if (f.outcome === 'running') q = q.where('status', 'in', ['queued', 'pending', 'running']);
   if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset(f.offset), q);
 }
 
 export async function findResults(db: Db, executionId: string): Promise<TestResultRow[]> {

@@ -1,13 +1,14 @@
 import { Router, type Request, type Response } from 'express';
-import { isUuid, notFound, orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
-import { listExecutions, streamEventsAfter } from './executions.repository.js';
 import {
   cancel,
   createExecution,
   estimateWaitSeconds,
+  executionEventsAfter,
   getExecution,
+  listExecutionPage,
   queuedBody,
   rerunExecution,
   resultsOf,
@@ -29,7 +30,7 @@ const OUTCOMES = ['passed', 'failed', 'cancelled', 'running'] as const;
  */
 export function streamExecution(ctx: ExecutionContext, req: Request, res: Response, id: string, idField: 'execution_id' | 'test_run_id'): Promise<void> {
   return serveEventStream(req, res, {
-    read: (afterSeq) => streamEventsAfter(ctx.db, id, afterSeq),
+    read: (afterSeq) => executionEventsAfter(ctx, id, afterSeq),
     subscribe: (wake) => ctx.notifier.on(id, wake),
     isLast: (e) => e.type === 'completed',
     format: (e) => ({ [idField]: id, ...(e.data as Record<string, unknown>) }),
@@ -81,8 +82,7 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     if (outcome !== undefined && !OUTCOMES.includes(outcome as never)) throw validationError([{ field: 'outcome', message: `must be one of ${OUTCOMES.join(', ')}` }]);
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
-    if (!isUuid(projectId)) throw notFound('Project');
-    const { rows, total } = await listExecutions(ctx.db, orgId, {
+    const { rows, total } = await listExecutionPage(ctx, orgId, {
       projectId,
       status: status as ExecutionStatus | undefined,
       outcome: outcome as (typeof OUTCOMES)[number] | undefined,
@@ -91,8 +91,6 @@ export function executionRoutes(ctx: ExecutionContext): Router {
       limit,
       offset,
     });
-    // No runs at all: say whether the project exists (another organization's answers as an unknown one).
-    if (total === 0) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: rows.map(toExecutionBody), pagination: { limit, offset, total } });
   });
 

@@ -17,9 +17,12 @@ import {
   findExecutionById,
   findResults,
   insertQueuedExecution,
+  listExecutions,
   recentAverageSeconds,
   recordSkippedCount,
   skipResults,
+  streamEventsAfter,
+  type ExecutionFilter,
 } from './executions.repository.js';
 
 export interface RunRequest {
@@ -172,6 +175,24 @@ async function estimate(ctx: ExecutionContext, row: ExecutionRow): Promise<{ wai
 
 export function queuedBody(row: ExecutionRow, estimatedWaitSeconds: number) {
   return { id: row.id, status: 'queued' as const, estimated_wait_seconds: estimatedWaitSeconds, polling_url: `/api/v1/executions/${row.id}/status` };
+}
+
+/**
+ * A page of a project's executions (plan runs, or test runs with `kind: 'run'`).
+ * With none at all, whether the project exists is asked of the test-case
+ * service (another organization's answers as an unknown one).
+ * @throws AppError 404 for a malformed or unknown project.
+ */
+export async function listExecutionPage(ctx: ExecutionContext, orgId: string, f: ExecutionFilter) {
+  if (!isUuid(f.projectId)) throw notFound('Project');
+  const page = await listExecutions(ctx.db, orgId, f);
+  if (page.total === 0) await ctx.testCases.assertProject(orgId, f.projectId);
+  return page;
+}
+
+/** The execution's stream events after `afterSeq`, oldest first. */
+export function executionEventsAfter(ctx: ExecutionContext, executionId: string, afterSeq: number) {
+  return streamEventsAfter(ctx.db, executionId, afterSeq);
 }
 
 export async function getExecution(ctx: ExecutionContext, orgId: string, id: string): Promise<ExecutionRow> {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { ExecutionDatabase, ScheduleRow, ScheduleTable } from '../db/database.js';
 import type { Insertable, Updateable } from 'kysely';
 
@@ -14,11 +15,7 @@ export async function findSchedule(db: Db, orgId: string, planId: string, id: st
 
 export async function listSchedules(db: Db, orgId: string, planId: string, limit: number, offset: number) {
   const base = db.selectFrom('schedules').where('org_id', '=', orgId).where('test_plan_id', '=', planId);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(base.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset), base);
 }
 
 export async function countSchedules(db: Db, orgId: string, planId: string): Promise<number> {

@@ -1,11 +1,10 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { contractValidator, validateSteps } from '@assay/contracts';
-import { isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
-import { listExecutions } from '../executions/executions.repository.js';
 import { STATUSES, streamExecution } from '../executions/executions.routes.js';
-import { cancel, estimateWaitSeconds, resultsOf, waitForEnd } from '../executions/executions.service.js';
+import { cancel, estimateWaitSeconds, listExecutionPage, resultsOf, waitForEnd } from '../executions/executions.service.js';
 import { createTestRun, getTestRun, saveTestRun, toTestRunBody, type SaveRequest, type TestRunRequest } from './test-runs.service.js';
 
 
@@ -51,9 +50,7 @@ export function testRunRoutes(ctx: ExecutionContext): Router {
     if (status !== undefined && !STATUSES.includes(status as ExecutionStatus)) {
       throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
     }
-    if (!isUuid(projectId)) throw notFound('Project');
-    const { rows, total } = await listExecutions(ctx.db, orgId, { projectId, kind: 'run', status: status as ExecutionStatus | undefined, limit, offset });
-    if (total === 0) await ctx.testCases.assertProject(orgId, projectId);
+    const { rows, total } = await listExecutionPage(ctx, orgId, { projectId, kind: 'run', status: status as ExecutionStatus | undefined, limit, offset });
     res.json({ data: rows.map(toTestRunBody), pagination: { limit, offset, total } });
   });
 

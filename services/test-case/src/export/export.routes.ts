@@ -1,12 +1,11 @@
 import { Router, type Response } from 'express';
-import { notFound, orgPrincipal, validationError } from '@assay/http';
+import { orgPrincipal, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import type { ProjectRow, TestCaseRow } from '../db/database.js';
-import { findProject } from '../projects/projects.repository.js';
-import { isUuid, queryString } from '../shared.js';
-import { findTestCases } from '../test-cases/test-cases.repository.js';
-import { getTestCase } from '../test-cases/test-cases.service.js';
-import { findTestPlan } from '../test-plans/test-plans.repository.js';
+import { getProject } from '../projects/projects.service.js';
+import { queryString } from '../shared.js';
+import { findActiveTestCases, getTestCase } from '../test-cases/test-cases.service.js';
+import { getTestPlan } from '../test-plans/test-plans.service.js';
 import { specFilename, toPlaywrightSpec, type ExportCase } from './playwright.js';
 
 const FORMATS = ['playwright', 'json'] as const;
@@ -61,8 +60,7 @@ export function exportRoutes(ctx: TestCaseContext): Router {
     const query = req.query as Record<string, unknown>;
     const format = formatOf(query);
     const row = await getTestCase(ctx.db, orgId, req.params.id);
-    const project = await findProject(ctx.db, orgId, row.project_id);
-    if (!project) throw notFound('Project');
+    const project = await getProject(ctx.db, orgId, row.project_id);
     const baseUrl = baseUrlOf(project, query);
     const cases = [toExportCase(row)];
     send(res, format, row.name, () =>
@@ -77,16 +75,10 @@ export function exportRoutes(ctx: TestCaseContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
     const format = formatOf(query);
-    const plan = isUuid(req.params.id) ? await findTestPlan(ctx.db, orgId, req.params.id) : undefined;
-    if (!plan) throw notFound('Test plan');
-    const project = await findProject(ctx.db, orgId, plan.project_id);
-    if (!project) throw notFound('Project');
+    const plan = await getTestPlan(ctx.db, orgId, req.params.id);
+    const project = await getProject(ctx.db, orgId, plan.project_id);
     const baseUrl = baseUrlOf(project, query);
-    const byId = new Map((await findTestCases(ctx.db, orgId, plan.test_case_ids)).map((c) => [c.id, c]));
-    const cases = plan.test_case_ids.flatMap((id) => {
-      const c = byId.get(id);
-      return c && c.status === 'active' ? [toExportCase(c)] : [];
-    });
+    const cases = (await findActiveTestCases(ctx.db, orgId, plan.test_case_ids)).map(toExportCase);
     send(res, format, plan.name, () =>
       format === 'json'
         ? toImportJson(cases)

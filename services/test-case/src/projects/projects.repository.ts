@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { ProjectRow, TestCaseDatabase } from '../db/database.js';
 import { likePattern } from '../shared.js';
 
@@ -18,11 +19,7 @@ export async function findProject(db: Db, orgId: string, id: string): Promise<Pr
 export async function listProjects(db: Db, orgId: string, opts: { limit: number; offset: number; search?: string | undefined }) {
   let q = db.selectFrom('projects').where('org_id', '=', orgId);
   if (opts.search) q = q.where(sql<boolean>`name ilike ${likePattern(opts.search)}`);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(opts.limit).offset(opts.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('created_at').orderBy('id').limit(opts.limit).offset(opts.offset), q);
 }
 
 export async function updateProject(

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { NewTestCaseRow, TestCaseDatabase, TestCaseRow, TestCaseStatus } from '../db/database.js';
 import { likePattern } from '../shared.js';
 
@@ -21,11 +22,7 @@ export async function listTestCases(db: Db, orgId: string, f: TestCaseFilter): P
   const ordered = f.planId
     ? q.selectAll('tc').orderBy(sql`m.position`).orderBy('tc.id')
     : q.selectAll('tc').orderBy('tc.created_at').orderBy('tc.id');
-  const [rows, count] = await Promise.all([
-    ordered.limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(ordered.limit(f.limit).offset(f.offset), q);
 }
 
 export async function findTestCase(db: Db, orgId: string, id: string, lock = false): Promise<TestCaseRow | undefined> {

@@ -1,17 +1,17 @@
 import { Router } from 'express';
 import { AppError, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
-import { findProject } from '../projects/projects.repository.js';
+import { getProject } from '../projects/projects.service.js';
 import { isUuid, queryBoolean, queryString } from '../shared.js';
 import { ImportFileError, parseImportFile } from './import.parser.js';
 import { readImportUpload } from './import.upload.js';
-import { listTestCases } from './test-cases.repository.js';
 import {
   assertValidTestCaseBody,
   bulkDeleteTestCases,
   createTestCases,
   deleteTestCase,
   getTestCase,
+  listTestCasePage,
   restoreTestCase,
   toTestCaseBody,
   updateTestCase,
@@ -30,11 +30,10 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
     if (!projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
     const status = queryString(query, 'status', 16) ?? 'active';
     if (!(STATUSES as readonly string[]).includes(status)) throw validationError([{ field: 'status', message: 'must be one of active, archived, all' }]);
-    if (!isUuid(projectId) || !(await findProject(ctx.db, orgId, projectId))) throw notFound('Project');
+    const project = await getProject(ctx.db, orgId, projectId);
     const planId = queryString(query, 'test_plan_id', 64);
     if (planId !== undefined && !isUuid(planId)) throw notFound('Test plan');
-    const { rows, total } = await listTestCases(ctx.db, orgId, {
-      projectId,
+    const { rows, total } = await listTestCasePage(ctx.db, orgId, project, {
       planId,
       search: queryString(query, 'search'),
       status: status as (typeof STATUSES)[number],
@@ -60,7 +59,7 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
     const upload = await readImportUpload(req);
     if (!upload.projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
     if (!upload.file) throw validationError([{ field: 'file', message: 'is required' }]);
-    if (!isUuid(upload.projectId) || !(await findProject(ctx.db, orgId, upload.projectId))) throw notFound('Project');
+    await getProject(ctx.db, orgId, upload.projectId);
     let parsed;
     try {
       parsed = parseImportFile(upload.file.content, { filename: upload.file.filename, mimetype: upload.file.mimetype });

@@ -3,8 +3,8 @@ import { enqueueEvents, type NewEvent } from '@assay/bus';
 import { contractValidator, type FieldError } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { conflict, notFound, validationError } from '@assay/http';
-import type { Priority, TestCaseDatabase, TestCaseRow } from '../db/database.js';
-import { findProject } from '../projects/projects.repository.js';
+import type { Priority, ProjectRow, TestCaseDatabase, TestCaseRow } from '../db/database.js';
+import { getProject } from '../projects/projects.service.js';
 import { isUuid, iso } from '../shared.js';
 import { normaliseSteps, validateSteps, type Step } from './steps.js';
 import {
@@ -12,9 +12,12 @@ import {
   countPlanMemberships,
   deleteTestCases,
   findTestCase,
+  findTestCaseIdsTagged,
   findTestCases,
   insertTestCases,
+  listTestCases,
   updateTestCaseRow,
+  type TestCaseFilter,
 } from './test-cases.repository.js';
 
 type Db = Kysely<TestCaseDatabase>;
@@ -84,8 +87,8 @@ function deletedEvent(orgId: string, row: TestCaseRow, permanent: boolean): NewE
 }
 
 async function requireProject(db: Db, orgId: string, projectId: unknown): Promise<string> {
-  if (!isUuid(projectId) || !(await findProject(db, orgId, projectId))) throw notFound('Project');
-  return projectId;
+  await getProject(db, orgId, projectId);
+  return projectId as string;
 }
 
 export interface TestCaseInput {
@@ -121,6 +124,29 @@ export async function createTestCases(db: Db, schema: string, orgId: string, pro
     );
     await enqueueEvents(trx, schema, rows.map((r) => createdEvent(orgId, r, source)));
     return rows;
+  });
+}
+
+/** A page of the test cases of a project (found with `getProject`), filtered. */
+export function listTestCasePage(db: Db, orgId: string, project: ProjectRow, f: Omit<TestCaseFilter, 'projectId'>): Promise<{ rows: TestCaseRow[]; total: number }> {
+  return listTestCases(db, orgId, { ...f, projectId: project.id });
+}
+
+/**
+ * The ids of a project's cases (deleted ones too) carrying any of the tags.
+ * @throws AppError 404 for an unknown project.
+ */
+export async function taggedTestCaseIds(db: Db, orgId: string, projectId: string, tags: string[]): Promise<string[]> {
+  const project = await getProject(db, orgId, projectId);
+  return findTestCaseIdsTagged(db, orgId, project.id, tags);
+}
+
+/** The cases of these ids in the order given, active ones only (archived and unknown ids are left out). */
+export async function findActiveTestCases(db: Db, orgId: string, ids: string[]): Promise<TestCaseRow[]> {
+  const byId = new Map((await findTestCases(db, orgId, ids)).map((c) => [c.id, c]));
+  return ids.flatMap((id) => {
+    const c = byId.get(id);
+    return c && c.status === 'active' ? [c] : [];
   });
 }
 

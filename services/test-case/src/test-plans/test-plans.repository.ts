@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { TestCaseDatabase, TestPlanRow } from '../db/database.js';
 
 type Db = Kysely<TestCaseDatabase>;
@@ -28,11 +29,7 @@ export async function listTestPlans(db: Db, orgId: string, opts: { projectId?: s
   if (opts.projectId) base = base.where('project_id', '=', opts.projectId);
   let rowsQ = withCaseIds(db).where('p.org_id', '=', orgId);
   if (opts.projectId) rowsQ = rowsQ.where('p.project_id', '=', opts.projectId);
-  const [rows, count] = await Promise.all([
-    rowsQ.orderBy('p.created_at').orderBy('p.id').limit(opts.limit).offset(opts.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(rowsQ.orderBy('p.created_at').orderBy('p.id').limit(opts.limit).offset(opts.offset), base);
 }
 
 export async function insertTestPlan(db: Db, p: { org_id: string; project_id: string; name: string; description: string | null }) {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { DeliveryRow, DeliveryStatus, NewDeliveryRow, WebhookDatabase } from '../db/database.js';
 import { activeTraceparent } from '@assay/telemetry';
 
@@ -42,11 +43,7 @@ export async function listDeliveries(db: Db, orgId: string, webhookId: string, f
   let q = db.selectFrom('deliveries').where('org_id', '=', orgId).where('webhook_id', '=', webhookId);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.event) q = q.where('event', '=', f.event);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset(f.offset), q);
 }
 
 export async function findDelivery(db: Db, orgId: string, webhookId: string, id: string, lock = false): Promise<DeliveryRow | undefined> {

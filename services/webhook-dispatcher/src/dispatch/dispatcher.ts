@@ -1,12 +1,27 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { EgressPolicy } from '@assay/egress';
 import type { Logger } from '@assay/logger';
-import type { Plan } from '@assay/principal';
 import { inSpanFrom } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
 import { purgeExpiredDeliveries } from '../deliveries/deliveries.repository.js';
-import type { SecretBox } from '../webhooks/secrets.js';
+import {
+  disableWebhookWithNotice,
+  findOrgPlans,
+  findRateCounters,
+  findWebhookTargets,
+  limitIdleTransaction,
+  lockRateKeys,
+  purgeRateCounters,
+  putBackUnsent,
+  recordOutcomes,
+  requeueDeliveriesAt,
+  saveRateCounters,
+  takeDueDeliveries,
+  type Claimed,
+  type Outcome,
+} from './dispatch.repository.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { SYSTEM_CLOCK, type Clock } from '../shared/clock.js';
 import { PLAN_LIMITS, RATE_LIMITS, RESPONSE_TIMEOUT_MS } from '../shared/plans.js';
 import { nextAttemptAt, parseRetryAfter } from '../shared/retry.js';
@@ -39,36 +54,8 @@ export interface DispatcherOptions {
   onWebhookDisabled?: (w: DisabledWebhook) => Promise<unknown>;
 }
 
-interface Claimed {
-  id: string;
-  org_id: string;
-  webhook_id: string;
-  event: string;
-  body: string;
-  test: boolean;
-  attempt_count: number;
-  max_attempts: number;
-  /** When it was due, as Postgres wrote it (never parsed here): a row put back unsent keeps its place. */
-  due_at: string;
-  traceparent: string | null;
-}
-
 /** Where a batch's deliveries of one webhook go, and the secrets that sign them (or why none can). */
 type Target = { endpoint: Endpoint; secrets: KeyObject[] } | { error: string };
-
-interface Outcome {
-  id: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempt_count: number;
-  next_attempt_at: string | null;
-  status_code: number | null;
-  response_body: string | null;
-  response_time_ms: number;
-  error: string | null;
-  completed_at: string | null;
-  /** When the attempt started (ISO). */
-  at: string;
-}
 
 interface Result {
   delivery: Claimed;
@@ -217,14 +204,14 @@ export class Dispatcher {
     await this.o.db.transaction().execute(async (trx) => {
       // A process that stops answering (not killed: frozen) loses its locks after this long.
       const idleLimit = this.batchMs + (this.o.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS) + 60_000;
-      await sql`select set_config('idle_in_transaction_session_timeout', ${String(idleLimit)}, true)`.execute(trx);
+      await limitIdleTransaction(trx, idleLimit);
       const now = this.clock.now();
       const rows = await this.claim(trx, now);
       claimed = rows.length;
       if (rows.length === 0) return;
       const targets = await this.targets(trx, rows, now);
       const { results, unsent } = await this.sendAll(rows, targets, now.getTime() + this.batchMs, () => onStarted?.(rows.length));
-      if (unsent.length) await this.putBack(trx, unsent);
+      if (unsent.length) await putBackUnsent(trx, unsent);
       if (results.length) await this.record(trx, results, disabled);
     });
     onStarted?.(claimed);
@@ -270,15 +257,6 @@ export class Dispatcher {
     return { results, unsent };
   }
 
-  /** Rows taken but not sent go back on the queue as they were (unless their delivery was deleted meanwhile). */
-  private async putBack(trx: Db, rows: Claimed[]): Promise<void> {
-    await sql`
-      insert into delivery_queue (delivery_id, next_attempt_at)
-      select d.id, u.due_at
-      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.due_at)}::timestamptz[]) as u(id, due_at)
-      join deliveries d on d.id = u.id`.execute(trx);
-  }
-
   private sendOne(d: Claimed, target: Target, at: Date): Promise<Outcome> {
     // Each attempt is a span of the trace that made the delivery (the event's, or the test request's).
     const attributes = { 'assay.delivery.id': d.id, 'assay.webhook.id': d.webhook_id, 'assay.event': d.event, 'assay.delivery.attempt': d.attempt_count + 1 };
@@ -321,24 +299,7 @@ export class Dispatcher {
    * undone if the process dies first. Rate-limited rows go back, due later.
    */
   private async claim(trx: Db, now: Date): Promise<Claimed[]> {
-    const take = async () =>
-      (
-        await sql<Claimed>`
-          with taken as (
-            delete from delivery_queue where ctid = any(array(
-              select q.ctid from delivery_queue q
-              join deliveries d on d.id = q.delivery_id
-              join webhooks w on w.id = d.webhook_id
-              where q.next_attempt_at <= ${now} and w.enabled
-              order by q.next_attempt_at
-              limit ${BATCH_SIZE}
-              for update of q skip locked))
-            returning delivery_id, next_attempt_at
-          )
-          select d.id, d.org_id, d.webhook_id, d.event, d.body, d.test, d.attempt_count, d.max_attempts, t.next_attempt_at::text as due_at, d.traceparent
-          from taken t join deliveries d on d.id = t.delivery_id
-          order by t.next_attempt_at`.execute(trx)
-      ).rows;
+    const take = () => takeDueDeliveries(trx, now, BATCH_SIZE);
     if (this.o.rateLimitsEnabled === false) return take();
     // Rows held back by a rate limit go back due later; look again until some may go or none are due.
     for (;;) {
@@ -346,9 +307,7 @@ export class Dispatcher {
       if (taken.length === 0) return [];
       const { allowed, waits } = await this.o.db.transaction().execute((counters) => this.applyRateLimits(counters, taken, now));
       for (const [until, ids] of waits) {
-        const at = new Date(until);
-        await trx.insertInto('delivery_queue').values(ids.map((id) => ({ delivery_id: id, next_attempt_at: at }))).execute();
-        await trx.updateTable('deliveries').set({ next_attempt_at: at }).where('id', 'in', ids).execute();
+        await requeueDeliveriesAt(trx, ids, new Date(until));
       }
       if (allowed.length > 0) return allowed;
     }
@@ -356,11 +315,7 @@ export class Dispatcher {
 
   /** The URL and opened secrets of each webhook in the batch. */
   private async targets(trx: Db, rows: Claimed[], now: Date): Promise<Map<string, Target>> {
-    const hooks = await trx
-      .selectFrom('webhooks')
-      .select(['id', 'url', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at'])
-      .where('id', 'in', [...new Set(rows.map((r) => r.webhook_id))])
-      .execute();
+    const hooks = await findWebhookTargets(trx, [...new Set(rows.map((r) => r.webhook_id))]);
     const out = new Map<string, Target>();
     for (const w of hooks) {
       try {
@@ -388,17 +343,10 @@ export class Dispatcher {
     const minute = floorTo(now, 60_000);
     const day = floorTo(now, 86_400_000);
     const keys = [...new Set(rows.flatMap((r) => [`w:${r.webhook_id}`, `o:${r.org_id}`]))].sort();
-    for (const key of keys) await sql`select pg_advisory_xact_lock(hashtext(${`assay.webhook.rate.${key}`}))`.execute(trx);
-    const counters = await trx
-      .selectFrom('rate_counters')
-      .select(['key', 'window_start', 'count'])
-      .where('key', 'in', keys)
-      .where('window_start', 'in', [minute, day])
-      .execute();
+    await lockRateKeys(trx, keys);
+    const counters = await findRateCounters(trx, keys, [minute, day]);
     const counts = new Map(counters.map((c) => [`${c.key}|${c.window_start.getTime() === minute.getTime() ? 'm' : 'd'}`, c.count]));
-    const plans = new Map(
-      (await trx.selectFrom('org_plans').select(['org_id', 'plan']).where('org_id', 'in', [...new Set(rows.map((r) => r.org_id))]).execute()).map((p) => [p.org_id, p.plan as Plan]),
-    );
+    const plans = await findOrgPlans(trx, [...new Set(rows.map((r) => r.org_id))]);
     const allowed: Claimed[] = [];
     const waits = new Map<number, string[]>();
     const nextMinute = minute.getTime() + 60_000;
@@ -423,41 +371,17 @@ export class Dispatcher {
         { key, window_start: minute, count: counts.get(`${key}|m`) ?? 0 },
         { key, window_start: day, count: counts.get(`${key}|d`) ?? 0 },
       ]);
-      await trx
-        .insertInto('rate_counters')
-        .values(values)
-        .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet((eb) => ({ count: eb.ref('excluded.count') })))
-        .execute();
+      await saveRateCounters(trx, values);
     }
     return { allowed, waits };
   }
 
   /**
-   * Writes the batch's results in its transaction, in one statement: each
-   * delivery row gets its status and the attempt appended, and a retried one
-   * goes back on the queue at its next time. A delivery deleted meanwhile
-   * (with its webhook) records nothing.
+   * Writes the batch's results in its transaction (`recordOutcomes`), then
+   * disables the webhooks whose delivery failed for good.
    */
   private async record(trx: Db, results: Result[], disabled: DisabledWebhook[]): Promise<void> {
-    await sql`
-      with v as (
-        select * from jsonb_to_recordset(${JSON.stringify(results.map((r) => r.outcome))}::jsonb) as v(
-          id uuid, status text, attempt_count int, next_attempt_at timestamptz, status_code int,
-          response_body text, response_time_ms int, error text, completed_at timestamptz, at text)
-      ), updated as (
-        update deliveries d set
-          status = v.status, attempt_count = v.attempt_count, next_attempt_at = v.next_attempt_at,
-          status_code = v.status_code, response_body = v.response_body, response_time_ms = v.response_time_ms,
-          error = v.error, completed_at = v.completed_at,
-          attempts = d.attempts || jsonb_build_array(jsonb_build_object(
-            'attempt', v.attempt_count, 'at', v.at, 'status_code', v.status_code, 'response_time_ms', v.response_time_ms, 'error', v.error))
-        from v
-        where d.id = v.id
-        returning d.id
-      )
-      insert into delivery_queue (delivery_id, next_attempt_at)
-      select v.id, v.next_attempt_at from v join updated u on u.id = v.id
-      where v.status = 'pending'`.execute(trx);
+    await recordOutcomes(trx, results.map((r) => r.outcome));
     const now = this.clock.now();
     // In webhook order, so two batches disabling the same webhooks cannot deadlock.
     const failed = results.filter((r) => r.outcome.status === 'failed').sort((a, b) => (a.delivery.webhook_id < b.delivery.webhook_id ? -1 : 1));
@@ -474,19 +398,9 @@ export class Dispatcher {
   }
 
   private async disableWebhook(trx: Db, delivery: Claimed, reason: string, now: Date): Promise<DisabledWebhook | undefined> {
-    const disabled = await trx
-      .updateTable('webhooks')
-      .set({ enabled: false, disabled_reason: reason, disabled_at: now, updated_at: now })
-      .where('id', '=', delivery.webhook_id)
-      .where('enabled', '=', true)
-      .returning(['id', 'name', 'url'])
-      .executeTakeFirst();
+    // With the administrators' notification; the log line carries no secret and no body.
+    const disabled = await disableWebhookWithNotice(trx, { orgId: delivery.org_id, webhookId: delivery.webhook_id }, reason, now);
     if (!disabled) return undefined;
-    // The administrators' notification; the log line carries no secret and no body.
-    await trx
-      .insertInto('notifications')
-      .values({ org_id: delivery.org_id, webhook_id: delivery.webhook_id, kind: 'webhook.disabled', message: `Webhook "${disabled.name}" (${disabled.url}) was disabled. ${reason}`, created_at: now })
-      .execute();
     this.o.logger.warn({ webhook: delivery.webhook_id, org: delivery.org_id, reason }, 'webhook disabled');
     return { orgId: delivery.org_id, webhookId: delivery.webhook_id, name: disabled.name, url: disabled.url, reason };
   }
@@ -501,7 +415,7 @@ export class Dispatcher {
   async purge(): Promise<number> {
     const now = this.clock.now();
     const n = await purgeExpiredDeliveries(this.o.db, now);
-    await this.o.db.deleteFrom('rate_counters').where('window_start', '<', new Date(now.getTime() - 2 * 86_400_000)).execute();
+    await purgeRateCounters(this.o.db, new Date(now.getTime() - 2 * 86_400_000));
     return n;
   }
 }

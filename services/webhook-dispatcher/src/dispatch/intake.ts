@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { EventEnvelope } from '@assay/bus';
-import { EVENTS, TOPICS, type Topic } from '@assay/contracts';
+import { EVENTS, isEvent, TOPICS, type Topic } from '@assay/contracts';
 import type { WebhookDatabase } from '../db/database.js';
 import { insertDeliveries } from '../deliveries/deliveries.repository.js';
 import { newDelivery } from '../deliveries/envelope.js';
 import { findEnabledWebhooks, rememberPlan } from '../webhooks/webhooks.repository.js';
-import type { Plan } from '@assay/principal';
 import type { Clock } from '../shared/clock.js';
-import { passesFilters, rulesHold } from './matching.js';
+import { passesFilters, rulesHold } from '../webhooks/matching.js';
+import { extendFailureStreak, findFailureStreak, resetFailureStreak } from './failure-streaks.repository.js';
 
 type Db = Kysely<WebhookDatabase>;
 
 /** Every public event type of the catalog, and the topics that carry them. */
 export const PUBLIC_EVENTS = new Set(Object.entries(EVENTS).filter(([, c]) => c.visibility === 'public').map(([type]) => type));
-export const PUBLIC_TOPICS: Topic[] = (Object.values(TOPICS) as Topic[]).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
+export const PUBLIC_TOPICS: Topic[] = Object.values(TOPICS).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
 
 /**
  * The webhook events one bus event becomes: itself, when it is public.
@@ -25,26 +25,25 @@ export function webhookEventsOf(envelope: EventEnvelope): Array<{ event: string;
   return [{ event: envelope.event, data: envelope.data }];
 }
 
+/** The test case a `test.execution.*` event is about, read off its data without trusting its shape. */
+function testCaseIdOf(envelope: EventEnvelope): string | undefined {
+  if (!envelope.event.startsWith('test.execution.')) return undefined;
+  const execution = envelope.data.execution;
+  if (typeof execution !== 'object' || execution === null) return undefined;
+  const id = 'test_case_id' in execution ? execution.test_case_id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /** Tracks consecutive failures per test case; returns the count after this event. */
 async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelope): Promise<number | undefined> {
-  const execution = envelope.data.execution as { test_case_id?: string } | undefined;
-  const caseId = execution?.test_case_id;
-  if (!caseId || !envelope.event.startsWith('test.execution.')) return undefined;
+  const caseId = testCaseIdOf(envelope);
+  if (!caseId) return undefined;
   if (envelope.event === 'test.execution.passed') {
-    await db.deleteFrom('failure_streaks').where('org_id', '=', orgId).where('test_case_id', '=', caseId).execute();
+    await resetFailureStreak(db, orgId, caseId);
     return 0;
   }
-  if (envelope.event === 'test.execution.failed') {
-    const row = await db
-      .insertInto('failure_streaks')
-      .values({ org_id: orgId, test_case_id: caseId, count: 1 })
-      .onConflict((oc) => oc.columns(['org_id', 'test_case_id']).doUpdateSet((eb) => ({ count: eb('failure_streaks.count', '+', 1) })))
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    return row.count;
-  }
-  const row = await db.selectFrom('failure_streaks').select('count').where('org_id', '=', orgId).where('test_case_id', '=', caseId).executeTakeFirst();
-  return row?.count ?? 0;
+  if (envelope.event === 'test.execution.failed') return extendFailureStreak(db, orgId, caseId);
+  return findFailureStreak(db, orgId, caseId);
 }
 
 /**
@@ -58,7 +57,7 @@ export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Cloc
   if (relevant.length === 0) return 0;
   const now = clock.now();
   // A plan change applies to this organization's deliveries at once, before its next API call.
-  for (const e of relevant) if (e.event === 'billing.subscription.updated') await rememberPlan(db, e.organization_id, e.data.new_plan as Plan);
+  for (const e of relevant) if (isEvent(e, 'billing.subscription.updated')) await rememberPlan(db, e.organization_id, e.data.new_plan);
   const orgs = [...new Set(relevant.map((e) => e.organization_id))];
   const webhooks = await findEnabledWebhooks(db, orgs);
   const rows = [];

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { selectPage } from '@assay/db';
 import type { Plan } from '@assay/principal';
 import type { NewWebhookRow, WebhookDatabase, WebhookRow } from '../db/database.js';
 
@@ -16,11 +17,7 @@ export async function findWebhook(db: Db, orgId: string, id: string, lock = fals
 
 export async function listWebhooks(db: Db, orgId: string, limit: number, offset: number): Promise<{ rows: WebhookRow[]; total: number }> {
   const q = db.selectFrom('webhooks').where('org_id', '=', orgId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return selectPage(q.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset), q);
 }
 
 /** Counts under a per-organization advisory lock, so two creates cannot both pass the plan limit. */

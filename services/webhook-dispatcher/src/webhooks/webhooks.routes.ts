@@ -3,9 +3,20 @@ import { WEBHOOK_EVENT_TYPES } from '@assay/contracts';
 import { orgPrincipal, parsePagination, requireRole, requireScope, validationError } from '@assay/http';
 import type { WebhookContext } from '../context.js';
 import type { DeliveryStatus } from '../db/database.js';
-import { listWebhookDeliveries, resendDelivery, toDeliveryBody } from '../deliveries/deliveries.service.js';
-import { listWebhooks, rememberPlan } from './webhooks.repository.js';
-import { createWebhook, deleteWebhook, getWebhook, rotateSecret, sendTestEvent, toWebhookBody, updateWebhook } from './webhooks.service.js';
+import { toDeliveryBody } from '../deliveries/deliveries.service.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhookPage,
+  rememberCallerPlan,
+  resendDelivery,
+  rotateSecret,
+  sendTestEvent,
+  toWebhookBody,
+  updateWebhook,
+} from './webhooks.service.js';
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
@@ -24,7 +35,7 @@ export function webhookRoutes(ctx: WebhookContext): Router {
     requireScope('webhooks:manage'),
     async (_req: Request, res: Response, next: NextFunction) => {
       const p = orgPrincipal(res);
-      await rememberPlan(ctx.db, p.org_id, p.plan);
+      await rememberCallerPlan(ctx.db, p.org_id, p.plan);
       next();
     },
   ];
@@ -37,9 +48,7 @@ export function webhookRoutes(ctx: WebhookContext): Router {
 
   router.get('/api/v1/webhooks', async (req, res) => {
     const { limit, offset } = parsePagination(req.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: 100 });
-    const { rows, total } = await listWebhooks(ctx.db, orgPrincipal(res).org_id, limit, offset);
-    const now = ctx.clock.now();
-    res.json({ data: rows.map((r) => toWebhookBody(r, now)), pagination: { limit, offset, total } });
+    res.json(await listWebhookPage(ctx, orgPrincipal(res).org_id, limit, offset));
   });
 
   router.get('/api/v1/webhooks/:id', async (req, res) => {

@@ -5,13 +5,14 @@ import { retryOnConflict, withTransaction } from '@assay/db';
 import { conflict, forbidden, isUuid, iso, notFound, validationError } from '@assay/http';
 import type { Plan } from '@assay/principal';
 import type { WebhookContext } from '../context.js';
-import type { ConditionalRules, DeliveryRow, WebhookDatabase, WebhookRow } from '../db/database.js';
-import { insertDeliveries } from '../deliveries/deliveries.repository.js';
+import type { ConditionalRules, DeliveryRow, DeliveryStatus, WebhookDatabase, WebhookRow } from '../db/database.js';
+import { findDelivery, insertDeliveries, listDeliveries, requeueDelivery } from '../deliveries/deliveries.repository.js';
+import { toDeliveryBody } from '../deliveries/deliveries.service.js';
 import { newDelivery } from '../deliveries/envelope.js';
-import { validateRules } from '../dispatch/matching.js';
+import { validateRules } from './matching.js';
 import { PLAN_LIMITS } from '../shared/plans.js';
-import { generateSecret, standardWebhooksSecret } from './secrets.js';
-import { deleteWebhookRow, findPlan, findWebhook, insertWebhook, lockAndCountWebhooks, updateWebhookRow } from './webhooks.repository.js';
+import { generateSecret, standardWebhooksSecret } from '../shared/secrets.js';
+import { deleteWebhookRow, findPlan, findWebhook, insertWebhook, listWebhooks, lockAndCountWebhooks, rememberPlan, updateWebhookRow } from './webhooks.repository.js';
 
 type Db = Kysely<WebhookDatabase>;
 
@@ -150,6 +151,18 @@ export async function getWebhook(db: Db, orgId: string, id: string): Promise<Web
   return row;
 }
 
+/** One page of the organization's webhooks, as the API shows them. */
+export async function listWebhookPage(ctx: WebhookContext, orgId: string, limit: number, offset: number) {
+  const { rows, total } = await listWebhooks(ctx.db, orgId, limit, offset);
+  const now = ctx.clock.now();
+  return { data: rows.map((r) => toWebhookBody(r, now)), pagination: { limit, offset, total } };
+}
+
+/** Keeps the caller's plan for the delivery-time limits (the last plan seen per organization). */
+export async function rememberCallerPlan(db: Db, orgId: string, plan: Plan): Promise<void> {
+  await rememberPlan(db, orgId, plan);
+}
+
 /** Applies any subset of fields; `enabled: true` clears the reason of an automatic disable. */
 export async function updateWebhook(ctx: WebhookContext, orgId: string, plan: Plan, id: string, input: unknown) {
   const body = await assertValidBody('WebhookUpdateRequest', input, ctx);
@@ -217,4 +230,28 @@ export async function sendTestEvent(ctx: WebhookContext, orgId: string, id: stri
   const row = await queueTestEvent(ctx.db, webhook, (b as { event?: string }).event ?? webhook.events[0]!, plan, ctx.clock.now());
   ctx.deliveriesDue();
   return row;
+}
+
+/** The delivery log of one webhook, newest first. @throws AppError 404 for an unknown webhook. */
+export async function listWebhookDeliveries(db: Db, orgId: string, webhookId: string, f: { status?: DeliveryStatus | undefined; event?: string | undefined; limit: number; offset: number }) {
+  await getWebhook(db, orgId, webhookId);
+  const { rows, total } = await listDeliveries(db, orgId, webhookId, f);
+  return { data: rows.map(toDeliveryBody), pagination: { limit: f.limit, offset: f.offset, total } };
+}
+
+/**
+ * Sends a finished delivery again at once (the same id and body).
+ * @throws AppError 404 for unknown ids, 409 while it is still pending or the webhook is disabled.
+ */
+export async function resendDelivery(ctx: WebhookContext, orgId: string, webhookId: string, id: string) {
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const webhook = await getWebhook(trx, orgId, webhookId);
+    const current = isUuid(id) ? await findDelivery(trx, orgId, webhookId, id, true) : undefined;
+    if (!current) throw notFound('Delivery');
+    if (current.status === 'pending') throw conflict('The delivery is still pending: it goes out on its own');
+    if (!webhook.enabled) throw conflict('The webhook is disabled: enable it first');
+    return requeueDelivery(trx, id, ctx.clock.now());
+  });
+  ctx.deliveriesDue();
+  return toDeliveryBody(row);
 }
