@@ -7,6 +7,7 @@ import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
+import type { VisualOutcome } from '@assay/steps';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl, summaryEvent } from '../execution-events.js';
 import {
@@ -236,10 +237,22 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
     ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
     ...(Array.isArray(r.diagnostics?.blocked_requests) ? { diagnostics: { blocked_requests: r.diagnostics.blocked_requests } } : {}),
-    steps: r.steps.map(({ screenshot_artifact_id, ...s }) => ({
+    steps: r.steps.map(({ screenshot_artifact_id, visual, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),
+      ...(visual ? { visual: visualBody(visual, publicBaseUrl) } : {}),
     })),
+  };
+}
+
+/** An `assert_screenshot` outcome with its images as URLs. */
+export function visualBody(v: VisualOutcome, publicBaseUrl: string) {
+  const { actual_artifact_id, expected_artifact_id, diff_artifact_id, ...rest } = v;
+  return {
+    ...rest,
+    ...(actual_artifact_id ? { actual_url: artifactUrl(publicBaseUrl, actual_artifact_id) } : {}),
+    ...(expected_artifact_id ? { expected_url: artifactUrl(publicBaseUrl, expected_artifact_id) } : {}),
+    ...(diff_artifact_id ? { diff_url: artifactUrl(publicBaseUrl, diff_artifact_id) } : {}),
   };
 }
 
