@@ -10,7 +10,7 @@ function image(w: number, h: number, fill: [number, number, number], rects: Arra
       png.data.set([...(r?.rgb ?? fill), 255], (y * w + x) * 4);
     }
   }
-  return PNG.sync.write(png);
+  return PNG.sync.write(png, { filterType: 1 });
 }
 
 const WHITE: [number, number, number] = [255, 255, 255];
@@ -19,7 +19,9 @@ const defaults = { threshold: 0.1, maxDiffRatio: 0 };
 describe('compareScreenshots', () => {
   it('matches identical images with no differing pixel and no region', () => {
     const a = image(200, 100, WHITE, [{ x: 10, y: 10, w: 50, h: 20, rgb: [20, 90, 200] }]);
-    const cmp = compareScreenshots(a, Buffer.from(a), defaults);
+    // Equal bytes take the fast path; an equal image encoded differently is decoded and compared.
+    expect(compareScreenshots(a, Buffer.from(a), defaults)).toEqual({ matches: true, diffPixels: 0, totalPixels: 20_000, diffRatio: 0, regions: [] });
+    const cmp = compareScreenshots(a, PNG.sync.write(PNG.sync.read(a), { filterType: 4 }), defaults);
     expect({ matches: cmp.matches, diffPixels: cmp.diffPixels, totalPixels: cmp.totalPixels, regions: cmp.regions, sizeChanged: cmp.sizeChanged }).toEqual({
       matches: true,
       diffPixels: 0,
@@ -37,7 +39,7 @@ describe('compareScreenshots', () => {
     expect(cmp.diffPixels).toBe(200);
     expect(cmp.diffRatio).toBeCloseTo(0.01, 6);
     expect(cmp.regions).toEqual([{ x: 30, y: 40, width: 20, height: 10, pixels: 200 }]);
-    const diff = PNG.sync.read(cmp.diffPng);
+    const diff = PNG.sync.read(cmp.diffPng!);
     expect([diff.width, diff.height]).toEqual([200, 100]);
     // The changed pixel is red in the diff, an unchanged one is not.
     const at = (x: number, y: number) => [...diff.data.subarray((y * 200 + x) * 4, (y * 200 + x) * 4 + 3)];
@@ -82,6 +84,7 @@ describe('compareScreenshots', () => {
 
   it('refuses a buffer that is not a PNG', () => {
     expect(() => compareScreenshots(Buffer.from('not a png'), image(2, 2, WHITE), defaults)).toThrow();
+    expect(() => compareScreenshots(Buffer.from('not a png'), Buffer.from('not a png'), defaults)).toThrow('not a PNG');
   });
 });
 

@@ -101,14 +101,14 @@ export const assertScreenshot: StepKind = {
       compare_ms: compareMs,
     };
     if (cmp.matches) return { visual: { result: 'matched', ...facts } };
-    const ids = await store.saveMismatch({ actual, expected: baseline.png, diff: cmp.diffPng });
+    const ids = await store.saveMismatch({ actual, expected: baseline.png, diff: cmp.diffPng! });
     const visual: VisualOutcome = { result: 'mismatch', ...facts, ...ids };
     const what = `${step.selector ? step.selector : 'the viewport'}${name ? ` ("${name}")` : ''}`;
     const allowed = step.max_diff_ratio ? `; ${percent(step.max_diff_ratio)} allowed` : '';
     const size = cmp.sizeChanged ? `; its size changed from ${cmp.sizeChanged.expected} to ${cmp.sizeChanged.actual}` : '';
     const regions = cmp.regions.length ? ` in ${cmp.regions.length === 1 ? '1 region' : `${cmp.regions.length} regions`}: ${cmp.regions.slice(0, 3).map(describeRegion).join(', ')}${cmp.regions.length > 3 ? ', …' : ''}` : '';
     throw new StepError(
-      `Screenshot of ${what} differs from its baseline (${browser} ${viewport}): ${percent(cmp.diffRatio)} of pixels differ (${cmp.diffPixels} of ${cmp.totalPixels}${allowed})${size}${regions}`,
+      `Screenshot of ${what} differs from its baseline (${browser} ${viewport}): ${percent(cmp.diffRatio)} of pixels differ (${cmp.diffPixels} of ${cmp.totalPixels}${allowed})${regions}${size}`,
       'visual_change',
       { visual },
     );
