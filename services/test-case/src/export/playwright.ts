@@ -69,7 +69,8 @@ export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> =
       `scale: 'css'`,
       `threshold: ${c.step.threshold ?? 0.1}`,
       ...(c.step.max_diff_ratio ? [`maxDiffPixelRatio: ${c.step.max_diff_ratio}`] : []),
-      ...(c.step.mask?.length ? [`mask: [${c.step.mask.map((m) => locatorFor(m)).join(', ')}]`, `maskColor: '#FF00FF'`] : []),
+      // Every match of a mask selector is painted over, as Assay does.
+      ...(c.step.mask?.length ? [`mask: [${c.step.mask.map((m) => locatorFor(m).replace(/\.first\(\)$/, '')).join(', ')}]`, `maskColor: '#FF00FF'`] : []),
     ];
     const file = `${(c.step.value ?? c.step.step_id).replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`;
     return [`await expect(${c.step.selector !== undefined ? c.locator : 'page'}).toHaveScreenshot(${quote(file)}, { ${opts.join(', ')} });`];
