@@ -141,6 +141,7 @@ describe('press values', () => {
 describe('assert_screenshot steps', () => {
   it('take an optional element, name, threshold, max_diff_ratio and mask selectors', () => {
     expect(validateSteps([{ action: 'assert_screenshot' }])).toEqual([]);
+    expect(validateSteps([{ action: 'assert_screenshot', value: '' }])).toEqual([]);
     expect(validateSteps([{ action: 'assert_screenshot', selector: '#hero', value: 'hero banner', threshold: 0.2, max_diff_ratio: 0.01, mask: ['#clock', '.avatar'] }])).toEqual([]);
   });
 

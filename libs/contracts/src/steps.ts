@@ -311,7 +311,8 @@ export function parseAccessibilityCheck(value: string | undefined): { standard: 
 export const SCREENSHOT_LIMITS = { nameLength: 100, maxMasks: 20, defaultThreshold: 0.1, defaultMaxDiffRatio: 0 } as const;
 
 function checkScreenshotName(value: string): string | undefined {
-  return /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/.test(value) && value.length <= SCREENSHOT_LIMITS.nameLength
+  // Empty: no name (the console sends an empty optional field).
+  return value === '' || /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/.test(value) && value.length <= SCREENSHOT_LIMITS.nameLength
     ? undefined
     : `must be a name of at most ${SCREENSHOT_LIMITS.nameLength} letters, digits, spaces, dots, dashes or underscores (e.g. "hero banner")`;
 }

@@ -75,7 +75,7 @@ export async function approveScreenshot(ctx: ExecutionContext, orgId: string, bo
       project_id: execution.project_id,
       test_case_id: result.test_case_id,
       step_id: body.step_id,
-      name: step?.value ?? visual.name ?? null,
+      name: step?.value || visual.name || null,
       browser: visual.browser,
       viewport: visual.viewport,
       png: actual.data,
