@@ -32,6 +32,23 @@ const stepResult = {
     error: { type: 'string' },
     screenshot: { type: 'string', description: 'Absolute URL of a PNG (screenshot steps and the failing step).' },
     visual: { $ref: 'VisualResult' },
+    accessibility: {
+      type: 'object',
+      description: 'A failed `assert_accessible` step: the standard, the lowest impact that fails and each violation.',
+      required: ['standard', 'min_impact', 'violations'],
+      properties: {
+        standard: { type: 'string' },
+        min_impact: { type: 'string' },
+        violations: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
+            properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
+          },
+        },
+      },
+    },
   },
 };
 

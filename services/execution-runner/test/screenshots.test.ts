@@ -139,3 +139,19 @@ describe('assert_screenshot in runs', () => {
     expect((await t.ex('GET', `/api/v1/screenshot-baselines/${b.id}`)).status).toBe(200);
   });
 });
+
+describe('assert_accessible in runs', () => {
+  it('keeps each violation of a failed scan in the step result, for the run view', async () => {
+    const t = h.tenant();
+    const ids = await t.plan({ Newsletter: [{ action: 'navigate', value: '/newsletter' }, { action: 'assert_accessible', selector: 'main' }] });
+    const [result] = await run(t, ids, '');
+    expect(result!.status).toBe('failed');
+    const a = result!.steps[1].accessibility;
+    expect(a).toMatchObject({ standard: 'wcag2aa', min_impact: 'minor' });
+    expect(a.violations.map((v: { rule: string; impact: string; nodes: string[] }) => [v.rule, v.impact, v.nodes])).toEqual([
+      ['color-contrast', 'serious', ['#newsletter-note']],
+      ['label', 'critical', ['#newsletter-email']],
+    ]);
+    expect(a.violations[0].help_url).toMatch(/^https:\/\/dequeuniversity\.com\/rules\/axe\//);
+  });
+});

@@ -48,6 +48,8 @@ export const assertAccessible: StepKind = {
       }));
     if (violations.length === 0) return {};
     const lines = violations.map((v) => `${v.rule} (${v.impact ?? 'unknown'}): ${v.help} [${v.help_url}] at ${v.nodes.join(', ')}`);
-    throw new StepError(`${violations.length} accessibility violation${violations.length === 1 ? '' : 's'} (${check.standard}, ${check.minImpact} or worse): ${lines.join('; ')}`, 'assertion_failed');
+    throw new StepError(`${violations.length} accessibility violation${violations.length === 1 ? '' : 's'} (${check.standard}, ${check.minImpact} or worse): ${lines.join('; ')}`, 'assertion_failed', {
+      accessibility: { standard: check.standard, min_impact: check.minImpact, violations },
+    });
   },
 };

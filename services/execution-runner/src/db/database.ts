@@ -21,6 +21,8 @@ export interface StepOutcome {
   screenshot_artifact_id?: string;
   /** `assert_screenshot`: the baseline it stored or matched, or the mismatch with its images (artifact ids). */
   visual?: VisualOutcome;
+  /** A failed `assert_accessible`: the standard, the impact floor and each violation (rule, impact, help URL, nodes). */
+  accessibility?: { standard: string; min_impact: string; violations: Array<{ rule: string; impact: string | null; help: string; help_url: string; nodes: string[] }> };
 }
 
 export interface ExecutionTable {

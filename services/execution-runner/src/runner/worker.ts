@@ -357,7 +357,16 @@ export class Runner {
           // A secret may be in a message (an expected value, a URL): none leaves the runner in clear.
           failure = { index, error: ctl.vars.mask.active ? new StepError(ctl.vars.mask.text(error.message), error.type) : error };
           const visual = failure.error.details?.visual as VisualOutcome | undefined;
-          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: failure.error.message, ...(visual ? { visual } : {}) });
+          const accessibility = failure.error.details?.accessibility as StepOutcome['accessibility'];
+          outcomes.push({
+            step_id: step.step_id,
+            name: stepName(step),
+            status: 'failed',
+            duration_ms: Date.now() - t0,
+            error: failure.error.message,
+            ...(visual ? { visual } : {}),
+            ...(accessibility ? { accessibility: ctl.vars.mask.deep(accessibility) } : {}),
+          });
         }
         if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
         blocked.endStep(step.step_id);
