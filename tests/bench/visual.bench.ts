@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- a benchmark prints its figures */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
