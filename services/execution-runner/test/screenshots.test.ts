@@ -133,7 +133,9 @@ describe('assert_screenshot in runs', () => {
     const other = h.tenant();
     expect((await other.ex('GET', `/api/v1/screenshot-baselines/${b.id}`)).status).toBe(404);
     expect((await other.ex('DELETE', `/api/v1/screenshot-baselines/${b.id}`)).status).toBe(404);
-    expect((await other.ex('GET', `/api/v1/screenshot-baselines?test_case_id=${ids.caseIds[0]}`)).body.data).toEqual([]);
+    expect((await other.ex('GET', `/api/v1/screenshot-baselines?test_case_id=${ids.caseIds[0]}`)).status).toBe(404);
+    expect((await other.ex('GET', `/api/v1/screenshot-baselines?project_id=${ids.projectId}`)).status).toBe(404);
+    expect((await t.ex('GET', `/api/v1/screenshot-baselines?project_id=${ids.projectId}`)).body.data.map((x: { id: string }) => x.id)).toEqual([b.id]);
     expect((await other.ex('GET', new URL(b.image_url).pathname)).status).toBe(404);
     expect((await other.ex('POST', '/api/v1/screenshot-baselines', { execution_id: executionId, test_id: result!.test_id, step_id: result!.steps[1].step_id })).status).toBe(404);
     expect((await t.ex('GET', `/api/v1/screenshot-baselines/${b.id}`)).status).toBe(200);

@@ -29,7 +29,10 @@ export function toBaselineBody(r: ScreenshotBaselineRow, publicBaseUrl: string) 
 
 const FILTER_FIELDS = ['test_case_id', 'step_id', 'project_id'] as const;
 
-/** The organization's baselines of a case (or project), optionally of one step. */
+/**
+ * The organization's baselines of a case (or project), optionally of one step.
+ * A project, or a case without baselines, that the organization does not have answers 404, as for executions.
+ */
 export async function listScreenshotBaselines(ctx: ExecutionContext, orgId: string, query: Record<string, unknown>, limit: number, offset: number) {
   const filter: BaselineFilter = {};
   const errors = [];
@@ -41,7 +44,16 @@ export async function listScreenshotBaselines(ctx: ExecutionContext, orgId: stri
   }
   if (!filter.test_case_id && !filter.project_id) errors.push({ field: 'test_case_id', message: 'is required (or project_id)' });
   if (errors.length) throw validationError(errors);
+  if (filter.project_id) {
+    if (!isUuid(filter.project_id)) throw notFound('Project');
+    await ctx.testCases.assertProject(orgId, filter.project_id);
+  }
   const { rows, total } = await listBaselines(ctx.db, orgId, filter, limit, offset);
+  // No baselines: say whether the case is there at all (a test run's own id has none until it passes).
+  if (total === 0 && filter.test_case_id) {
+    if (!isUuid(filter.test_case_id)) throw notFound('Test case');
+    await ctx.testCases.testCase(orgId, filter.test_case_id);
+  }
   return { data: rows.map((r) => toBaselineBody(r, ctx.publicBaseUrl)), pagination: { limit, offset, total } };
 }
 
