@@ -89,7 +89,7 @@ describe('assert_screenshot in runs', () => {
     // The analysis input: the failed step's diagnostics carry the visual facts.
     const stored = await h.database.db.selectFrom('test_results').select(['diagnostics', 'execution_id']).where('test_case_id', '=', plainId).orderBy('completed_at', 'desc').executeTakeFirstOrThrow();
     expect((stored.diagnostics as any).failed_step.error_type).toBe('visual_change');
-    expect((stored.diagnostics as any).visual).toMatchObject({ result: 'mismatch', diff_ratio: shifted[0]!.steps[1].visual.diff_ratio });
+    expect((stored.diagnostics as any).visual).toMatchObject({ result: 'mismatch', diff_ratio: shifted[0]!.steps[1].visual.diff_ratio, diff_url: shifted[0]!.steps[1].visual.diff_url });
 
     // Accept the shifted capture; the next shifted run passes, the unchanged page now fails.
     const accepted = await t.ex('POST', '/api/v1/screenshot-baselines', { execution_id: stored.execution_id, test_id: plainId, step_id: shifted[0]!.steps[1].step_id });

@@ -149,7 +149,7 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
       category: 'visual_change',
       confidence: v ? 0.97 : 0.8,
       facts: v
-        ? { diff_ratio: v.diff_ratio, diff_pixels: v.diff_pixels, regions: v.regions ?? [], browser: v.browser, viewport: v.viewport, ...(v.size_changed ? { size_changed: v.size_changed } : {}), ...(v.name ? { name: v.name } : {}) }
+        ? { diff_ratio: v.diff_ratio, diff_pixels: v.diff_pixels, regions: v.regions ?? [], browser: v.browser, viewport: v.viewport, ...(v.size_changed ? { size_changed: v.size_changed } : {}), ...(v.name ? { name: v.name } : {}), ...(v.diff_url ? { images: { expected: v.expected_url, actual: v.actual_url, diff: v.diff_url } } : {}) }
         : { diff_ratio: Number(/: ([\d.]+)% of pixels differ/.exec(error)?.[1] ?? NaN) / 100, regions: [] },
     };
   }

@@ -7,9 +7,8 @@ import { conflict, iso, isUuid, notFound, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
-import type { VisualOutcome } from '@assay/steps';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
-import { artifactUrl, summaryEvent } from '../execution-events.js';
+import { artifactUrl, summaryEvent, visualBody } from '../execution-events.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -245,16 +244,6 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
   };
 }
 
-/** An `assert_screenshot` outcome with its images as URLs. */
-export function visualBody(v: VisualOutcome, publicBaseUrl: string) {
-  const { actual_artifact_id, expected_artifact_id, diff_artifact_id, ...rest } = v;
-  return {
-    ...rest,
-    ...(actual_artifact_id ? { actual_url: artifactUrl(publicBaseUrl, actual_artifact_id) } : {}),
-    ...(expected_artifact_id ? { expected_url: artifactUrl(publicBaseUrl, expected_artifact_id) } : {}),
-    ...(diff_artifact_id ? { diff_url: artifactUrl(publicBaseUrl, diff_artifact_id) } : {}),
-  };
-}
 
 export async function resultsOf(ctx: ExecutionContext, e: ExecutionRow) {
   const results = await findResults(ctx.db, e.id);

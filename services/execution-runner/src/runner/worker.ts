@@ -29,7 +29,7 @@ import {
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
+import { artifactUrl, visualBody, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
@@ -403,7 +403,8 @@ export class Runner {
           fingerprints,
           ...(evidence?.target ? { selector_state: evidence.target } : {}),
           candidates: evidence?.candidates ?? [],
-          ...(outcomes[failure.index]?.visual ? { visual: outcomes[failure.index]!.visual } : {}),
+          // With its images as URLs: failure analysis shows them as evidence.
+          ...(outcomes[failure.index]?.visual ? { visual: visualBody(outcomes[failure.index]!.visual!, publicBaseUrl) } : {}),
         };
       } else if (fingerprints.length) {
         // Kept for passed cases too: failure analysis compares later failures with these.
