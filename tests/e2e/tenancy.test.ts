@@ -75,7 +75,9 @@ beforeAll(async () => {
   await until('the failure analysis', async () => ((await a('GET', `/api/v1/executions/${A.execution_id}/failure-analysis`)).status === 200 ? true : undefined));
   A.issue_id = await until('the issue', async () => (await a('GET', `/api/v1/issues?project_id=${A.project_id}`)).body.data?.[0]?.id);
   A.schedule_id = created(await a('POST', `/api/v1/test-plans/${A.test_plan_id}/schedules`, { cron: '0 3 1 1 *', timezone: 'UTC', enabled: false }), 'schedule').id;
-  A.test_run_id = created(await a('POST', '/api/v1/test-runs', { project_id: A.project_id, steps: [{ action: 'navigate', value: '/' }] }), 'test run').id;
+  // Its screenshot step stores a baseline of A's (the run passes).
+  A.test_run_id = created(await a('POST', '/api/v1/test-runs', { project_id: A.project_id, steps: [{ action: 'navigate', value: '/' }, { action: 'assert_screenshot', selector: 'h1' }] }), 'test run').id;
+  A.baseline_id = (await a('GET', `/api/v1/screenshot-baselines?project_id=${A.project_id}`)).body.data?.[0]?.id;
   A.report_id = created(await a('POST', '/api/v1/reports', { project_id: A.project_id, name: 'A report', kind: 'pass_rate' }), 'report').id;
   A.snapshot_id = created(await a('POST', `/api/v1/reports/${A.report_id}/snapshots`), 'snapshot').id;
   A.user_id = created(await a('POST', '/api/organizations/current/members', { email: `member-${Date.now()}@a.example.test`, role: 'member' }), 'member').user_id;
@@ -117,6 +119,7 @@ async function snapshotOfA(): Promise<unknown> {
     schedules: await get(`/api/v1/test-plans/${A.test_plan_id}/schedules`),
     testRun: await get(`/api/v1/test-runs/${A.test_run_id}`),
     testRuns: await get(`/api/v1/test-runs?project_id=${A.project_id}`),
+    baselines: await get(`/api/v1/screenshot-baselines?project_id=${A.project_id}`),
     recording: await get(`/api/v1/recordings/${A.recording_id}`),
     report: await get(`/api/v1/reports/${A.report_id}`),
     snapshots: await get(`/api/v1/reports/${A.report_id}/snapshots`),
@@ -227,6 +230,11 @@ function rows(): Row[] {
     r('GET /api/v1/test-runs/{test_run_id}', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}`)),
     r('DELETE /api/v1/test-runs/{test_run_id}', (i) => b('DELETE', `/api/v1/test-runs/${i.test_run_id}`)),
     r('GET /api/v1/test-runs/{test_run_id}/stream', (i) => b('GET', `/api/v1/test-runs/${i.test_run_id}/stream`)),
+    r('GET /api/v1/screenshot-baselines', (i) => b('GET', `/api/v1/screenshot-baselines?project_id=${i.project_id}&test_case_id=${i.test_case_id}`)),
+    r('GET /api/v1/screenshot-baselines', (i) => b('GET', `/api/v1/screenshot-baselines?test_case_id=${i.test_run_id}`)),
+    r('POST /api/v1/screenshot-baselines', (i) => b('POST', '/api/v1/screenshot-baselines', { execution_id: i.test_run_id, test_id: i.test_case_id, step_id: i.test_case_id })),
+    r('GET /api/v1/screenshot-baselines/{baseline_id}', (i) => b('GET', `/api/v1/screenshot-baselines/${i.baseline_id}`)),
+    r('DELETE /api/v1/screenshot-baselines/{baseline_id}', (i) => b('DELETE', `/api/v1/screenshot-baselines/${i.baseline_id}`)),
     r('POST /api/v1/recordings', (i) => b('POST', '/api/v1/recordings', { project_id: i.project_id })),
     r('GET /api/v1/recordings/{recording_id}', (i) => b('GET', `/api/v1/recordings/${i.recording_id}`)),
     r('DELETE /api/v1/recordings/{recording_id}', (i) => b('DELETE', `/api/v1/recordings/${i.recording_id}`)),

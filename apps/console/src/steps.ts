@@ -5,7 +5,7 @@
  */
 export type Need = 'required' | 'optional' | 'no';
 
-export const ACTIONS: Record<string, { selector: Need; value: Need; timeout?: true; call?: true; hint: string }> = {
+export const ACTIONS: Record<string, { selector: Need; value: Need; timeout?: true; call?: true; visual?: true; hint: string }> = {
   navigate: { selector: 'no', value: 'required', hint: 'A path joined to the base URL, or an absolute URL' },
   click: { selector: 'required', value: 'no', hint: 'Click the element' },
   fill: { selector: 'required', value: 'required', hint: 'Set the input’s value (empty clears it)' },
@@ -31,6 +31,7 @@ export const ACTIONS: Record<string, { selector: Need; value: Need; timeout?: tr
   upload: { selector: 'required', value: 'required', hint: 'The id of an uploaded artifact' },
   drag: { selector: 'required', value: 'required', hint: 'Drop on the element the value selects' },
   assert_accessible: { selector: 'optional', value: 'optional', hint: 'axe scan: wcag2a, wcag2aa (default), wcag21aa or best-practice, then an impact floor' },
+  assert_screenshot: { selector: 'optional', value: 'optional', visual: true, hint: 'Compare with the baseline (element, else the viewport); value: an optional name' },
   request: { selector: 'no', value: 'no', call: true, hint: 'HTTP call: {"request": {...}, "expect": ["status=201"], "save_as": {"id": "$.id"}}' },
 };
 
@@ -46,6 +47,10 @@ export interface EditableStep {
   timeout: string;
   /** `request` steps: JSON of {request, expect, save_as}. */
   call?: string;
+  /** `assert_screenshot` steps: mask selectors, one per line; threshold and max_diff_ratio as typed. */
+  mask?: string;
+  threshold?: string;
+  max_diff_ratio?: string;
 }
 
 export function toEditable(s: {
@@ -58,10 +63,18 @@ export function toEditable(s: {
   request?: unknown;
   expect?: unknown;
   save_as?: unknown;
+  mask?: string[] | null;
+  threshold?: number | null;
+  max_diff_ratio?: number | null;
 }): EditableStep {
   const out: EditableStep = { ...(s.step_id ? { step_id: s.step_id } : {}), action: s.action, selector: s.selector ?? '', value: s.value ?? '', description: s.description ?? '', timeout: s.timeout ? String(s.timeout) : '' };
   if (s.action === 'request') {
     out.call = JSON.stringify({ request: s.request, ...(s.expect !== undefined ? { expect: s.expect } : {}), ...(s.save_as !== undefined ? { save_as: s.save_as } : {}) }, null, 2);
+  }
+  if (s.action === 'assert_screenshot') {
+    out.mask = (s.mask ?? []).join('\n');
+    out.threshold = typeof s.threshold === 'number' ? String(s.threshold) : '';
+    out.max_diff_ratio = typeof s.max_diff_ratio === 'number' ? String(s.max_diff_ratio) : '';
   }
   return out;
 }
@@ -76,6 +89,15 @@ export function toApiStep(s: EditableStep): Record<string, unknown> {
   if (rule?.selector !== 'no' && (s.selector !== '' || rule?.selector === 'required')) out.selector = s.selector;
   if (rule?.value !== 'no') out.value = s.value;
   if (s.timeout !== '') out.timeout = Number(s.timeout);
+  if (rule?.visual) {
+    const mask = (s.mask ?? '').split('\n').map((m) => m.trim()).filter(Boolean);
+    if (mask.length) out.mask = mask;
+    // A number typed badly is sent as it is, so the server's 400 names the field.
+    for (const key of ['threshold', 'max_diff_ratio'] as const) {
+      const raw = (s[key] ?? '').trim();
+      if (raw !== '') out[key] = Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    }
+  }
   if (rule?.call) {
     // Not JSON: sent as it is, so the server's 400 names the request field.
     let call: unknown = s.call ?? '';

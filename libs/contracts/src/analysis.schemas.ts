@@ -13,6 +13,7 @@ export const FAILURE_CATEGORIES = [
   'script_error',
   'timeout',
   'flaky',
+  'visual_change',
 ] as const;
 export const TRIAGE_TYPES = ['product_bug', 'automation_bug', 'system_issue', 'no_defect', 'to_investigate'] as const;
 export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;

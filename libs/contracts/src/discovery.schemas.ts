@@ -92,6 +92,12 @@ export const discoverySchemas: Record<string, JsonSchema> = {
         description:
           'Also exercise each crawled page: fill its visible forms with generated values and submit them, click its in-page buttons, and record the XHR/fetch calls and form posts this causes (api_endpoints, crud and form_submission evidence). It changes data on the target: point it at a test environment. Bounded per page; never on pages robots.txt disallows or the egress policy refuses; payment forms and sign-out or account-deletion buttons are left alone.',
       },
+      accessibility: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Also scan each crawled page with axe-core (the scan of `assert_accessible`: WCAG 2 A and AA rules, every impact) as it loaded; each page of the results lists its violations (rule, impact, help URL, nodes). About half a second per page.',
+      },
       enable_ai_analysis: {
         type: 'boolean',
         default: false,
@@ -167,6 +173,21 @@ export const discoverySchemas: Record<string, JsonSchema> = {
               type: 'string',
               enum: ['direct', 'in_app'],
               description: '`in_app`: a client-side route whose direct load the server refused (status_code is that real answer, e.g. 404), read by clicking through the app from the page that links it.',
+            },
+            accessibility: {
+              type: 'object',
+              description: 'Sessions started with `accessibility: true`, HTML pages only: the WCAG 2 A/AA violations axe-core found (`violations`: rule, impact, help, help_url, nodes), or `error` when the scan could not run.',
+              properties: {
+                violations: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
+                    properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
+                  },
+                },
+                error: { type: 'string' },
+              },
             },
           },
         },

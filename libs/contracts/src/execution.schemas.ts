@@ -31,6 +31,53 @@ const stepResult = {
     duration_ms: { type: 'integer' },
     error: { type: 'string' },
     screenshot: { type: 'string', description: 'Absolute URL of a PNG (screenshot steps and the failing step).' },
+    visual: { $ref: 'VisualResult' },
+    accessibility: {
+      type: 'object',
+      description: 'A failed `assert_accessible` step: the standard, the lowest impact that fails and each violation.',
+      required: ['standard', 'min_impact', 'violations'],
+      properties: {
+        standard: { type: 'string' },
+        min_impact: { type: 'string' },
+        violations: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
+            properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
+};
+
+const region = {
+  type: 'object',
+  required: ['x', 'y', 'width', 'height', 'pixels'],
+  properties: { x: { type: 'integer' }, y: { type: 'integer' }, width: { type: 'integer' }, height: { type: 'integer' }, pixels: { type: 'integer', description: 'Differing pixels inside the box.' } },
+};
+
+const screenshotBaseline = {
+  type: 'object',
+  required: ['id', 'project_id', 'test_case_id', 'step_id', 'name', 'browser', 'viewport', 'width', 'height', 'size', 'origin', 'source_execution_id', 'image_url', 'created_at', 'updated_at'],
+  description: 'The reference image of one `assert_screenshot` step for one browser and viewport.',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    project_id: { type: 'string' },
+    test_case_id: { type: 'string' },
+    step_id: { type: 'string' },
+    name: { type: ['string', 'null'], description: 'The step’s value, when it names the screenshot.' },
+    browser: { type: 'string', example: 'chromium' },
+    viewport: { type: 'string', example: '1280x720' },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    size: { type: 'integer', description: 'Bytes of the PNG; counted in the organization’s artifact storage.' },
+    origin: { type: 'string', enum: ['first_run', 'approved'], description: '`first_run`: stored by the first passing run; `approved`: a failed run’s capture accepted through the API.' },
+    source_execution_id: { type: ['string', 'null'], description: 'The execution whose capture was accepted (`approved`).' },
+    image_url: { type: 'string', description: 'Absolute URL of the PNG.' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
   },
 };
 
@@ -48,6 +95,49 @@ const runResults = {
 };
 
 export const executionSchemas: Record<string, JsonSchema> = {
+  VisualResult: {
+    type: 'object',
+    required: ['result', 'browser', 'viewport'],
+    description: 'What an `assert_screenshot` step found. A mismatch carries the URLs of the actual, expected and diff images.',
+    properties: {
+      result: { type: 'string', enum: ['baseline_created', 'matched', 'mismatch'] },
+      browser: { type: 'string' },
+      viewport: { type: 'string' },
+      name: { type: 'string' },
+      baseline_id: { type: 'string' },
+      diff_pixels: { type: 'integer' },
+      diff_ratio: { type: 'number', description: 'Share of differing pixels (0..1).' },
+      regions: { type: 'array', items: region, description: 'Bounding boxes of the differing areas, largest first (at most 10).' },
+      size_changed: { type: 'object', properties: { expected: { type: 'string' }, actual: { type: 'string' } } },
+      actual_url: { type: 'string' },
+      expected_url: { type: 'string' },
+      diff_url: { type: 'string' },
+      capture_ms: { type: 'integer' },
+      compare_ms: { type: 'integer' },
+    },
+  },
+  ScreenshotBaseline: screenshotBaseline,
+  ScreenshotBaselineList: {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: { data: { type: 'array', items: { $ref: 'ScreenshotBaseline' } }, pagination: { $ref: 'Pagination' } },
+  },
+  ScreenshotBaselineApproveRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['execution_id', 'test_id', 'step_id'],
+    description: 'A failed `assert_screenshot` step of an execution (or test run) whose capture becomes the baseline.',
+    properties: {
+      execution_id: { type: 'string', minLength: 1, maxLength: 64 },
+      test_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The result’s `test_id` (the test case).' },
+      step_id: { type: 'string', minLength: 1, maxLength: 64 },
+    },
+  },
+  ScreenshotBaselineDeleted: {
+    type: 'object',
+    required: ['id', 'deleted'],
+    properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } },
+  },
   ArtifactUploaded: {
     type: 'object',
     required: ['id', 'kind', 'filename', 'content_type', 'size', 'created_at', 'url'],

@@ -44,6 +44,7 @@ export {
   IMPACTS,
   type Impact,
   STEP_LIMITS,
+  SCREENSHOT_LIMITS,
   type Step,
   type AttributeCheck,
   type CompiledPattern,

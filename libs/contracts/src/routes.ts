@@ -251,6 +251,7 @@ export const ROUTES: RouteContract[] = [
   ...executionRoutes(),
   ...testRunRoutes(),
   ...recordingRoutes(),
+  ...baselineRoutes(),
   ...reportRoutes(),
   // discovery-crawler
   ...discoveryRoutes(),
@@ -613,6 +614,51 @@ function testRunRoutes(): RouteContract[] {
       body: 'TestRunSaveRequest',
       response: { status: 201, schema: 'TestRunSaved' },
       errors: [400, 404, 409],
+    }),
+  ];
+}
+
+function baselineRoutes(): RouteContract[] {
+  const sb = (r: Omit<RouteContract, 'service' | 'tag'>): RouteContract => ({ service: 'execution-runner', tag: 'Screenshot baselines', ...r });
+  const id = idParam('baseline_id');
+  return [
+    sb({
+      method: 'GET',
+      path: '/api/v1/screenshot-baselines',
+      scope: 'executions:read',
+      summary: 'The `assert_screenshot` baselines of a test case (or a project), optionally of one step',
+      description: 'One baseline per case, step, browser and viewport, newest first. `test_case_id` or `project_id` is required.',
+      params: [
+        { name: 'test_case_id', in: 'query', schema: { type: 'string' } },
+        { name: 'step_id', in: 'query', schema: { type: 'string' } },
+        { name: 'project_id', in: 'query', schema: { type: 'string' } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+      ],
+      response: { status: 200, schema: 'ScreenshotBaselineList' },
+      errors: [400],
+    }),
+    sb({
+      method: 'POST',
+      path: '/api/v1/screenshot-baselines',
+      scope: 'executions:write',
+      summary: 'Accept a failed screenshot comparison’s capture as the new baseline',
+      description:
+        'Names a failed `assert_screenshot` step of an execution or test run (`execution_id`, `test_id`, `step_id`); its capture replaces the baseline of that case, step, browser and viewport (or becomes it). The next run compares against it. 409 when the step did not fail on a comparison or its capture has expired; 403 when the artifact storage quota is full.',
+      body: 'ScreenshotBaselineApproveRequest',
+      response: { status: 201, schema: 'ScreenshotBaseline' },
+      errors: [400, 404, 409],
+    }),
+    sb({ method: 'GET', path: '/api/v1/screenshot-baselines/{baseline_id}', scope: 'executions:read', summary: 'One screenshot baseline', params: [id], response: { status: 200, schema: 'ScreenshotBaseline' }, errors: [404] }),
+    sb({
+      method: 'DELETE',
+      path: '/api/v1/screenshot-baselines/{baseline_id}',
+      scope: 'executions:write',
+      summary: 'Delete a screenshot baseline (the next run stores a new one)',
+      description: 'Its PNG is deleted too and its bytes given back to the artifact storage quota.',
+      params: [id],
+      response: { status: 200, schema: 'ScreenshotBaselineDeleted' },
+      errors: [404],
     }),
   ];
 }

@@ -14,6 +14,7 @@ import {
   parseExpectedCount,
   patternSource,
   stepActionSpec,
+  validateSteps,
 } from './index.js';
 
 describe('the step action table', () => {
@@ -32,6 +33,7 @@ describe('the step action table', () => {
       'upload',
       'drag',
       'assert_accessible',
+      'assert_screenshot',
       'request',
     ]);
   });
@@ -133,6 +135,29 @@ describe('press values', () => {
     expect(checkKeyChord('Control+')).toMatch(/^"" is not a key/);
     expect(checkKeyChord('a+b')).toMatch(/^"a" is not a modifier/);
     expect(checkKeyChord('Enter Enter')).toMatch(/is not a key/);
+  });
+});
+
+describe('assert_screenshot steps', () => {
+  it('take an optional element, name, threshold, max_diff_ratio and mask selectors', () => {
+    expect(validateSteps([{ action: 'assert_screenshot' }])).toEqual([]);
+    expect(validateSteps([{ action: 'assert_screenshot', value: '' }])).toEqual([]);
+    expect(validateSteps([{ action: 'assert_screenshot', selector: '#hero', value: 'hero banner', threshold: 0.2, max_diff_ratio: 0.01, mask: ['#clock', '.avatar'] }])).toEqual([]);
+  });
+
+  it('refuses out-of-range numbers, bad masks and names, and the options on other actions', () => {
+    expect(validateSteps([{ action: 'assert_screenshot', value: '../x', threshold: 2, max_diff_ratio: -1, mask: ['#a', '', 3] }])).toEqual([
+      { field: 'steps[0].value', message: expect.stringMatching(/^must be a name of at most 100 letters/) },
+      { field: 'steps[0].threshold', message: 'must be a number from 0 to 1' },
+      { field: 'steps[0].max_diff_ratio', message: 'must be a number from 0 to 1' },
+      { field: 'steps[0].mask[1]', message: expect.stringMatching(/^must be a selector/) },
+      { field: 'steps[0].mask[2]', message: expect.stringMatching(/^must be a selector/) },
+    ]);
+    expect(validateSteps([{ action: 'assert_screenshot', mask: '#a' }])).toEqual([{ field: 'steps[0].mask', message: 'must be an array of at most 20 selectors' }]);
+    expect(validateSteps([{ action: 'assert_visible', selector: '#a', mask: ['#b'], threshold: 0.1 }])).toEqual([
+      { field: 'steps[0].mask', message: 'is not used by action "assert_visible"' },
+      { field: 'steps[0].threshold', message: 'is not used by action "assert_visible"' },
+    ]);
   });
 });
 

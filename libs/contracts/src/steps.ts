@@ -129,6 +129,14 @@ export const STEP_ACTIONS = {
       'axe-core scans the element (or the whole page) for a standard: `wcag2a`, `wcag2aa` (the default), `wcag21aa` or `best-practice`, optionally followed by the lowest impact that fails (`minor` (default), `moderate`, `serious`, `critical`), e.g. `wcag2aa serious`; a failure names each rule, its impact, its help URL and the nodes.',
     example: { value: 'wcag2aa' },
   },
+  assert_screenshot: {
+    selector: 'optional',
+    value: 'optional',
+    checkValue: checkScreenshotName,
+    meaning:
+      'Visual comparison: a PNG of the element (or the viewport) once the page is still (fonts loaded, animations finished, two equal captures) against the baseline of this case, step, browser and viewport; the first passing run stores the baseline. The value is an optional name; `threshold` (per-pixel colour distance 0–1, default 0.1), `max_diff_ratio` (share of pixels allowed to differ, default 0) and `mask` (selectors painted over in both images) tune it; a failure stores the actual, expected and diff images and names the share of differing pixels.',
+    example: { selector: '#hero' },
+  },
   request: {
     selector: 'no',
     value: 'no',
@@ -297,6 +305,41 @@ export function parseAccessibilityCheck(value: string | undefined): { standard: 
   return { standard, tags: ACCESSIBILITY_STANDARDS[standard], minImpact };
 }
 
+// ---------------------------------------------------------------- assert_screenshot
+
+/** Bounds of `assert_screenshot`'s options. */
+export const SCREENSHOT_LIMITS = { nameLength: 100, maxMasks: 20, defaultThreshold: 0.1, defaultMaxDiffRatio: 0 } as const;
+
+function checkScreenshotName(value: string): string | undefined {
+  // Empty: no name (the console sends an empty optional field).
+  return value === '' || /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/.test(value) && value.length <= SCREENSHOT_LIMITS.nameLength
+    ? undefined
+    : `must be a name of at most ${SCREENSHOT_LIMITS.nameLength} letters, digits, spaces, dots, dashes or underscores (e.g. "hero banner")`;
+}
+
+function validateScreenshotOptions(step: Record<string, unknown>, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of ['threshold', 'max_diff_ratio'] as const) {
+    const v = step[key];
+    if (v !== undefined && v !== null && (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1)) {
+      errors.push({ field: `${at}.${key}`, message: 'must be a number from 0 to 1' });
+    }
+  }
+  const mask = step.mask;
+  if (mask !== undefined && mask !== null) {
+    if (!Array.isArray(mask) || mask.length > SCREENSHOT_LIMITS.maxMasks) {
+      errors.push({ field: `${at}.mask`, message: `must be an array of at most ${SCREENSHOT_LIMITS.maxMasks} selectors` });
+    } else {
+      mask.forEach((m, j) => {
+        if (typeof m !== 'string' || m.trim() === '' || m.length > STEP_LIMITS.selectorLength) {
+          errors.push({ field: `${at}.mask[${j}]`, message: `must be a selector (a non-empty string of at most ${STEP_LIMITS.selectorLength} characters)` });
+        }
+      });
+    }
+  }
+  return errors;
+}
+
 // ---------------------------------------------------------------- press
 
 /** Key names Playwright's keyboard knows besides single characters (its US layout's codes and the modifiers). */
@@ -344,6 +387,12 @@ export interface Step {
   expect?: string[];
   /** `request` only: variable name to JSON path of the response (`{"order_id": "$.id"}`). */
   save_as?: Record<string, string>;
+  /** `assert_screenshot` only: per-pixel colour distance (0–1) below which pixels count as equal. */
+  threshold?: number;
+  /** `assert_screenshot` only: the share of pixels (0–1) that may differ and still pass. */
+  max_diff_ratio?: number;
+  /** `assert_screenshot` only: selectors painted over in both images (dates, avatars). */
+  mask?: string[];
 }
 
 /** Bounds we chose where the spec is silent (documented in the README). */
@@ -355,6 +404,9 @@ export const STEP_LIMITS = {
   minTimeoutMs: 1,
   maxTimeoutMs: 300_000,
 } as const;
+
+/** The step fields only `assert_screenshot` takes. */
+const SCREENSHOT_FIELDS: readonly string[] = ['threshold', 'max_diff_ratio', 'mask'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -377,9 +429,10 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     const rule = stepActionSpec(action)!;
     for (const key of Object.keys(step)) {
       const requestField = ['request', 'expect', 'save_as'].includes(key);
-      if (requestField && action !== 'request') {
+      const screenshotField = SCREENSHOT_FIELDS.includes(key);
+      if ((requestField && action !== 'request') || (screenshotField && action !== 'assert_screenshot')) {
         errors.push({ field: `${at}.${key}`, message: `is not used by action "${action}"` });
-      } else if (!requestField && !['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
+      } else if (!requestField && !screenshotField && !['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
         errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
       }
     }
@@ -404,6 +457,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     text('value', STEP_LIMITS.valueLength, rule.value);
     text('description', STEP_LIMITS.descriptionLength, 'optional');
     if (action === 'request') errors.push(...validateRequestStep(step, at));
+    if (action === 'assert_screenshot') errors.push(...validateScreenshotOptions(step, at));
     if (action === 'wait') {
       const t = step.timeout;
       if (t === undefined || t === null) errors.push({ field: `${at}.timeout`, message: 'is required for action "wait" (milliseconds)' });

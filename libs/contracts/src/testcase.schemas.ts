@@ -19,6 +19,7 @@ function describeActions(): string {
         spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : spec.value === 'optional' ? 'value (optional)' : '',
         action === 'wait' ? 'timeout' : '',
         action === 'request' ? 'request, expect (optional), save_as (optional)' : '',
+        action === 'assert_screenshot' ? 'threshold, max_diff_ratio, mask (all optional)' : '',
       ].filter(Boolean);
       return `- \`${action}\` (${params.length ? params.join(', ') : 'no parameters'}): ${spec.meaning}`;
     })
@@ -49,6 +50,9 @@ const stepInput = {
     },
     expect: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 500 }, description: '`request` only: `status=201`, `status>=200`, `$.id exists`, `$.error !exists`, `$.items.length>=3`, `$.name="Ada"` (ops = != > >= < <=).' },
     save_as: { type: 'object', additionalProperties: { type: 'string' }, description: '`request` only: variable name to JSON path (`{"order_id": "$.id"}`), used later as `{{order_id}}`.' },
+    threshold: { type: 'number', minimum: 0, maximum: 1, description: '`assert_screenshot` only: per-pixel colour distance below which two pixels count as equal (pixelmatch; default 0.1).' },
+    max_diff_ratio: { type: 'number', minimum: 0, maximum: 1, description: '`assert_screenshot` only: the share of pixels that may differ and still pass (default 0).' },
+    mask: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 2000 }, description: '`assert_screenshot` only: selectors of dynamic parts (dates, avatars), painted over in both images.' },
   },
 };
 
@@ -152,6 +156,9 @@ export const testCaseSchemas: Record<string, JsonSchema> = {
       request: { type: 'object' },
       expect: { type: 'array', items: { type: 'string' } },
       save_as: { type: 'object', additionalProperties: { type: 'string' } },
+      threshold: { type: 'number' },
+      max_diff_ratio: { type: 'number' },
+      mask: { type: 'array', items: { type: 'string' } },
     },
   },
   StepInput: stepInput,

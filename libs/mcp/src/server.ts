@@ -33,6 +33,9 @@ export const STEP = z
       .describe('`request` only: the HTTP call (url joined to the base URL unless absolute; the body is sent as JSON)'),
     expect: z.array(z.string().max(500)).max(50).optional().describe('`request` only: status=201, $.id exists, $.items.length>=3, $.name="Ada"'),
     save_as: z.record(z.string(), z.string()).optional().describe('`request` only: variable name to JSON path, e.g. {"order_id": "$.id"}'),
+    threshold: z.number().min(0).max(1).optional().describe('`assert_screenshot` only: per-pixel colour distance below which pixels count as equal (default 0.1)'),
+    max_diff_ratio: z.number().min(0).max(1).optional().describe('`assert_screenshot` only: share of pixels that may differ and still pass (default 0)'),
+    mask: z.array(z.string().min(1).max(2000)).max(20).optional().describe('`assert_screenshot` only: selectors of dynamic parts (dates, avatars) painted over in both images'),
   })
   .describe(stepInput.description);
 
@@ -95,8 +98,10 @@ export function compactExecution(execution: Schemas['Execution']) {
           test_id: t.test_id,
           name: t.name,
           error: t.error,
-          ...(index >= 0 ? { failed_step: { number: index + 1, name: t.steps[index]!.name } } : {}),
+          ...(index >= 0 ? { failed_step: { number: index + 1, step_id: t.steps[index]!.step_id, name: t.steps[index]!.name } } : {}),
           ...(t.screenshot ? { screenshot: t.screenshot } : {}),
+          // A screenshot comparison that failed: its numbers and images (accept_screenshot takes the capture as the baseline).
+          ...(index >= 0 && t.steps[index]!.visual?.result === 'mismatch' ? { visual: t.steps[index]!.visual } : {}),
         };
       }),
     passed_tests: tests.filter((t) => t.status === 'passed').map((t) => t.name),
@@ -302,6 +307,21 @@ export function createAssayMcpServer(client: AssayClient): McpServer {
       async ({ execution_id, test_id }) =>
         text(await client.requestJson('POST', `/api/v1/executions/${encodeURIComponent(execution_id)}/failure-analysis/${encodeURIComponent(test_id)}/apply`, { body: {} })),
       'No fix to apply for this execution and test: read get_failure_analysis first.',
+    ),
+  );
+
+  server.registerTool(
+    'accept_screenshot',
+    {
+      title: 'Accept a new look as the screenshot baseline',
+      description:
+        'For an assert_screenshot step that failed because the page looks different (get_execution lists its visual diff): makes that run’s capture the baseline of the case, step, browser and viewport, so the next run compares against it. Only when the user confirms the new look is intended.',
+      inputSchema: { execution_id: id('Execution id'), test_id: id('test_id of the failed test (get_execution)'), step_id: id('step_id of the failed assert_screenshot step (get_execution: failed_step.step_id)') },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(
+      async ({ execution_id, test_id, step_id }) => text(await client.requestJson('POST', '/api/v1/screenshot-baselines', { body: { execution_id, test_id, step_id } })),
+      'Unknown execution, test or step: get_execution lists the failed tests and their steps.',
     ),
   );
 

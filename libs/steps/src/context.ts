@@ -30,8 +30,39 @@ export interface StepContext {
   egress?: { policy: EgressPolicy; proxy: EgressProxy };
   /** A file uploaded for `upload` steps, read only when it belongs to the run's organization. */
   readUpload?(id: string): Promise<UploadedFile | undefined>;
+  /** Baselines of `assert_screenshot` for the case being run; without them the step fails as `unsupported`. */
+  screenshots?: ScreenshotStore;
   /** Per-phase timings (fingerprint reads, screenshots), when profiling. */
   profile?: { add(phase: string, ms: number): void };
+}
+
+/** Where `assert_screenshot` finds and keeps the baselines of one test case (the runner's artifact store). */
+export interface ScreenshotStore {
+  /** The stored baseline of the step in this browser and viewport, if any. */
+  baseline(key: { stepId: string; browser: string; viewport: string }): Promise<{ id: string; png: Buffer } | undefined>;
+  /** Keeps a first capture as the step's baseline (the runner stores it when the case passes). */
+  keepAsBaseline(key: { stepId: string; browser: string; viewport: string; name?: string }, png: Buffer): Promise<void>;
+  /** Stores a mismatch's images; the artifact ids of those it stored (a full quota can refuse some). */
+  saveMismatch(images: { actual: Buffer; expected: Buffer; diff: Buffer }): Promise<{ actual_artifact_id?: string; expected_artifact_id?: string; diff_artifact_id?: string }>;
+}
+
+/** What an `assert_screenshot` step found (its failures carry the same in `StepError.details`). */
+export interface VisualOutcome {
+  result: 'baseline_created' | 'matched' | 'mismatch';
+  browser: string;
+  viewport: string;
+  name?: string;
+  baseline_id?: string;
+  diff_pixels?: number;
+  diff_ratio?: number;
+  regions?: Array<{ x: number; y: number; width: number; height: number; pixels: number }>;
+  size_changed?: { expected: string; actual: string };
+  actual_artifact_id?: string;
+  expected_artifact_id?: string;
+  diff_artifact_id?: string;
+  /** Milliseconds spent waiting for stillness and capturing, and comparing. */
+  capture_ms: number;
+  compare_ms?: number;
 }
 
 export interface UploadedFile {
@@ -44,6 +75,8 @@ export interface UploadedFile {
 export interface StepOutput {
   fingerprint?: ElementFingerprint;
   screenshotArtifactId?: string;
+  /** `assert_screenshot`: the baseline it stored or matched. */
+  visual?: VisualOutcome;
 }
 
 /**

@@ -6,6 +6,7 @@ import { goBack, goForward, navigate, reload } from './kinds/navigation.js';
 import { screenshot, wait } from './kinds/page.js';
 import { request } from './kinds/request.js';
 import { assertAccessible } from './kinds/accessibility.js';
+import { assertScreenshot } from './kinds/screenshot-assert.js';
 
 /**
  * Every step action and the kind that runs it. Typed against the contracts'
@@ -38,6 +39,7 @@ export const STEP_KINDS: { readonly [A in StepAction]: StepKind } = {
   upload,
   drag,
   assert_accessible: assertAccessible,
+  assert_screenshot: assertScreenshot,
   request,
 };
 

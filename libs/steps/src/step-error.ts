@@ -7,6 +7,7 @@ export type StepErrorType =
   | 'element_not_found'
   | 'element_not_interactable'
   | 'assertion_failed'
+  | 'visual_change'
   | 'navigation_failed'
   | 'egress_blocked'
   | 'unknown_variable'
@@ -19,6 +20,8 @@ export class StepError extends Error {
   constructor(
     message: string,
     readonly type: StepErrorType,
+    /** Structured facts about the failure (an `assert_screenshot` mismatch: `{visual: VisualOutcome}`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'StepError';

@@ -1,3 +1,4 @@
+import type { VisualOutcome } from '@assay/steps';
 import type { NewEvent } from '@assay/bus';
 import type { ExecutionRow, TestResultRow } from './db/database.js';
 
@@ -8,6 +9,17 @@ export function executionUrl(publicBaseUrl: string, id: string): string {
 
 export function artifactUrl(publicBaseUrl: string, id: string): string {
   return `${publicBaseUrl}/api/v1/artifacts/${id}`;
+}
+
+/** An `assert_screenshot` outcome with its images as URLs. */
+export function visualBody(v: VisualOutcome, publicBaseUrl: string) {
+  const { actual_artifact_id, expected_artifact_id, diff_artifact_id, ...rest } = v;
+  return {
+    ...rest,
+    ...(actual_artifact_id ? { actual_url: artifactUrl(publicBaseUrl, actual_artifact_id) } : {}),
+    ...(expected_artifact_id ? { expected_url: artifactUrl(publicBaseUrl, expected_artifact_id) } : {}),
+    ...(diff_artifact_id ? { diff_url: artifactUrl(publicBaseUrl, diff_artifact_id) } : {}),
+  };
 }
 
 function caseExecution(e: ExecutionRow, r: TestResultRow, status: string, publicBaseUrl: string) {

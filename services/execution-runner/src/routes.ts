@@ -5,7 +5,8 @@ import { executionRoutes } from './executions/executions.routes.js';
 import { internalRoutes } from './internal/internal.routes.js';
 import { recordingRoutes } from './recordings/recordings.routes.js';
 import { scheduleRoutes } from './schedules/schedules.routes.js';
+import { baselineRoutes } from './screenshots/baselines.routes.js';
 import { testRunRoutes } from './test-runs/test-runs.routes.js';
 
 /** Every router of the execution-runner. */
-export const ROUTERS: Array<(ctx: ExecutionContext) => Router> = [executionRoutes, testRunRoutes, recordingRoutes, artifactRoutes, scheduleRoutes, internalRoutes];
+export const ROUTERS: Array<(ctx: ExecutionContext) => Router> = [executionRoutes, testRunRoutes, recordingRoutes, artifactRoutes, baselineRoutes, scheduleRoutes, internalRoutes];

@@ -110,6 +110,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'assay' });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'accept_screenshot',
       'apply_fix',
       'generate_test_cases',
       'get_discovery',

@@ -282,6 +282,19 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                       {(a) => <textarea {...a} rows={6} spellcheck={false} value={s.call ?? REQUEST_TEMPLATE} onInput={(e) => update(i, { call: (e.target as HTMLTextAreaElement).value })} />}
                     </Field>
                   ) : null}
+                  {rule?.visual ? (
+                    <>
+                      <Field label={`Step ${n} mask (one selector per line)`} id={`step-${i}-mask`} error={Object.entries(errors).filter(([k]) => k.startsWith(`steps[${i}].mask`)).map(([, v]) => v).join('; ') || undefined} hint="Dynamic parts (dates, avatars), painted over in the baseline and every capture">
+                        {(a) => <textarea {...a} rows={2} spellcheck={false} value={s.mask ?? ''} onInput={(e) => update(i, { mask: (e.target as HTMLTextAreaElement).value })} />}
+                      </Field>
+                      <Field label={`Step ${n} threshold (0–1, default 0.1)`} id={`step-${i}-threshold`} error={err('threshold')}>
+                        {(a) => <input {...a} inputMode="decimal" value={s.threshold ?? ''} onInput={(e) => update(i, { threshold: (e.target as HTMLInputElement).value })} />}
+                      </Field>
+                      <Field label={`Step ${n} allowed share of differing pixels (0–1, default 0)`} id={`step-${i}-max-diff-ratio`} error={err('max_diff_ratio')}>
+                        {(a) => <input {...a} inputMode="decimal" value={s.max_diff_ratio ?? ''} onInput={(e) => update(i, { max_diff_ratio: (e.target as HTMLInputElement).value })} />}
+                      </Field>
+                    </>
+                  ) : null}
                   {rule?.timeout || err('timeout') ? (
                     <Field label={`Step ${n} timeout (ms)`} id={`step-${i}-timeout`} error={err('timeout')}>
                       {(a) => <input {...a} inputMode="numeric" value={s.timeout} onInput={(e) => update(i, { timeout: (e.target as HTMLInputElement).value })} />}

@@ -87,6 +87,97 @@ interface LiveStep {
   duration_ms?: number;
   error?: string;
   screenshot?: string;
+  visual?: Schemas['VisualResult'];
+  accessibility?: Schemas['StepResult']['accessibility'];
+}
+
+/** A failed screenshot comparison: expected, actual and diff side by side, and Accept as new baseline. */
+function VisualDiff(props: { executionId: string; testId: string; step: LiveStep; index: number; testName: string }): JSX.Element {
+  const v = props.step.visual!;
+  const [accepted, setAccepted] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const where = `step ${props.index + 1} of ${props.testName}`;
+  const accept = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api().api.POST('/api/v1/screenshot-baselines', { body: { execution_id: props.executionId, test_id: props.testId, step_id: props.step.step_id } });
+      setAccepted('Accepted: the next run compares against this capture.');
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const images: Array<[string, string | undefined]> = [
+    ['Expected', v.expected_url],
+    ['Actual', v.actual_url],
+    ['Diff', v.diff_url],
+  ];
+  return (
+    <section class="visual-diff" aria-label={`Screenshot comparison at ${where}`}>
+      <p class="muted">
+        {((v.diff_ratio ?? 0) * 100).toFixed(2)}% of pixels differ ({v.diff_pixels ?? 0}) · {v.browser} {v.viewport}
+        {v.regions?.length ? ` · ${v.regions.length} region${v.regions.length === 1 ? '' : 's'}` : ''}
+      </p>
+      <div class="visual-images">
+        {images.map(([label, url]) =>
+          url ? (
+            <figure key={label}>
+              <figcaption>{label}</figcaption>
+              <ArtifactImage url={url} alt={`${label} screenshot at ${where}`} />
+            </figure>
+          ) : null,
+        )}
+      </div>
+      {accepted ? (
+        <p role="status">{accepted}</p>
+      ) : (
+        <button type="button" disabled={busy || !v.actual_url} onClick={accept}>
+          Accept as new baseline<span class="visually-hidden"> for {where}</span>
+        </button>
+      )}
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
+/** A failed accessibility scan: each violation with its impact, help link and nodes. */
+function AccessibilityViolations(props: { step: LiveStep; index: number; testName: string }): JSX.Element {
+  const a = props.step.accessibility!;
+  return (
+    <table class="violations" aria-label={`Accessibility violations at step ${props.index + 1} of ${props.testName}`}>
+      <caption>
+        {a.violations.length} violation{a.violations.length === 1 ? '' : 's'} of {a.standard} ({a.min_impact} or worse)
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Rule</th>
+          <th scope="col">Impact</th>
+          <th scope="col">Nodes</th>
+        </tr>
+      </thead>
+      <tbody>
+        {a.violations.map((x) => (
+          <tr key={x.rule}>
+            <td>
+              <a href={x.help_url} target="_blank" rel="noopener noreferrer">
+                {x.rule}
+              </a>
+              <div class="muted">{x.help}</div>
+            </td>
+            <td>{x.impact ?? 'unknown'}</td>
+            <td>
+              {x.nodes.map((n) => (
+                <code key={n}>{n}</code>
+              ))}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 interface LiveTest {
   test_id: string;
@@ -272,7 +363,12 @@ export function ExecutionView(props: { id: string }): JSX.Element {
                       {s.error}
                     </p>
                   ) : null}
-                  {s.screenshot ? <ArtifactImage url={s.screenshot} alt={`Screenshot at step ${i + 1} of ${t.name}`} /> : null}
+                  {s.visual?.result === 'mismatch' && ended ? (
+                    <VisualDiff executionId={props.id} testId={t.test_id} step={s} index={i} testName={t.name} />
+                  ) : s.screenshot ? (
+                    <ArtifactImage url={s.screenshot} alt={`Screenshot at step ${i + 1} of ${t.name}`} />
+                  ) : null}
+                  {s.accessibility?.violations.length ? <AccessibilityViolations step={s} index={i} testName={t.name} /> : null}
                 </li>
               ))}
             </ol>

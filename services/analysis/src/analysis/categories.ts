@@ -9,6 +9,7 @@ export const CATEGORIES = [
   'script_error',
   'timeout',
   'flaky',
+  'visual_change',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -26,6 +27,8 @@ export const TRIAGE: Record<Category, TriageType> = {
   script_error: 'product_bug',
   timeout: 'system_issue',
   flaky: 'automation_bug',
+  // A changed look is a bug or an intended redesign: a person decides (and accepts the new baseline).
+  visual_change: 'to_investigate',
 };
 
 /**

@@ -86,6 +86,9 @@ function plainLabel(fp: Fingerprint | undefined): string {
 
 const stepWord = (d: Diagnosis) => (d.step ? `step ${d.step.index}` : 'the failing step');
 
+/** A share of pixels (0..1) as a percentage. */
+const pct = (ratio: unknown) => (typeof ratio === 'number' && Number.isFinite(ratio) ? `${(ratio * 100).toFixed(2)}%` : 'some');
+
 /**
  * What changed and what to do, one sentence each, for the first thing a tester
  * reads: no selectors, scores, thresholds or API routes (those stay in the evidence).
@@ -117,6 +120,11 @@ export function plainWords(d: Diagnosis, ctx: PresentContext): { summary: string
       return {
         summary: `${cap(step)} expected "${q(String(f.expected ?? ''), 60)}" but the page showed "${q(String(f.found ?? ''), 60)}".`,
         next_step: 'If the new content is right, update the expected value; otherwise report it as a bug.',
+      };
+    case 'visual_change':
+      return {
+        summary: `${cap(step)} found ${where} looking different from its approved screenshot (${pct(f.diff_ratio)} of the pixels changed).`,
+        next_step: 'Compare the actual, expected and diff images: accept the new look as the baseline if it is intended, otherwise report it as a bug.',
       };
     case 'page_error':
       return { summary: `The app answered ${f.status ? `HTTP ${String(f.status)}` : 'with an error'} for ${pathOf(String(f.url ?? ctx.pageUrl ?? ''))} during ${step}.`, next_step: 'Check the app’s server log around the time of the run, then run it again.' };
@@ -218,6 +226,19 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       return {
         description: `${cap(stepRef(d))} expected ${sel} to ${what === 'text' ? 'contain' : 'hold'} "${q(String(f.expected ?? ''), 120)}", but it showed "${q(String(f.found ?? ''), 120)}".`,
         fix_suggestions: [`If the change is intended, update the expected ${what} to "${q(String(f.found ?? ''), 200)}".`, `Otherwise the page shows the wrong ${what}: a product bug.`],
+      };
+    }
+    case 'visual_change': {
+      const regions = (f.regions as Array<{ x: number; y: number; width: number; height: number }> | undefined) ?? [];
+      const boxes = regions.slice(0, 3).map((r) => `${r.width}x${r.height} at (${r.x},${r.y})`).join(', ');
+      const size = f.size_changed ? ` Its size changed from ${(f.size_changed as { expected: string }).expected} to ${(f.size_changed as { actual: string }).actual}.` : '';
+      return {
+        description: `${cap(stepRef(d))} compared a screenshot${sel ? ` of ${sel}` : ''} with its baseline (${String(f.browser ?? 'chromium')} ${String(f.viewport ?? '')}): ${pct(f.diff_ratio)} of the pixels differ${regions.length ? ` in ${regions.length === 1 ? '1 region' : `${regions.length} regions`} (${boxes})` : ''}.${size}`,
+        fix_suggestions: [
+          'If the new look is intended, accept the failed run’s capture as the new baseline (POST /api/v1/screenshot-baselines, or Accept as new baseline in the run view).',
+          'If dynamic content (dates, avatars, ads) caused it, add those selectors to the step’s mask.',
+          'Otherwise the page’s look regressed: a product bug; the diff image shows where.',
+        ],
       };
     }
     case 'page_error': {

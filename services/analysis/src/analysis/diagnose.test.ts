@@ -57,6 +57,19 @@ describe('diagnose', () => {
     expect(d).toMatchObject({ category: 'timeout', facts: { kind: 'late_element' } });
   });
 
+  it('files a screenshot mismatch as visual_change with the share of pixels and the regions', () => {
+    const visual = { result: 'mismatch', browser: 'chromium', viewport: '1280x720', diff_pixels: 1200, diff_ratio: 0.0231, regions: [{ x: 16, y: 107, width: 368, height: 68, pixels: 1200 }], expected_url: 'http://assay.test/api/v1/artifacts/e', actual_url: 'http://assay.test/api/v1/artifacts/a', diff_url: 'http://assay.test/api/v1/artifacts/d' };
+    const error = 'Screenshot of #visual differs from its baseline (chromium 1280x720): 2.31% of pixels differ (1200 of 51948) in 1 region: 368x68 at (16,107)';
+    const d = diagnose(input(error, 'visual_change', { failed_step: { index: 2, step_id: 's2', action: 'assert_screenshot', selector: '#visual', error_type: 'visual_change' }, visual }))!;
+    expect(d).toMatchObject({ category: 'visual_change', confidence: 0.97, facts: { diff_ratio: 0.0231, diff_pixels: 1200, regions: visual.regions, viewport: '1280x720', images: { expected: visual.expected_url, actual: visual.actual_url, diff: visual.diff_url } } });
+    expect(TRIAGE[d.category]).toBe('to_investigate');
+    const p = present(d, { expectedSelector: '#visual', pageUrl: 'http://shop.test/visual' });
+    expect(p.description).toMatch(/2\.31% of the pixels differ in 1 region \(368x68 at \(16,107\)\)/);
+    expect(p.fix_suggestions.join(' ')).toMatch(/accept the failed run’s capture as the new baseline/);
+    // Without the runner's facts the share is read off the message.
+    expect(diagnose(input(error, 'visual_change'))?.facts.diff_ratio).toBeCloseTo(0.0231, 6);
+  });
+
   it('quotes what an assertion found, unless a failed API call of the page explains it', () => {
     const e = 'Expected text "Total: $20" but found "Total: $25"';
     expect(diagnose(input(e, 'assertion_failed'))).toMatchObject({ category: 'assertion_mismatch', facts: { expected: 'Total: $20', found: 'Total: $25' } });

@@ -141,6 +141,19 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
 
   if (errorType === 'unknown_variable') return { ...base, category: 'assertion_mismatch', confidence: 0.9, facts: { kind: 'variable' } };
 
+  // A screenshot that differs from its baseline: the page loaded and looks different, nothing else to find.
+  if (errorType === 'visual_change') {
+    const v = d.visual;
+    return {
+      ...base,
+      category: 'visual_change',
+      confidence: v ? 0.97 : 0.8,
+      facts: v
+        ? { diff_ratio: v.diff_ratio, diff_pixels: v.diff_pixels, regions: v.regions ?? [], browser: v.browser, viewport: v.viewport, ...(v.size_changed ? { size_changed: v.size_changed } : {}), ...(v.name ? { name: v.name } : {}), ...(v.diff_url ? { images: { expected: v.expected_url, actual: v.actual_url, diff: v.diff_url } } : {}) }
+        : { diff_ratio: Number(/: ([\d.]+)% of pixels differ/.exec(error)?.[1] ?? NaN) / 100, regions: [] },
+    };
+  }
+
   // Scripts that broke near the failure: uncaught exceptions and failed calls to the app's own API.
   const host = hostOf(pageUrl);
   const pageErrors = (d.page_errors ?? []).filter((e) => e.step === index || e.step === index - 1);

@@ -65,6 +65,8 @@ export interface Diagnostics {
   fingerprints?: StepFingerprint[];
   selector_state?: { selector: string; count: number; visible?: boolean; enabled?: boolean; fingerprint?: Fingerprint };
   candidates?: Fingerprint[];
+  /** A failed `assert_screenshot`: the share of differing pixels, their regions and the images' URLs. */
+  visual?: { result: string; browser: string; viewport: string; name?: string; diff_pixels?: number; diff_ratio?: number; regions?: Array<{ x: number; y: number; width: number; height: number; pixels: number }>; size_changed?: { expected: string; actual: string }; actual_url?: string; expected_url?: string; diff_url?: string };
 }
 
 export const TERMINAL = ['completed', 'failed', 'cancelled'];

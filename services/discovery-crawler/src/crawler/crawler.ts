@@ -6,6 +6,8 @@ import { egressConnector } from '@assay/egress';
 import { enqueueEvents, type NewEvent } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
+import { ACCESSIBILITY_STANDARDS } from '@assay/contracts';
+import { firstLine, scanAccessibility } from '@assay/steps';
 import type { CrawlConfig, DiscoveryDatabase, PageAnalysis, PageWarning, SessionRow } from '../db/database.js';
 import {
   addPages,
@@ -287,6 +289,13 @@ export class Crawler {
                 findings.typeahead.push(...explored.found.typeahead);
               }
             }
+            // The same axe scan as assert_accessible (WCAG 2 A and AA, every impact), on the page as loaded: it reads, never acts.
+            if (config.accessibility && loaded.extract && !ctl.stopped) {
+              loaded.accessibility = await scanAccessibility(loader.page, { tags: ACCESSIBILITY_STANDARDS.wcag2aa, minImpact: 'minor' }).then(
+                (violations) => ({ violations }),
+                (err: unknown) => ({ error: `The accessibility scan failed: ${firstLine(err)}` }),
+              );
+            }
             if (ctl.stopped) return frontier.unshift(next);
             const added = await this.record(session, next, loaded, findings, { reachedBy, unreachable }, state);
             if (added === undefined) return this.halt(ctl, 'lost');
@@ -393,6 +402,7 @@ export class Crawler {
         ...(found.panels.length ? { panels: found.panels.map((p) => ({ ...p, links: p.links.flatMap((l) => normaliseUrl(l) ?? []) })) } : {}),
         ...(found.typeahead.length ? { typeahead: found.typeahead } : {}),
         ...(warnings.length ? { warnings } : {}),
+        ...(loaded.accessibility ? { accessibility: loaded.accessibility } : {}),
       };
     }
     const childDepth = page.depth + 1;

@@ -1,3 +1,4 @@
+import type { AccessibilityViolation } from '@assay/steps';
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { FormInfo } from '../db/database.js';
 import { probeClientRoutes, type ClientRoute } from './client-routes.js';
@@ -21,6 +22,8 @@ export interface LoadedPage {
   routes?: string[];
   /** Uncaught script errors while it loaded. */
   script_errors?: string[];
+  /** `accessibility: true` sessions: the axe scan of the page as loaded. */
+  accessibility?: { violations: AccessibilityViolation[] } | { error: string };
   /** False when it kept changing until the settle cap. */
   still?: boolean;
   /** Its scripts fetched or changed the DOM after it was parsed: its links may be a client-side router's. */

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
+import type { AccessibilityViolation } from '@assay/steps';
 
 export type SessionStatus = 'running' | 'paused' | 'cancelled' | 'completed' | 'failed';
 export const ENDED: readonly SessionStatus[] = ['cancelled', 'completed', 'failed'];
@@ -16,6 +17,8 @@ export interface CrawlConfig {
   request_delay_ms: number;
   /** Fill and submit forms, click in-page buttons (absent in sessions from before: false). */
   interactive?: boolean;
+  /** Scan each crawled page with axe-core (WCAG 2 A and AA; absent: false). */
+  accessibility?: boolean;
 }
 
 export interface SessionTable {
@@ -76,6 +79,8 @@ export interface PageAnalysis {
   typeahead?: TypeAheadInfo[];
   /** What may have kept the crawler from seeing the whole page (see PageWarning). */
   warnings?: PageWarning[];
+  /** `accessibility: true` sessions: axe-core's WCAG 2 A/AA violations of the page as loaded, or why the scan failed. */
+  accessibility?: { violations: AccessibilityViolation[] } | { error: string };
 }
 
 /** Something a button opened, with the button: a dialog's form (a sign-in), a menu's links. */

@@ -21,6 +21,7 @@ export interface StartRequest {
   enable_ai_analysis?: boolean;
   request_delay_ms?: number;
   interactive?: boolean;
+  accessibility?: boolean;
 }
 
 /** A rough time per page, for estimates before any page was crawled (ms). */
@@ -50,6 +51,7 @@ export async function startSession(ctx: DiscoveryContext, orgId: string, req: St
     enable_ai_analysis: req.enable_ai_analysis ?? false,
     request_delay_ms: req.request_delay_ms ?? L.requestDelayMs.default,
     interactive: req.interactive ?? false,
+    accessibility: req.accessibility ?? false,
   };
   const perPage = Math.max(config.request_delay_ms, PAGE_MS / ctx.pagesInParallel);
   return withTransaction(ctx.db, async (trx) => {
@@ -185,6 +187,7 @@ export async function resultsBody(ctx: DiscoveryContext, row: SessionRow) {
       api_calls: p.api_calls,
       depth: p.depth,
       reached_by: p.reached_by ?? 'direct',
+      ...(p.analysis?.accessibility ? { accessibility: p.analysis.accessibility } : {}),
     })),
     flows: flows.map((f) => ({ flow_id: f.flow_id, type: f.type, pages: f.pages, steps: f.steps, confidence: f.confidence, evidence: f.evidence, ...enrichedFlow(row, f.flow_id) })),
     patterns,

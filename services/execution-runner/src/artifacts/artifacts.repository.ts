@@ -36,7 +36,7 @@ export interface NewArtifact {
   org_id: string;
   /** Null for an uploaded file, which belongs to no run. */
   execution_id: string | null;
-  kind: 'screenshot' | 'trace' | 'upload';
+  kind: 'screenshot' | 'trace' | 'upload' | 'baseline';
   content_type: string;
   data: Buffer;
   filename?: string;
@@ -51,33 +51,50 @@ export interface NewArtifact {
  * @throws ArtifactRefusedError naming the cap that refused it.
  */
 export async function storeArtifact(db: Db, limits: ArtifactLimits, a: NewArtifact): Promise<string> {
+  if (a.data.length > limits.maxBytes) throw tooLarge(a, limits);
+  return db.transaction().execute((trx) => insertArtifact(trx, limits, a));
+}
+
+const tooLarge = (a: NewArtifact, limits: ArtifactLimits) =>
+  new ArtifactRefusedError(`the ${a.kind === 'upload' ? 'file' : a.kind} (${megabytes(a.data.length)}) is larger than the ${megabytes(limits.maxBytes)} allowed per artifact`, 'size');
+
+/**
+ * storeArtifact inside a transaction the caller holds (a baseline is stored
+ * with its row): the quota is counted by the same statement.
+ * @throws ArtifactRefusedError naming the cap that refused it.
+ */
+export async function insertArtifact(trx: Db, limits: ArtifactLimits, a: NewArtifact): Promise<string> {
   const size = a.data.length;
-  if (size > limits.maxBytes) throw new ArtifactRefusedError(`the ${a.kind === 'upload' ? 'file' : a.kind} (${megabytes(size)}) is larger than the ${megabytes(limits.maxBytes)} allowed per artifact`, 'size');
-  return db.transaction().execute(async (trx) => {
-    const counted = await sql<{ bytes: string }>`
-      insert into artifact_usage (org_id, bytes) values (${a.org_id}, ${size})
-      on conflict (org_id) do update set bytes = artifact_usage.bytes + excluded.bytes
-        where artifact_usage.bytes + excluded.bytes <= ${limits.orgQuotaBytes}
-      returning bytes`.execute(trx);
-    if (counted.rows.length === 0 || size > limits.orgQuotaBytes) {
-      throw new ArtifactRefusedError(`the organization's artifact storage (${megabytes(limits.orgQuotaBytes)}) is full: older screenshots and traces expire after the plan's history period`, 'quota');
-    }
-    const row = await trx
-      .insertInto('artifacts')
-      .values({
-        org_id: a.org_id,
-        execution_id: a.execution_id,
-        kind: a.kind,
-        content_type: a.content_type,
-        data: a.data,
-        size,
-        filename: a.filename ?? null,
-        expires_at: a.keep_days === null ? null : sql<Date>`now() + make_interval(days => ${a.keep_days})`,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  });
+  if (size > limits.maxBytes) throw tooLarge(a, limits);
+  const counted = await sql<{ bytes: string }>`
+    insert into artifact_usage (org_id, bytes) values (${a.org_id}, ${size})
+    on conflict (org_id) do update set bytes = artifact_usage.bytes + excluded.bytes
+      where artifact_usage.bytes + excluded.bytes <= ${limits.orgQuotaBytes}
+    returning bytes`.execute(trx);
+  if (counted.rows.length === 0 || size > limits.orgQuotaBytes) {
+    throw new ArtifactRefusedError(`the organization's artifact storage (${megabytes(limits.orgQuotaBytes)}) is full: older screenshots and traces expire after the plan's history period`, 'quota');
+  }
+  const row = await trx
+    .insertInto('artifacts')
+    .values({
+      org_id: a.org_id,
+      execution_id: a.execution_id,
+      kind: a.kind,
+      content_type: a.content_type,
+      data: a.data,
+      size,
+      filename: a.filename ?? null,
+      expires_at: a.keep_days === null ? null : sql<Date>`now() + make_interval(days => ${a.keep_days})`,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Deletes one artifact of the organization and gives its bytes back to the quota (in the caller's transaction). */
+export async function deleteArtifact(trx: Db, orgId: string, id: string): Promise<void> {
+  const gone = await trx.deleteFrom('artifacts').where('org_id', '=', orgId).where('id', '=', id).returning('size').executeTakeFirst();
+  if (gone) await sql`update artifact_usage set bytes = greatest(0, bytes - ${gone.size}) where org_id = ${orgId}`.execute(trx);
 }
 
 /** An artifact of the organization that has not expired. */

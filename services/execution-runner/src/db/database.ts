@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
-import type { Step } from '@assay/steps';
+import type { Step, VisualOutcome } from '@assay/steps';
 
 export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -19,6 +19,10 @@ export interface StepOutcome {
   duration_ms: number;
   error?: string;
   screenshot_artifact_id?: string;
+  /** `assert_screenshot`: the baseline it stored or matched, or the mismatch with its images (artifact ids). */
+  visual?: VisualOutcome;
+  /** A failed `assert_accessible`: the standard, the impact floor and each violation (rule, impact, help URL, nodes). */
+  accessibility?: { standard: string; min_impact: string; violations: Array<{ rule: string; impact: string | null; help: string; help_url: string; nodes: string[] }> };
 }
 
 export interface ExecutionTable {
@@ -91,7 +95,8 @@ export interface ArtifactTable {
   org_id: string;
   /** null for files uploaded for `upload` steps. */
   execution_id: string | null;
-  kind: 'screenshot' | 'trace' | 'upload';
+  /** `baseline`: an `assert_screenshot` baseline's PNG (no execution, never expires). */
+  kind: 'screenshot' | 'trace' | 'upload' | 'baseline';
   content_type: string;
   /** The uploaded file's name (uploads only). */
   filename: string | null;
@@ -145,7 +150,31 @@ export interface ScheduleRunTable {
   created_at: DefaultTimestamp;
 }
 
+export interface ScreenshotBaselineTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  test_case_id: string;
+  step_id: string;
+  name: string | null;
+  browser: string;
+  /** `WIDTHxHEIGHT`. */
+  viewport: string;
+  artifact_id: string;
+  width: number;
+  height: number;
+  size: number;
+  /** `first_run`: stored by the first passing run; `approved`: a failed run's capture accepted through the API. */
+  origin: 'first_run' | 'approved';
+  source_execution_id: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export type ScreenshotBaselineRow = Selectable<ScreenshotBaselineTable>;
+
 export interface ExecutionDatabase extends OutboxTables {
+  screenshot_baselines: ScreenshotBaselineTable;
   executions: ExecutionTable;
   test_results: TestResultTable;
   artifacts: ArtifactTable;

@@ -8,7 +8,7 @@ import type { ExecutionContext } from '../context.js';
 import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
-import { artifactUrl, summaryEvent } from '../execution-events.js';
+import { artifactUrl, summaryEvent, visualBody } from '../execution-events.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -257,12 +257,14 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
     ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
     ...(Array.isArray(r.diagnostics?.blocked_requests) ? { diagnostics: { blocked_requests: r.diagnostics.blocked_requests } } : {}),
-    steps: r.steps.map(({ screenshot_artifact_id, ...s }) => ({
+    steps: r.steps.map(({ screenshot_artifact_id, visual, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),
+      ...(visual ? { visual: visualBody(visual, publicBaseUrl) } : {}),
     })),
   };
 }
+
 
 export async function resultsOf(ctx: ExecutionContext, e: ExecutionRow) {
   const results = await findResults(ctx.db, e.id);

@@ -18,8 +18,8 @@ const stableJson = (v: unknown): string =>
  * test, which flakiness needs to know.
  */
 export function testCaseVersion(steps: Step[]): string {
-  // A request step's call, assertions and saved values are part of it (other steps hash as before).
-  const canonical = steps.map((s) => [s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : [])]);
+  // A request step's call, assertions and saved values are part of it, and a screenshot step's options (other steps hash as before).
+  const canonical = steps.map((s) => [s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : []), ...(s.action === 'assert_screenshot' ? [stableJson([s.threshold ?? null, s.max_diff_ratio ?? null, s.mask ?? null])] : [])]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }
 

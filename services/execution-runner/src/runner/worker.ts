@@ -29,11 +29,12 @@ import {
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
+import { artifactUrl, visualBody, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
-import { captureFailureEvidence, runStep, StepError, stepName, substitute, type ElementFingerprint, type Step } from '@assay/steps';
+import { captureFailureEvidence, runStep, StepError, stepName, substitute, type ElementFingerprint, type ScreenshotStore, type Step, type VisualOutcome } from '@assay/steps';
+import { findBaselineImage, insertFirstBaseline } from '../screenshots/baselines.repository.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
 import { maskTrace, resolveRunVariables, type RunVariables } from './run-variables.js';
 
@@ -288,6 +289,18 @@ export class Runner {
       const store = (kind: 'screenshot' | 'trace', content_type: string, data: Buffer) =>
         storeArtifact(db, this.o.artifacts, { org_id: execution.org_id, execution_id: execution.id, kind, content_type, data, keep_days: execution.history_days });
       const saveScreenshot = (png: Buffer) => store('screenshot', 'image/png', png);
+      // assert_screenshot's baselines for this case: first captures are stored only if the case passes.
+      const firstBaselines: Array<{ stepId: string; browser: string; viewport: string; name?: string; png: Buffer }> = [];
+      const baselines: ScreenshotStore = {
+        baseline: (k) => findBaselineImage(db, { org_id: execution.org_id, test_case_id: result.test_case_id, step_id: k.stepId, browser: k.browser, viewport: k.viewport }),
+        keepAsBaseline: async (k, png) => void firstBaselines.push({ ...k, png }),
+        saveMismatch: async ({ actual, expected, diff }) => {
+          // A refused image leaves its id out; the comparison still fails with its numbers.
+          const keep = (png: Buffer) => saveScreenshot(png).catch(refused);
+          const [a, e, d] = [await keep(actual), await keep(expected), await keep(diff)];
+          return { ...(a ? { actual_artifact_id: a } : {}), ...(e ? { expected_artifact_id: e } : {}), ...(d ? { diff_artifact_id: d } : {}) };
+        },
+      };
       const refused = (err: unknown) => {
         if (!(err instanceof ArtifactRefusedError)) throw err;
         notStored.push(err.message);
@@ -320,6 +333,7 @@ export class Runner {
               fingerprints: ctl.fingerprints,
               egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
               readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
+              screenshots: baselines,
               ...(prof.enabled ? { profile: prof } : {}),
             },
             step,
@@ -332,6 +346,7 @@ export class Runner {
             status: 'passed',
             duration_ms: Date.now() - t0,
             ...(out.screenshotArtifactId ? { screenshot_artifact_id: out.screenshotArtifactId } : {}),
+            ...(out.visual ? { visual: out.visual } : {}),
           });
         } catch (err) {
           const error = ctl.stopped
@@ -341,7 +356,17 @@ export class Runner {
               : new StepError((err as Error).message?.split('\n')[0] ?? String(err), 'error');
           // A secret may be in a message (an expected value, a URL): none leaves the runner in clear.
           failure = { index, error: ctl.vars.mask.active ? new StepError(ctl.vars.mask.text(error.message), error.type) : error };
-          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'failed', duration_ms: Date.now() - t0, error: failure.error.message });
+          const visual = failure.error.details?.visual as VisualOutcome | undefined;
+          const accessibility = failure.error.details?.accessibility as StepOutcome['accessibility'];
+          outcomes.push({
+            step_id: step.step_id,
+            name: stepName(step),
+            status: 'failed',
+            duration_ms: Date.now() - t0,
+            error: failure.error.message,
+            ...(visual ? { visual } : {}),
+            ...(accessibility ? { accessibility: ctl.vars.mask.deep(accessibility) } : {}),
+          });
         }
         if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
         blocked.endStep(step.step_id);
@@ -378,10 +403,29 @@ export class Runner {
           fingerprints,
           ...(evidence?.target ? { selector_state: evidence.target } : {}),
           candidates: evidence?.candidates ?? [],
+          // With its images as URLs: failure analysis shows them as evidence.
+          ...(outcomes[failure.index]?.visual ? { visual: visualBody(outcomes[failure.index]!.visual!, publicBaseUrl) } : {}),
         };
       } else if (fingerprints.length) {
         // Kept for passed cases too: failure analysis compares later failures with these.
         diagnostics = { fingerprints };
+      }
+      // The first passing run stores the baselines it captured (a concurrent run that stored one first wins).
+      if (!failure && !ctl.stopped) {
+        for (const b of firstBaselines) {
+          await insertFirstBaseline(db, this.o.artifacts, {
+            org_id: execution.org_id,
+            project_id: execution.project_id,
+            test_case_id: result.test_case_id,
+            step_id: b.stepId,
+            name: b.name ?? null,
+            browser: b.browser,
+            viewport: b.viewport,
+            png: b.png,
+            origin: 'first_run',
+            source_execution_id: execution.id,
+          }).catch(refused);
+        }
       }
       // Refusals reported after the last step ended (a late subresource) belong to it.
       if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
@@ -394,7 +438,10 @@ export class Runner {
         return undefined;
       });
       const durationMs = completedAt.getTime() - startedAt.getTime();
-      const screenshots = outcomes.flatMap((o) => (o.screenshot_artifact_id ? [artifactUrl(publicBaseUrl, o.screenshot_artifact_id)] : []));
+      // A screenshot comparison's actual and diff images come with the failure's screenshots.
+      const screenshots = outcomes.flatMap((o) =>
+        [o.screenshot_artifact_id, o.visual?.actual_artifact_id, o.visual?.diff_artifact_id].flatMap((id) => (id ? [artifactUrl(publicBaseUrl, id)] : [])),
+      );
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
       await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
         // A worker that lost its lease must not overwrite the retry's results.

@@ -60,6 +60,21 @@ export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> =
     const include = c.step.selector !== undefined ? `.include(${expression(c.step.selector)})` : '';
     return [`await expectAccessible(new AxeBuilder({ page }).withTags(${JSON.stringify(tags)})${include}, ${quote(minImpact)});`];
   },
+  // Assay: a still capture of the element or viewport against the case's baseline; Playwright keeps its own baselines
+  // (`--update-snapshots` writes them), named after the step's name or id.
+  assert_screenshot: (c) => {
+    const opts = [
+      `animations: 'disabled'`,
+      `caret: 'hide'`,
+      `scale: 'css'`,
+      `threshold: ${c.step.threshold ?? 0.1}`,
+      ...(c.step.max_diff_ratio ? [`maxDiffPixelRatio: ${c.step.max_diff_ratio}`] : []),
+      // Every match of a mask selector is painted over, as Assay does.
+      ...(c.step.mask?.length ? [`mask: [${c.step.mask.map((m) => locatorFor(m).replace(/\.first\(\)$/, '')).join(', ')}]`, `maskColor: '#FF00FF'`] : []),
+    ];
+    const file = `${(c.step.value ?? c.step.step_id).replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`;
+    return [`await expect(${c.step.selector !== undefined ? c.locator : 'page'}).toHaveScreenshot(${quote(file)}, { ${opts.join(', ')} });`];
+  },
   // Assay: the call through the browser context, every `expect` line checked, `save_as` kept for later `{{variables}}`.
   request: (c) => [
     `await apiRequest(page, ${JSON.stringify(c.step.request ?? {})}, ${JSON.stringify(c.step.expect ?? [])}, ${JSON.stringify(c.step.save_as ?? {})});`,

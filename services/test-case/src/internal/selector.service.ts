@@ -46,7 +46,7 @@ const stableJson = (v: unknown): string =>
 
 // The parts of a step that decide what it does; jsonb may reorder keys, so steps are compared by these.
 const shape = (s: Record<string, unknown>) =>
-  JSON.stringify([s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : [])]);
+  JSON.stringify([s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : []), ...(s.action === 'assert_screenshot' ? [stableJson([s.threshold ?? null, s.max_diff_ratio ?? null, s.mask ?? null])] : [])]);
 
 /**
  * Replaces the selector of some steps of a case (an applied failure-analysis

@@ -544,3 +544,20 @@ describe('parseStepCell: request and assert_accessible', () => {
     expect(parseStepCell('assert_accessible::best-practice')).toEqual({ step: { action: 'assert_accessible', value: 'best-practice' } });
   });
 });
+
+describe('parseStepCell: assert_screenshot', () => {
+  it('reads an optional selector, name and JSON options', () => {
+    expect(parseStepCell('assert_screenshot')).toEqual({ step: { action: 'assert_screenshot' } });
+    expect(parseStepCell('assert_screenshot:#hero')).toEqual({ step: { action: 'assert_screenshot', selector: '#hero' } });
+    expect(parseStepCell('assert_screenshot:#hero:hero banner')).toEqual({ step: { action: 'assert_screenshot', selector: '#hero', value: 'hero banner' } });
+    expect(parseStepCell('assert_screenshot::home:{"mask": ["#clock", "a:hover"], "max_diff_ratio": 0.001}')).toEqual({
+      step: { action: 'assert_screenshot', value: 'home', mask: ['#clock', 'a:hover'], max_diff_ratio: 0.001 },
+    });
+    expect(parseStepCell('assert_screenshot:#a\\:b::{"threshold": 0.2}')).toEqual({ step: { action: 'assert_screenshot', selector: '#a:b', threshold: 0.2 } });
+  });
+
+  it('says what is wrong with the options', () => {
+    expect(parseStepCell('assert_screenshot:#hero:x:mask')).toEqual({ error: expect.stringMatching(/^"assert_screenshot" options must be a JSON object/) });
+    expect(parseStepCell('assert_screenshot:#hero:x:{"timeout": 3}')).toEqual({ error: expect.stringMatching(/unknown field "timeout"/) });
+  });
+});

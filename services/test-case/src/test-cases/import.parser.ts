@@ -103,6 +103,30 @@ export function parseStepCell(cell: string): { step: Record<string, unknown> } |
     if (bad !== undefined) return { error: `"request" JSON has an unknown field "${bad}": ${form}` };
     return { step: { action, ...c } };
   }
+  if (action === 'assert_screenshot') {
+    // assert_screenshot[:<selector>[:<name>[:<JSON options>]]]: names hold no colon, so what follows the name's colon is the options.
+    const form = 'assert_screenshot:<selector>:<name>:{"mask": ["#clock"], "threshold": 0.1, "max_diff_ratio": 0.001}';
+    if (rest === undefined || rest.trim() === '') return { step: { action } };
+    const end = findColon(rest, 'first');
+    const selector = unescapeSelector(end === -1 ? rest : rest.slice(0, end)).trim();
+    const tail = end === -1 ? '' : rest.slice(end + 1);
+    const optionsAt = tail.indexOf(':');
+    const value = (optionsAt === -1 ? tail : tail.slice(0, optionsAt)).trim();
+    let options: Record<string, unknown> = {};
+    if (optionsAt !== -1) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(tail.slice(optionsAt + 1));
+      } catch {
+        return { error: `"assert_screenshot" options must be a JSON object after the name's colon: ${form}` };
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: `"assert_screenshot" options must be a JSON object after the name's colon: ${form}` };
+      const bad = Object.keys(parsed).find((k) => !['mask', 'threshold', 'max_diff_ratio'].includes(k));
+      if (bad !== undefined) return { error: `"assert_screenshot" options have an unknown field "${bad}": ${form}` };
+      options = parsed as Record<string, unknown>;
+    }
+    return { step: { action, ...(selector !== '' ? { selector } : {}), ...(value !== '' ? { value } : {}), ...options } };
+  }
   if (rule.selector === 'optional' && rule.value === 'optional') {
     // assert_accessible, assert_accessible:<selector>, assert_accessible:<selector>:<value>, assert_accessible::<value>.
     if (rest === undefined || rest.trim() === '') return { step: { action } };

@@ -25,6 +25,11 @@ export function normaliseSteps(steps: Array<Record<string, unknown>>, keepIds: R
       if (Array.isArray(s.expect)) step.expect = s.expect as string[];
       if (s.save_as !== undefined) step.save_as = s.save_as as Record<string, string>;
     }
+    if (s.action === 'assert_screenshot') {
+      if (typeof s.threshold === 'number') step.threshold = s.threshold;
+      if (typeof s.max_diff_ratio === 'number') step.max_diff_ratio = s.max_diff_ratio;
+      if (Array.isArray(s.mask) && s.mask.length) step.mask = s.mask as string[];
+    }
     return step;
   });
 }

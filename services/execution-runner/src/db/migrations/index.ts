@@ -7,6 +7,7 @@ import * as uploadedArtifacts from './20261201120000_uploaded_artifacts.js';
 import * as createSchedules from './20261201130000_create_schedules.js';
 import * as testRuns from './20261202120000_test_runs.js';
 import * as caseRuns from './20261204120000_case_runs.js';
+import * as screenshotBaselines from './20261205120000_screenshot_baselines.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261202100000_outbox_traceparent': outboxTraceparentMigration,
   '20261202120000_test_runs': testRuns,
   '20261204120000_case_runs': caseRuns,
+  '20261205120000_screenshot_baselines': screenshotBaselines,
 };
