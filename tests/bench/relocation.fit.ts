@@ -1,61 +1,66 @@
-// Fits the thresholds of Assay's relocation scorer on the corpus's training
-// split only (grid search), then prints them and the held-out result, which
-// the fit never saw. The weights are not fitted here: they come from
-// published real-site data (see ASSAY_WEIGHTS); fitting them on a corpus
-// this small learns its mutations, not the web. FIT_WEIGHTS=1 also tries
-// each weight at ±25 % (coordinate ascent), for exploration only.
+// Fits Assay's relocation model and writes services/analysis/src/relocation/model.ts.
 //
-//   node --import tsx tests/bench/relocation.fit.ts
+//   node --import tsx tests/bench/relocation.fit.ts            # fit, cross-validate, write model.ts
+//   ABLATION=1 node --import tsx tests/bench/relocation.fit.ts # also: cross-validated top-1 without each feature
 //
-// The objective counts what a user feels: a right pick or a right "gone"
-// is +1, a missed heal 0, a wrong pick (a wrong-element heal) −2.
+// Both corpora together: the real-site one (tests/fixtures/relocation-real, 20
+// sites) and the project's synthetic one (tests/fixtures/relocation, one
+// "site" per page template). Cross-validation is by site (leave one site
+// out): every case is ranked by a model that never saw its site. The
+// thresholds (pick, confident pick) are calibrated on those cross-validated
+// outcomes; the weights written are those of the fit on everything.
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { formatDetail, formatScore, loadCorpus, scoreCorpus, type CorpusScore } from '../../services/analysis/src/relocation/corpus.js';
-import { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, assayRelocate, type AssayWeights, type Scorer } from '../../services/analysis/src/relocation/scorers.js';
+import { FEATURES, calibrate, crossValidateBySite, featureCase, fitModel, loadCorpus, outcomeOf, siteOf, type FeatureCase, type FitOptions } from '../../services/analysis/src/relocation/index.js';
 
-const dir = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
-const all = await loadCorpus(dir);
-const train = all.filter((c) => c.file.includes('/train/'));
-const heldOut = all.filter((c) => c.file.includes('/holdout/'));
+export const FIT_OPTIONS: FitOptions = { l2: 0.001, keep: 40, iterations: 200 };
 
-type Thresholds = typeof ASSAY_THRESHOLDS;
-const scorer = (weights: AssayWeights, thresholds: Thresholds): Scorer => ({ name: 'Assay', relocate: (t, c) => assayRelocate(t, c, { weights, thresholds }) });
-const objective = (s: CorpusScore) => s.picks - s.wrongPicks + s.noMatchRight - 2 * s.wrongPicks;
-
-let weights = { ...ASSAY_WEIGHTS };
-let thresholds = { ...ASSAY_THRESHOLDS };
-let best = objective(scoreCorpus(train, scorer(weights, thresholds)));
-console.warn(`start: objective ${best}`);
-for (let round = 0; round < 4; round++) {
-  let improved = false;
-  for (const key of process.env.FIT_WEIGHTS ? (Object.keys(weights) as Array<keyof AssayWeights>) : []) {
-    for (const factor of [0.75, 1.25]) {
-      const trial = { ...weights, [key]: Math.round(weights[key] * factor * 100) / 100 };
-      const o = objective(scoreCorpus(train, scorer(trial, thresholds)));
-      if (o > best) {
-        best = o;
-        weights = trial;
-        improved = true;
-      }
-    }
-  }
-  for (const minScore of [0.2, 0.25, 0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.5, 0.55]) {
-    for (const minGap of [0.01, 0.02, 0.03, 0.04, 0.06, 0.08]) {
-      const trial = { ...thresholds, minScore, minGap };
-      const o = objective(scoreCorpus(train, scorer(weights, trial)));
-      if (o > best) {
-        best = o;
-        thresholds = trial;
-        improved = true;
-      }
-    }
-  }
-  console.warn(`round ${round + 1}: objective ${best}`);
-  if (!improved) break;
+export async function loadFeatureCases(): Promise<FeatureCase[]> {
+  const real = await loadCorpus(fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url)));
+  const synthetic = await loadCorpus(fileURLToPath(new URL('../fixtures/relocation/', import.meta.url)));
+  return [...real.map((c) => featureCase(c, siteOf(c), 'real')), ...synthetic.map((c) => featureCase(c, siteOf(c), 'synthetic'))];
 }
-console.warn(`weights: ${JSON.stringify(weights)}`);
-console.warn(`thresholds: ${JSON.stringify(thresholds)}`);
-for (const [label, cases] of [['train', train], ['held-out', heldOut]] as const) {
-  const s = scoreCorpus(cases, scorer(weights, thresholds));
-  console.warn(`${label}: ${formatScore('Assay (fitted)', s)}\n  ${formatDetail('Assay (fitted)', s)}`);
+
+const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
+
+/** Cross-validated top-1 / top-3 per corpus, one line each. */
+export function cvLines(cases: FeatureCase[], cv: ReturnType<typeof crossValidateBySite>): string[] {
+  return ['real', 'synthetic'].map((corpus) => {
+    const rel = cases.filter((c) => c.corpus === corpus && c.expected !== null);
+    const sites = new Set(cases.filter((c) => c.corpus === corpus).map((c) => c.site)).size;
+    return `Assay, cross-validated by site (${corpus}, ${sites} sites): top-1 ${pct(rel.filter((c) => cv.get(c)!.rank === 0).length, rel.length)}, top-3 ${pct(rel.filter((c) => cv.get(c)!.rank < 3).length, rel.length)}, cases ${cases.filter((c) => c.corpus === corpus).length}`;
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const started = Date.now();
+  const cases = await loadFeatureCases();
+  const cv = crossValidateBySite(cases, FIT_OPTIONS);
+  for (const line of cvLines(cases, cv)) console.warn(line);
+  const { pickAt, confidentAt } = calibrate(cases.map((c) => outcomeOf(cv.get(c)!.model, c)));
+  const model = fitModel(cases, FIT_OPTIONS);
+  console.warn(`thresholds (calibrated on the cross-validated outcomes): pick at ${pickAt}, confident at ${confidentAt}`);
+  const body = `// Written by tests/bench/relocation.fit.ts: do not edit by hand (re-run the fit).
+// Fitted on ${cases.filter((c) => c.corpus === 'real').length} real-site cases (tests/fixtures/relocation-real) and ${cases.filter((c) => c.corpus === 'synthetic').length} synthetic ones
+// (tests/fixtures/relocation); ${cvLines(cases, cv).join('; ')}.
+import type { RelocationModel } from './fit.js';
+
+export const RELOCATION_MODEL: RelocationModel = {
+  features: ${JSON.stringify(FEATURES)},
+  weights: ${JSON.stringify(model.weights)},
+  goneLogit: ${model.goneLogit},
+  pickAt: ${pickAt},
+  confidentAt: ${confidentAt},
+};
+`;
+  await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);
+  console.warn(`wrote model.ts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (process.env.ABLATION) {
+    const base = cvLines(cases, cv);
+    console.warn(`\nablation (cross-validated by site, each feature left out; base: ${base.join('; ')})`);
+    for (const f of FEATURES) {
+      const without = crossValidateBySite(cases, { ...FIT_OPTIONS, without: new Set([f]) });
+      console.warn(`without ${f}: ${cvLines(cases, without).map((l) => l.replace(/^.*\((\w+),.*top-1 ([\d.]+%), top-3 ([\d.]+%).*$/, '$1 $2 / $3')).join(', ')}`);
+    }
+  }
 }

@@ -162,3 +162,65 @@ export function crossValidateBySite(cases: FeatureCase[], opts: FitOptions = {})
   }
   return out;
 }
+
+/** The model the service runs: the weights, and the probabilities a pick and a confident pick need. */
+export interface RelocationModel extends LinearModel {
+  /** The feature names the weights were fitted for (must equal FEATURES). */
+  features: readonly string[];
+  /** A pick needs at least this probability; below it the answer is "no match". */
+  pickAt: number;
+  /** A pick at or above this probability is confident (stands out); below it the item says it is ambiguous. */
+  confidentAt: number;
+}
+
+/** Throws when a model was fitted for other features than the code computes. */
+export function checkModel(model: RelocationModel): RelocationModel {
+  if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length) {
+    throw new Error('the relocation model was fitted for other features: run tests/bench/relocation.fit.ts');
+  }
+  return model;
+}
+
+/** One case's outcome under a model: the top probability, whether the top is the element, whether the element is gone. */
+export interface Outcome {
+  p: number;
+  right: boolean;
+  gone: boolean;
+}
+
+export function outcomeOf(model: LinearModel, c: FeatureCase): Outcome {
+  const { p } = probabilities(model, c.rows);
+  let top = 0;
+  p.forEach((x, i) => {
+    if (x > p[top]!) top = i;
+  });
+  return { p: p[top] ?? 0, right: c.expected === top, gone: c.expected === null };
+}
+
+/**
+ * The two thresholds from cross-validated outcomes. `pickAt` maximises what a
+ * user feels: a right pick or a right "gone" +1, a missed heal 0, a wrong pick
+ * (a heal onto the wrong element) −2. `confidentAt` is the lowest probability
+ * above which at most `wrongShare` of the picks were wrong.
+ */
+export function calibrate(outcomes: Outcome[], wrongShare = 0.02): { pickAt: number; confidentAt: number } {
+  const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
+  let pickAt = 0.5;
+  let best = -Infinity;
+  for (const t of grid) {
+    const value = outcomes.reduce((a, o) => a + (o.p >= t ? (o.right ? 1 : -2) : o.gone ? 1 : 0), 0);
+    if (value > best) {
+      best = value;
+      pickAt = t;
+    }
+  }
+  let confidentAt = 1;
+  for (const t of grid.filter((x) => x >= pickAt)) {
+    const picks = outcomes.filter((o) => o.p >= t);
+    if (picks.length && picks.filter((o) => !o.right).length <= wrongShare * picks.length) {
+      confidentAt = t;
+      break;
+    }
+  }
+  return { pickAt, confidentAt };
+}
