@@ -99,8 +99,12 @@ export function hrefSimilarity(a: string | undefined, b: string | undefined): nu
 
 /** What else an element says about itself in words: aria-label, title, alt, placeholder, value. */
 const LABEL_ATTRIBUTES = ['aria-label', 'title', 'alt', 'placeholder', 'value'];
-const labelOf = (fp: Fingerprint) =>
-  [fp.accessible_name, ...LABEL_ATTRIBUTES.map((a) => fp.attributes?.[a])].filter((x): x is string => !!x && !!norm(x)).join(' ');
+const labelOf = (fp: Fingerprint) => {
+  // The accessible name of an element with visible text is usually that text: it is no separate label then.
+  const text = norm(fp.text);
+  const labels = [fp.accessible_name, ...LABEL_ATTRIBUTES.map((a) => fp.attributes?.[a])].filter((x): x is string => !!x && !!norm(x) && norm(x) !== text);
+  return [...new Set(labels)].join(' ');
+};
 
 const DIRECTIONS = ['above', 'below', 'left', 'right'] as const;
 /** Neighbour texts per direction; one that moved to another side still says something. */
@@ -134,6 +138,10 @@ function pathReadings(t: Fingerprint, c: Fingerprint): { tags: number; tail: num
 const LANDMARKS = new Set(['header', 'nav', 'main', 'footer', 'aside', 'form', 'table', 'ul', 'ol', 'dialog', 'section', 'article', 'h1', 'h2', 'h3', 'label', 'button', 'a']);
 /** The landmark tags above an element (generated `div` wrappers left out). */
 const landmarksOf = (xpath: string | undefined) => xpathTags(xpath).filter((t) => LANDMARKS.has(t));
+const REGIONS = new Set(['header', 'nav', 'main', 'footer', 'aside', 'form', 'dialog']);
+/** The page region an element sits in: its outermost header, nav, main, footer, aside, form or dialog. */
+const regionOf = (fp: Fingerprint) => [...xpathTags(fp.xpath), ...xpathTags(fp.idxpath)].find((t) => REGIONS.has(t));
+
 /** The id an id-relative XPath hangs from: `id("nav")/…`, `//*[@id='nav']/…`. */
 export function anchorId(idxpath: string | undefined): string | undefined {
   const m = /^(?:id\(["']([^"']+)["']\)|\/\/\*\[@id=["']([^"']+)["']\])/.exec(idxpath ?? '');
@@ -189,6 +197,7 @@ export const FEATURES = [
   'von_similo',
   // Structure that survives generated wrappers: the landmarks above the element, the id its XPath hangs from.
   'landmarks',
+  'region',
   'anchor_id',
   'class_set',
   // Page-relative: the best on the page by this reading, and a match few candidates share.
@@ -200,6 +209,9 @@ export const FEATURES = [
   'neighbours_rare',
   'class_rare',
   'href_rare',
+  // Two readings agreeing: the best by text and by neighbours, by text and by position in the DOM.
+  'text_and_neighbours',
+  'text_and_path',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
@@ -289,6 +301,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
   const tFamily = roleFamily(target);
   const tLandmarks = landmarksOf(target.xpath);
   const tAnchor = anchorId(target.idxpath);
+  const tRegion = regionOf(target);
   const own = candidates.map((c) => {
     const s = similoReadings(target, c);
     const cb = boxOf(c);
@@ -315,6 +328,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
       distance: tb && cb ? centreDistance(tb, cb) : Infinity,
       roleFamily: roleFamily(c) === tFamily ? 1 : 0,
       landmarks: tLandmarks.length ? lcs(tLandmarks, landmarksOf(c.xpath)) / Math.max(tLandmarks.length, landmarksOf(c.xpath).length) : 0,
+      region: tRegion && tRegion === regionOf(c) ? 1 : 0,
       anchorId: tAnchor && !isGeneratedName(tAnchor) && tAnchor === anchorId(c.idxpath) ? 1 : 0,
       classSet: jaccard(target.classes ?? [], c.classes ?? []),
     };
@@ -329,6 +343,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     return (x: (typeof own)[number]) => (read(x) >= 0.9 ? 1 / matching : 0);
   };
   const xpathBest = pageBest((x) => x.s.xpath);
+  const textBest = pageBest((x) => Math.max(x.textWords, x.textInLabel));
   const idxpathBest = pageBest((x) => x.s.idxpath);
   const neighboursBest = pageBest((x) => x.neighboursBySide);
   const classBest = pageBest((x) => x.classSet);
@@ -368,6 +383,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     put('von_identity', best((x) => Math.max(x.idWords, x.nameWords, x.testid, x.hrefPath)) - Math.max(o.idWords, o.nameWords, o.testid, o.hrefPath));
     put('von_similo', best((x) => x.similo) - o.similo);
     put('landmarks', o.landmarks);
+    put('region', o.region);
     put('anchor_id', o.anchorId);
     put('class_set', o.classSet);
     put('xpath_page_best', xpathBest(o));
@@ -378,6 +394,8 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     put('neighbours_rare', neighboursRare(o));
     put('class_rare', classRare(o));
     put('href_rare', hrefRare(o));
+    put('text_and_neighbours', textBest(o) * neighboursBest(o));
+    put('text_and_path', textBest(o) * xpathBest(o));
     return v;
   });
 }

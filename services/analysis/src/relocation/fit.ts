@@ -61,8 +61,9 @@ function pruned(c: FeatureCase, keep: number): FeatureCase {
 }
 
 /** Scores of every candidate, and the probabilities of each and of "gone". */
-export function probabilities(model: LinearModel, rows: FeatureVector[]): { scores: number[]; p: number[]; gone: number } {
-  const scores = rows.map((r) => dot(model.weights, r));
+export function probabilities(model: LinearModel, rows: FeatureVector[], exclude?: ReadonlySet<number>): { scores: number[]; p: number[]; gone: number } {
+  // An excluded candidate (a rejected suggestion) is not on the page as far as the odds go.
+  const scores = rows.map((r, i) => (exclude?.has(i) ? -Infinity : dot(model.weights, r)));
   const max = Math.max(model.goneLogit, ...scores);
   const e = scores.map((s) => Math.exp(s - max));
   const eg = Math.exp(model.goneLogit - max);

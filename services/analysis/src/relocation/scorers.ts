@@ -228,7 +228,7 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const model = checkModel(opts.model ?? RELOCATION_MODEL);
   const ctx = pageContext(candidates);
   const rows = pageFeatures(target, candidates, ctx);
-  const { p, gone } = probabilities(model, rows);
+  const { p, gone } = probabilities(model, rows, opts.exclude);
   const ranked: ScoredCandidate[] = rows
     .map((row, index) => ({ index, score: opts.exclude?.has(index) ? 0 : p[index]!, factors: shownFactors(row) }))
     .sort(byScore);
