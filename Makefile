@@ -5,11 +5,12 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e bench clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check soak clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
 	@echo "make test   lint, type check, unit, integration and end-to-end tests"
+	@echo "make soak   the stack under load and faults (SOAK_MINUTES=5), audited; see docs/soak.md"
 	@echo "make setup  install what is missing (pnpm, node modules, Chromium headless shell, redis-server, librdkafka-dev)"
 
 # pnpm through corepack, else npm; node modules when the lockfile changed;
@@ -71,9 +72,34 @@ test-integration: setup
 test-e2e: setup
 	pnpm --silent exec jest --ci --selectProjects e2e
 
+# The e2e webhook and execution cases and the Kafka operations cases on BUS=kafka, with brokers that
+# ask for TLS and SASL SCRAM-SHA-512 (the mock cluster behind KafkaFront; see libs/bus/README.md).
+# Not part of make test (several minutes). FILES=... runs other jest files on that bus.
+test-kafka: setup
+	pnpm --silent exec tsx tests/e2e/kafka/stack.ts $(FILES)
+
+# make replay-dead-letters TOPIC=assay.executions.events GROUP=webhook-dispatcher: hands the group's
+# dead letters back to it (BUS, DATABASE_URL and KAFKA_* from the environment, as the service has them).
+replay-dead-letters: setup
+	pnpm --silent exec tsx libs/bus/src/replay-cli.ts --topic "$(TOPIC)" --group "$(GROUP)"
+
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
+
+# make bench-check [BENCH_RECORD=1]: short executions, discovery and webhooks benches (3 interleaved
+# rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in
+# make test: run it on a quiet machine before merging a change that may cost speed.
+bench-check: setup
+	BENCH_CASES=$${BENCH_CASES:-30} BENCH_PAGES=$${BENCH_PAGES:-80} BENCH_EVENTS=$${BENCH_EVENTS:-3000} BENCH_WARMUP_EVENTS=$${BENCH_WARMUP_EVENTS:-1000} \
+	  pnpm --silent exec tsx tests/bench/run.ts --check $(if $(BENCH_RECORD),--record) $(BENCH)
+
+# make soak [SOAK_MINUTES=5] [SOAK_SEED=n] [BUS=pg|kafka]: the whole stack under a mixed workload while every
+# service is killed and Postgres and Redis restart; audits the database and the webhook receiver's log and
+# prints the figures (README, Soak). Not part of make test; loopback only.
+SOAK_MINUTES ?= 5
+soak: setup
+	SOAK_MINUTES=$(SOAK_MINUTES) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) $(if $(BUS),BUS=$(BUS)) pnpm --silent exec tsx tests/soak/run.ts
 
 clean:
 	rm -rf node_modules */*/node_modules tests/node_modules

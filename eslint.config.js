@@ -15,7 +15,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@assay/*/src/*', '@assay/*/*'], message: 'Import a lib through its index: @assay/<name>.' }] },
+        { patterns: [{ group: ['@assay/*/src/*', '@assay/*/*', '!@assay/contracts/catalogues'], message: 'Import a lib through its index: @assay/<name> (or the contracts\' light entry, @assay/contracts/catalogues).' }] },
       ],
     },
   },

@@ -97,7 +97,7 @@ export function startCpuMeter(name: string): CpuMeter {
 }
 
 /** A readable name for a process: the service a node process runs, Chromium's process type, or the command. */
-function label(pid: number): string {
+export function label(pid: number): string {
   let args: string[];
   try {
     args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { CHROMIUM_ARGS, chromiumArgs, DEFAULT_CHROMIUM_PATH, FULL_CHROMIUM_PATH } from '@assay/browser';
 import { startShop } from '../fixtures/shop/server.js';
 import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
-import { cpuByProcess, startCpuMeter, type CpuMeter } from './cpu.js';
+import { startCpuMeter, type CpuMeter } from './cpu.js';
+import { cpuByKind, formatKinds, interleaved, load, median, ROUNDS, spread, type Figure, type ProcessKind } from './rounds.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 100);
 /**
@@ -46,6 +47,8 @@ interface Run {
   seconds: number;
   /** CPU seconds of the side's whole process tree over the timed run. */
   cpu: number;
+  /** Where that CPU went, by process kind (sampled; see rounds.ts). */
+  kinds: Map<ProcessKind, number>;
 }
 
 /** 100 cases run through the API: async create, then polling the status resource. */
@@ -80,7 +83,7 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
 
     const started = performance.now();
     const cpuBefore = meter.read();
-    const byProcessBefore = cpuByProcess(assay.pid);
+    const kinds = cpuByKind();
     const queued = await api('/api/v1/executions/async', 'POST', { test_plan_id: plan.id, project_id: project.id, timeout_seconds: 600 });
     let status: any;
     do {
@@ -89,11 +92,8 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
     } while (!['completed', 'failed', 'cancelled'].includes(status.status));
     const seconds = (performance.now() - started) / 1000;
     const cpu = meter.read() - cpuBefore;
-    if (process.env.BENCH_PROFILE) {
-      const after = cpuByProcess(assay.pid);
-      const rows = [...after].map(([name, s]) => [name, s - (byProcessBefore.get(name) ?? 0)] as const).sort((a, b) => b[1] - a[1]);
-      console.log(`  assay CPU by process: ${rows.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}`);
-    }
+    const byKind = kinds.stop();
+    if (process.env.BENCH_PROFILE) console.log(`  assay CPU by process: ${[...kinds.byLabel()].filter(([, s]) => s >= 0.05).sort((a, b) => b[1] - a[1]).map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}`);
     const results = await api(`/api/v1/executions/${queued.id}/results`);
     const passed = results.test_results.filter((r: { status: string }) => r.status === 'passed').length;
     if (status.status !== 'completed' || passed !== CASES) {
@@ -110,7 +110,7 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
       const phases = JSON.parse(await readFile(profileFile, 'utf8')) as Record<string, number[]>;
       console.log(`  assay per-phase medians (ms, n): ${Object.entries(phases).map(([p, xs]) => `${p} ${median(xs).toFixed(1)} (${xs.length})`).join(', ')}`);
     }
-    return { seconds, cpu };
+    return { seconds, cpu, kinds: byKind };
   } finally {
     await assay.stop();
     await removeAssayHome(assay.home);
@@ -119,12 +119,6 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
 }
 
 /** The same 100 cases as a Playwright Test suite with 2 workers on the same Chromium. */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
 async function runPlaywrightTest(shopUrl: string, meter: CpuMeter, chromium: string): Promise<Run> {
   const dir = path.join(repoRoot(), 'tests', 'bench', '.tmp', 'pwt');
   await rm(dir, { recursive: true, force: true });
@@ -151,6 +145,7 @@ for (let i = 0; i < ${CASES}; i++) {
     new Promise<Run>((resolve, reject) => {
       const started = performance.now();
       const cpuBefore = meter.read();
+      const kinds = cpuByKind();
       const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
       const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -158,7 +153,7 @@ for (let i = 0; i < ${CASES}; i++) {
       child.stderr.on('data', (c) => (out += c));
       child.on('exit', (code) =>
         code === 0
-          ? resolve({ seconds: (performance.now() - started) / 1000, cpu: meter.read() - cpuBefore })
+          ? resolve({ seconds: (performance.now() - started) / 1000, cpu: meter.read() - cpuBefore, kinds: kinds.stop() })
           : reject(new Error(`playwright test failed (${code}):\n${out.slice(-3000)}`)),
       );
     });
@@ -168,38 +163,61 @@ for (let i = 0; i < ${CASES}; i++) {
 
 interface Comparison {
   browser: string;
-  playwright: Run;
-  assay: Run;
+  rounds: Array<{ baseline: Run; assay: Run }>;
   cpuMethod: string;
 }
 
-async function compare(shop: Awaited<ReturnType<typeof startShop>>, browser: { label: string; path: string }): Promise<Comparison> {
-  // Each side runs in a cgroup of its own, joined before it starts anything.
-  const pwtMeter = startCpuMeter('playwright');
-  const playwright = await runPlaywrightTest(shop.url, pwtMeter, browser.path).finally(() => pwtMeter.close());
-  shop.reset();
-  const assayMeter = startCpuMeter('assay');
-  const assay = await runAssay(shop.url, assayMeter, browser.path).finally(() => assayMeter.close());
-  shop.reset();
-  return { browser: `${browser.label} (${browser.path})`, playwright, assay, cpuMethod: assayMeter.method };
+/** One side in a cgroup of its own, joined before it starts anything; the shop's state reset after. */
+async function side(shop: Awaited<ReturnType<typeof startShop>>, name: string, run: (meter: CpuMeter) => Promise<Run>): Promise<Run & { method: string }> {
+  const meter = startCpuMeter(name);
+  try {
+    return { ...(await run(meter)), method: meter.method };
+  } finally {
+    meter.close();
+    shop.reset();
+  }
 }
 
-export async function benchExecutions(): Promise<void> {
+async function compare(shop: Awaited<ReturnType<typeof startShop>>, browser: { label: string; path: string }): Promise<Comparison> {
+  let cpuMethod = '';
+  const rounds = await interleaved(
+    () => side(shop, 'playwright', (m) => runPlaywrightTest(shop.url, m, browser.path)),
+    async () => {
+      const r = await side(shop, 'assay', (m) => runAssay(shop.url, m, browser.path));
+      cpuMethod = r.method;
+      return r;
+    },
+    (i, b, a, first) =>
+      console.log(
+        `  round ${i + 1} (${first} first, load ${load()}): playwright test ${b.seconds.toFixed(2)} s, ${b.cpu.toFixed(1)} CPU s [${formatKinds(b.kinds)}]; assay ${a.seconds.toFixed(2)} s, ${a.cpu.toFixed(1)} CPU s [${formatKinds(a.kinds)}]; ratio ${(a.seconds / b.seconds).toFixed(2)}x wall`,
+      ),
+  );
+  return { browser: `${browser.label} (${browser.path})`, rounds, cpuMethod };
+}
+
+export async function benchExecutions(): Promise<Figure[]> {
   const unknown = WANTED_BROWSERS.filter((b) => !BROWSERS[b]);
   if (unknown.length) throw new Error(`BENCH_BROWSER must be shell, full or both, not ${unknown.join(', ')}`);
   const shop = await startShop();
+  const loadBefore = load();
+  console.log(`executions: ${CASES} cases (navigate, fill, click, assert_text), results stored, ${ROUNDS} interleaved rounds, ${new Date().toISOString()}, load ${loadBefore}`);
+  const figures: Figure[] = [];
   try {
-    const comparisons: Comparison[] = [];
-    for (const b of WANTED_BROWSERS) comparisons.push(await compare(shop, BROWSERS[b]!));
-    console.log(`executions: ${CASES} cases (navigate, fill, click, assert_text), results stored, ${new Date().toISOString()}`);
-    for (const { browser, playwright, assay, cpuMethod } of comparisons) {
-      console.log(`  on the ${browser}:`);
-      console.log(`    playwright test (2 workers, ${BASELINE_TUNED ? "Assay's tuned Chromium flags" : 'its default Chromium flags + DESIGN flags'}): ${playwright.seconds.toFixed(2)} s, ${playwright.cpu.toFixed(1)} CPU s`);
-      console.log(`    assay (API, async + polling, RUNNER_CONCURRENCY=${process.env.BENCH_RUNNER_CONCURRENCY ?? '2'}): ${assay.seconds.toFixed(2)} s, ${assay.cpu.toFixed(1)} CPU s`);
+    for (const b of WANTED_BROWSERS) {
+      console.log(`  on the ${BROWSERS[b]!.label}:`);
+      const { browser, rounds, cpuMethod } = await compare(shop, BROWSERS[b]!);
+      const m = (f: (r: (typeof rounds)[number]) => number) => median(rounds.map(f));
+      const wall = rounds.map((r) => r.assay.seconds / r.baseline.seconds);
+      console.log(`  on the ${browser}, medians of ${rounds.length} rounds:`);
+      console.log(`    playwright test (2 workers, ${BASELINE_TUNED ? "Assay's tuned Chromium flags" : 'its default Chromium flags + DESIGN flags'}): ${m((r) => r.baseline.seconds).toFixed(2)} s, ${m((r) => r.baseline.cpu).toFixed(1)} CPU s`);
+      console.log(`    assay (API, async + polling, RUNNER_CONCURRENCY=${process.env.BENCH_RUNNER_CONCURRENCY ?? '2'}): ${m((r) => r.assay.seconds).toFixed(2)} s, ${m((r) => r.assay.cpu).toFixed(1)} CPU s`);
       console.log(
-        `    ratio assay / playwright test: ${(assay.seconds / playwright.seconds).toFixed(2)}x wall (target <= 0.75x), ${(assay.cpu / playwright.cpu).toFixed(2)}x CPU (${cpuMethod}; the fixture server counts on both sides)`,
+        `    ratio assay / playwright test: ${spread(wall)} wall (target <= 0.70x), ${(m((r) => r.assay.cpu) / m((r) => r.baseline.cpu)).toFixed(2)}x CPU (${cpuMethod}; the fixture server counts on both sides)`,
       );
+      figures.push({ bench: 'executions', name: `executions wall ratio (${b})`, value: median(wall), better: 'lower' });
     }
+    console.log(`  load before ${loadBefore}, after ${load()}`);
+    return figures;
   } finally {
     await shop.close();
   }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crossValidateBySite, formatDetail, formatScore, loadCorpus, SCORERS, scoreCorpus } from '../../services/analysis/src/relocation/index.js';
+import { crossValidateBySite, formatDetail, formatScore, loadCorpus, SCORERS, scoreCorpus } from '@assay/analysis';
 import { cvLines, FIT_OPTIONS, loadFeatureCases } from './relocation.fit.js';
 
 const OWN = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));

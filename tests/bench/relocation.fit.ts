@@ -11,7 +11,7 @@
 // outcomes; the weights written are those of the fit on everything.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { loadCorpus as load, FEATURES, calibrate, crossValidateBySite, featureCase, fitModel, loadCorpus, outcomeOf, siteOf, type FeatureCase, type FitOptions } from '../../services/analysis/src/relocation/index.js';
+import { FEATURES, calibrate, crossValidateBySite, featureCase, fitModel, loadCorpus, outcomeOf, siteOf, type FeatureCase, type FitOptions } from '@assay/analysis';
 
 // Synthetic cases count twice: a third as many as the real ones, and the only ones with removed elements.
 // The label readings (aria-label, title… against the text) are left out: the ablation below found them
@@ -88,7 +88,7 @@ export const RELOCATION_MODEL: RelocationModel = {
       console.warn(`without ${group}: ${cvLines(cases, without).map((l) => l.replace(/^.*\((\w+),.*top-1 ([\d.]+%), top-3 ([\d.]+%).*$/, '$1 $2 / $3')).join(', ')}`);
     }
     // Misses: where the element ranked, and what changed about it.
-    const sources = new Map([...(await load(fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url)))), ...(await load(fileURLToPath(new URL('../fixtures/relocation/', import.meta.url))))].map((c) => [c.name, c]));
+    const sources = new Map([...(await loadCorpus(fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url)))), ...(await loadCorpus(fileURLToPath(new URL('../fixtures/relocation/', import.meta.url))))].map((c) => [c.name, c]));
     for (const corpus of ['real', 'synthetic']) {
       const misses = cases.filter((c) => c.corpus === corpus && c.expected !== null && cv.get(c)!.rank > 0);
       const kinds: Record<string, number> = {};

@@ -385,4 +385,66 @@ describe('guards', () => {
     expect(await renderFails({ ...DB, bus: { kind: 'kafka' } })).toMatch(/bus.kafka.brokers/);
   });
 
+  it('connects to a managed Kafka over mTLS and SCRAM: files mounted from the Secret, credentials by reference, liveness on /livez', async () => {
+    const kafka = {
+      ...KAFKA.bus.kafka,
+      retryDelays: '5s,1m',
+      tls: { enabled: true, existingSecret: 'kafka-tls', caKey: 'ca.crt', certKey: 'tls.crt', keyKey: 'tls.key', serverName: 'b0.kafka.example.com' },
+      sasl: { mechanism: 'scram-sha-512', existingSecret: 'kafka-user' },
+    };
+    const objects = await render({ ...DB, bus: { kind: 'kafka', kafka }, keda: { enabled: true, 'execution-runner': { maxReplicaCount: 6 } } });
+    expect(await schemaProblems(objects)).toEqual([]);
+    // KEDA's lag trigger authenticates with the same Secrets.
+    const scaled = named(objects, 'ScaledObject', 'assay-execution-runner');
+    expect(scaled.spec.triggers[0]).toMatchObject({ type: 'kafka', authenticationRef: { name: 'assay-execution-runner-kafka' }, metadata: { sasl: 'scram_sha512', tls: 'enable' } });
+    expect(named(objects, 'TriggerAuthentication', 'assay-execution-runner-kafka').spec.secretTargetRef).toEqual([
+      { parameter: 'username', name: 'kafka-user', key: 'username' },
+      { parameter: 'password', name: 'kafka-user', key: 'password' },
+      { parameter: 'ca', name: 'kafka-tls', key: 'ca.crt' },
+      { parameter: 'cert', name: 'kafka-tls', key: 'tls.crt' },
+      { parameter: 'key', name: 'kafka-tls', key: 'tls.key' },
+    ]);
+    const d = named(objects, 'Deployment', 'assay-webhook-dispatcher');
+    const c = d.spec.template.spec.containers[0];
+    const env = Object.fromEntries(c.env.map((e: { name: string; value?: string; valueFrom?: unknown }) => [e.name, e.value ?? e.valueFrom]));
+    expect(env).toMatchObject({
+      KAFKA_TLS: 'true',
+      KAFKA_TLS_CA_FILE: '/etc/assay/kafka-tls/ca.crt',
+      KAFKA_TLS_CERT_FILE: '/etc/assay/kafka-tls/tls.crt',
+      KAFKA_TLS_KEY_FILE: '/etc/assay/kafka-tls/tls.key',
+      KAFKA_TLS_SERVERNAME: 'b0.kafka.example.com',
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: { secretKeyRef: { name: 'kafka-user', key: 'username' } },
+      KAFKA_SASL_PASSWORD: { secretKeyRef: { name: 'kafka-user', key: 'password' } },
+      KAFKA_RETRY_DELAYS: '5s,1m',
+    });
+    expect(c.volumeMounts).toContainEqual({ name: 'kafka-tls', mountPath: '/etc/assay/kafka-tls', readOnly: true });
+    expect(d.spec.template.spec.volumes).toContainEqual({ name: 'kafka-tls', secret: { secretName: 'kafka-tls' } });
+    expect(c.livenessProbe.httpGet.path).toBe('/livez');
+    expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+    // The runner keeps its /dev/shm beside the Kafka files.
+    const runner = named(objects, 'Deployment', 'assay-execution-runner').spec.template.spec;
+    expect(runner.volumes.map((v: { name: string }) => v.name).sort()).toEqual(['dshm', 'kafka-tls']);
+
+    const oauth = await render({ ...DB, bus: { kind: 'kafka', kafka: { ...KAFKA.bus.kafka, tls: { enabled: true }, sasl: { mechanism: 'oauthbearer', oauthbearer: { provider: '/app/msk-iam.mjs' } } } } });
+    const oenv = named(oauth, 'Deployment', 'assay-auth').spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>;
+    expect(oenv.filter((e) => e.name.startsWith('KAFKA_SASL') || e.name === 'KAFKA_TLS')).toEqual([
+      { name: 'KAFKA_SASL_MECHANISM', value: 'oauthbearer' },
+      { name: 'KAFKA_SASL_OAUTHBEARER_PROVIDER', value: '/app/msk-iam.mjs' },
+      { name: 'KAFKA_TLS', value: 'true' },
+    ]);
+  });
+
+  it('refuses Kafka security settings that cannot work (the values schema)', async () => {
+    const with_ = (kafka: Values) => ({ ...DB, bus: { kind: 'kafka', kafka: { ...KAFKA.bus.kafka, ...kafka } } });
+    // PLAIN and OAUTHBEARER send the credential as it is: only over TLS.
+    expect(await renderFails(with_({ sasl: { mechanism: 'plain', existingSecret: 'u' } }))).toMatch(/enabled/);
+    expect(await renderFails(with_({ tls: { enabled: true }, sasl: { mechanism: 'scram-sha-256' } }))).toMatch(/existingSecret/);
+    expect(await renderFails(with_({ tls: { enabled: true }, sasl: { mechanism: 'oauthbearer', oauthbearer: { tokenFile: '/t', provider: '/p' } } }))).toMatch(/oauthbearer/);
+    expect(await renderFails(with_({ tls: { enabled: true }, sasl: { mechanism: 'oauthbearer' } }))).toMatch(/oauthbearer/);
+    expect(await renderFails(with_({ tls: { enabled: true, existingSecret: 's', certKey: 'tls.crt' } }))).toMatch(/keyKey/);
+    expect(await renderFails(with_({ sasl: { mechanism: 'gssapi' } }))).toMatch(/mechanism/);
+    expect(await renderFails(with_({ retryDelays: 'soon' }))).toMatch(/retryDelays/);
+  });
+
 });

@@ -321,6 +321,39 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- $_ := set $env "KAFKA_MIN_INSYNC_REPLICAS" (include "assay.int" $k.minInsyncReplicas) -}}
 {{- $_ := set $env "KAFKA_PROVISION_TOPICS" (ternary "true" "false" (ne $k.provisionTopics false)) -}}
 {{- $_ := set $env "KAFKA_SESSION_TIMEOUT_MS" (include "assay.int" ($k.sessionTimeoutMs | default 30000)) -}}
+{{- with $k.retryDelays -}}
+{{- $_ := set $env "KAFKA_RETRY_DELAYS" . -}}
+{{- end -}}
+{{- $tls := $k.tls | default dict -}}
+{{- if $tls.enabled -}}
+{{- $_ := set $env "KAFKA_TLS" "true" -}}
+{{- if and $tls.existingSecret $tls.caKey -}}
+{{- $_ := set $env "KAFKA_TLS_CA_FILE" (printf "/etc/assay/kafka-tls/%s" $tls.caKey) -}}
+{{- end -}}
+{{- if and $tls.existingSecret $tls.certKey $tls.keyKey -}}
+{{- $_ := set $env "KAFKA_TLS_CERT_FILE" (printf "/etc/assay/kafka-tls/%s" $tls.certKey) -}}
+{{- $_ := set $env "KAFKA_TLS_KEY_FILE" (printf "/etc/assay/kafka-tls/%s" $tls.keyKey) -}}
+{{- end -}}
+{{- with $tls.serverName -}}
+{{- $_ := set $env "KAFKA_TLS_SERVERNAME" . -}}
+{{- end -}}
+{{- end -}}
+{{- $sasl := $k.sasl | default dict -}}
+{{- with $sasl.mechanism -}}
+{{- $_ := set $env "KAFKA_SASL_MECHANISM" . -}}
+{{- if eq . "oauthbearer" -}}
+{{- $o := $sasl.oauthbearer | default dict -}}
+{{- with $o.tokenFile -}}
+{{- $_ := set $env "KAFKA_SASL_OAUTHBEARER_TOKEN_FILE" . -}}
+{{- end -}}
+{{- with $o.provider -}}
+{{- $_ := set $env "KAFKA_SASL_OAUTHBEARER_PROVIDER" . -}}
+{{- end -}}
+{{- else -}}
+{{- $_ := set $env "KAFKA_SASL_USERNAME" (dict "valueFrom" (dict "secretKeyRef" (dict "name" $sasl.existingSecret "key" ($sasl.usernameKey | default "username")))) -}}
+{{- $_ := set $env "KAFKA_SASL_PASSWORD" (dict "valueFrom" (dict "secretKeyRef" (dict "name" $sasl.existingSecret "key" ($sasl.passwordKey | default "password")))) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- if eq $name "gateway" -}}
 {{- if $v.redis.existingSecret -}}

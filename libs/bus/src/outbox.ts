@@ -276,13 +276,26 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     });
   }
 
+  // One warning when publishing starts failing and one when it works again (with how long it failed),
+  // not a line per retry while the bus is down.
+  let failingSince: number | undefined;
+  let failedTries = 0;
   async function drain(): Promise<void> {
     do {
       again = false;
       try {
         while (!stopped && (await publishBatch()) === batchSize);
+        if (failingSince !== undefined) {
+          logger.warn({ duration_ms: Date.now() - failingSince, failed_tries: failedTries }, 'outbox publishing again: the events kept meanwhile are sent');
+          failingSince = undefined;
+          failedTries = 0;
+        }
       } catch (err) {
-        logger.warn({ err }, 'outbox publish failed; will retry');
+        failedTries += 1;
+        if (failingSince === undefined) {
+          failingSince = Date.now();
+          logger.warn({ err }, 'outbox publish failed; events stay in the outbox and are retried every second (one line when it works again)');
+        } else logger.debug({ err }, 'outbox publish failed again');
         return;
       }
     } while (again && !stopped);

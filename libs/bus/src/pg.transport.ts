@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { handleInSpan } from './tracing.js';
-import { MAX_ATTEMPTS, type Bus, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
+import { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
 
 export interface PgBusOptions {
   connectionString: string;
@@ -18,6 +19,19 @@ export interface PgBusOptions {
   pollingIntervalSeconds?: number;
   /** Attempts per message before it goes to the group's dead-letter queue (default 25). */
   maxAttempts?: number;
+  /**
+   * A broadcast queue of another process holding a message older than this many seconds belongs to a
+   * process that died without closing it (SIGKILL, OOM): it is removed (default 60; a live process
+   * fetches within its polling interval).
+   */
+  orphanBroadcastSeconds?: number;
+  /**
+   * A job a handler holds is kept this many seconds past its last heartbeat (one every third of it), so
+   * the jobs of a process killed while holding them expire this long after its last beat and pg-boss's
+   * maintenance (every `maintenanceIntervalSeconds`) hands them out again. Defaults: 60 and 30.
+   */
+  holdSeconds?: number;
+  maintenanceIntervalSeconds?: number;
 }
 
 /** A message given up after `maxAttempts`, as the dead-letter queue keeps it. */
@@ -30,10 +44,50 @@ export interface DeadLetter {
   group: string;
 }
 
+/**
+ * pg-boss 10's worker loop calls `complete()` and `fail()` after each batch without awaiting or
+ * catching them (`manager.js`, `onFetch`). When Postgres is unreachable at that moment the rejection
+ * is unhandled and Node ends the process: the runner and the dispatcher died so on a Postgres restart
+ * (found by `make soak`). The two are wrapped, once per process, so that a failed call is retried in
+ * the background every second for a minute (the job stays active meanwhile; past that it expires and
+ * comes again: at-least-once) and its rejection counts as handled. Callers that await still get it.
+ * Not pretty, but the only hook there is: the manager is a private field of PgBoss.
+ */
+let completionLogger: Logger | undefined;
+const COMPLETION_RETRIES = 60;
+function guardJobCompletion(): void {
+  const Manager = createRequire(import.meta.url)('pg-boss/src/manager.js') as { prototype: Record<string, unknown> & { __assayGuarded?: boolean } };
+  if (Manager.prototype.__assayGuarded) return;
+  Manager.prototype.__assayGuarded = true;
+  for (const name of ['complete', 'fail'] as const) {
+    const original = Manager.prototype[name] as (this: unknown, ...args: unknown[]) => Promise<unknown>;
+    Manager.prototype[name] = function (this: unknown, ...args: unknown[]) {
+      const attempt = (left: number): Promise<unknown> => {
+        const result = original.apply(this, args);
+        result.catch((err: unknown) => {
+          if (left <= 0) {
+            completionLogger?.error({ err, queue: args[0] }, `bus: could not ${name} a job; it comes again once it expires`);
+            return;
+          }
+          setTimeout(() => void attempt(left - 1), 1000).unref();
+        });
+        return result;
+      };
+      return attempt(COMPLETION_RETRIES);
+    };
+  }
+}
+
 /** Idle workers poll this often (seconds): a publish notifies them, so this only bounds a lost notification's delay. */
 const DEFAULT_POLLING_SECONDS = 2;
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
+
+const ORPHAN_BROADCAST_SECONDS = 60;
+/** How long a held job outlives its holder's last heartbeat (see PgBus.hold). */
+const HOLD_SECONDS = 60;
+/** How often a process with broadcast subscriptions looks for the queues of dead ones. */
+const ORPHAN_SWEEP_MS = 30_000;
 
 /** Runs `fn` again (up to 10 times, after a short random pause) when Postgres ends it as a deadlock victim. */
 async function retryOnDeadlock<T>(fn: () => Promise<T>): Promise<T> {
@@ -89,6 +143,15 @@ export class PgBus implements Bus {
   /** This process's pg-boss workers by topic: a notification for the topic wakes them. */
   private readonly workers = new Map<string, Set<string>>();
   private listener: pg.Client | undefined;
+  /** (topic, group) pairs this process has broadcast subscriptions of: their dead siblings are swept. */
+  private readonly broadcastGroups = new Map<string, { topic: string; group: string }>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  /** Jobs this process's handlers hold, by queue: the heartbeat keeps them from expiring. */
+  private readonly held = new Map<string, Set<string>>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** This process's (non-broadcast) queues, whose abandoned jobs it releases. */
+  private readonly queues = new Set<string>();
+  private abandonTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PgBusOptions) {
     this.schema = opts.schema ?? 'bus';
@@ -100,8 +163,11 @@ export class PgBus implements Bus {
       max: 4,
       application_name: 'assay-bus',
       schedule: false,
+      maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 30,
     });
     this.boss.on('error', (err) => opts.logger.error({ err }, 'bus error'));
+    guardJobCompletion();
+    completionLogger = opts.logger;
   }
 
   async start(): Promise<void> {
@@ -179,11 +245,8 @@ export class PgBus implements Bus {
     const batchSize = Math.max(1, opts.concurrency ?? 1);
     // Set once work() returns; the handler reads it to wake its own worker.
     const worker: { id?: string } = {};
-    // One worker fetching up to `concurrency` jobs; each job succeeds or fails on its own.
-    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
-      name,
-      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
-      async (jobs) => {
+    // Each job of a batch succeeds or fails on its own.
+    const settleBatch = async (jobs: Array<PgBoss.JobWithMetadata<{ key: string; value: EventEnvelope; traceparent?: string }>>): Promise<void> => {
         const results = await Promise.allSettled(
           jobs.map((job) =>
             handleInSpan(opts.handler, job.data.value, { topic: opts.topic, key: job.data.key, group: opts.group, traceparent: job.data.traceparent }),
@@ -203,12 +266,26 @@ export class PgBus implements Bus {
           }
           await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
         }
+    };
+    // One worker fetching up to `concurrency` jobs; held (heartbeat) while its handlers run.
+    worker.id = await this.boss.work<{ key: string; value: EventEnvelope; traceparent?: string }>(
+      name,
+      { batchSize, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? DEFAULT_POLLING_SECONDS, includeMetadata: true },
+      async (jobs) => {
+        const release = opts.broadcast ? undefined : await this.hold(name, jobs.map((j) => j.id));
+        try {
+          await settleBatch(jobs);
+        } finally {
+          release?.();
+        }
         // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
         if (jobs.length > 0 && worker.id) this.boss.notifyWorker(worker.id);
       },
     );
     const mine = this.workers.get(opts.topic) ?? new Set<string>();
     this.workers.set(opts.topic, mine.add(worker.id));
+    if (opts.broadcast) this.watchBroadcastGroup(opts.topic, opts.group);
+    else this.watchAbandoned(name);
     return {
       close: async () => {
         mine.delete(worker.id!);
@@ -223,18 +300,164 @@ export class PgBus implements Bus {
     };
   }
 
-  async isHealthy(): Promise<boolean> {
+  /**
+   * Holds fetched jobs while their handlers run: they expire `holdSeconds` after this process's last
+   * heartbeat instead of pg-boss's 15 minutes, so the jobs of a process killed mid-batch come again
+   * within about a minute and a half (found by `make soak`: a runner SIGKILLed while a command waited
+   * for a free slot left that execution queued for 15 minutes, and its event batches as long). A
+   * failed hold (Postgres down) only leaves the 15 minutes. Returns the release.
+   */
+  private async hold(queue: string, ids: string[]): Promise<() => void> {
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    const set = this.held.get(queue) ?? new Set<string>();
+    this.held.set(queue, set);
+    for (const id of ids) set.add(id);
+    await this.beat(queue, ids, holdSeconds);
+    this.heartbeat ??= setInterval(() => {
+      for (const [q, held] of this.held) if (held.size) void this.beat(q, [...held], holdSeconds);
+    }, (holdSeconds * 1000) / 3).unref();
+    return () => {
+      for (const id of ids) set.delete(id);
+    };
+  }
+
+  /**
+   * A process killed between pg-boss's fetch and its first heartbeat leaves a job with pg-boss's
+   * 15-minute expiry (found by `make soak`: an auth process killed at that moment). Every third of
+   * `holdSeconds`, each process gives the active jobs of its queues that no heartbeat renewed for
+   * `holdSeconds` the short expiry, so maintenance hands them out again. A live holder beats every
+   * third of it, so its jobs never qualify.
+   */
+  private watchAbandoned(queue: string): void {
+    this.queues.add(queue);
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    this.abandonTimer ??= setInterval(() => void this.releaseAbandoned().catch((err: unknown) => {
+      if (this.started) this.opts.logger.warn({ err }, 'bus: could not release abandoned jobs; trying again later');
+    }), (holdSeconds * 1000) / 3).unref();
+  }
+
+  /** Shortens the expiry of active jobs of this process's queues that nobody renewed (see watchAbandoned); returns how many. */
+  async releaseAbandoned(): Promise<number> {
+    if (this.queues.size === 0) return 0;
+    const holdSeconds = this.opts.holdSeconds ?? HOLD_SECONDS;
+    const { rowCount } = (await this.boss.getDb().executeSql(
+      `update ${this.schema}.job set expire_in = make_interval(secs => $2)
+        where name = any($1::text[]) and state = 'active'
+          and started_on < now() - make_interval(secs => $2) and expire_in > make_interval(secs => $2)`,
+      [[...this.queues], holdSeconds],
+    )) as { rowCount?: number };
+    return rowCount ?? 0;
+  }
+
+  private async beat(queue: string, ids: string[], holdSeconds: number): Promise<void> {
     try {
-      await this.boss.getDb().executeSql('select 1', []);
-      return true;
-    } catch {
-      return false;
+      await this.boss.getDb().executeSql(
+        `update ${this.schema}.job set started_on = now(), expire_in = make_interval(secs => $3) where name = $1 and id = any($2::uuid[]) and state = 'active'`,
+        [queue, ids, holdSeconds],
+      );
+    } catch (err) {
+      if (this.started) this.opts.logger.warn({ err, queue }, 'bus: could not renew held jobs; they expire later or come again');
     }
+  }
+
+  /**
+   * A broadcast queue belongs to one process. One that was killed never closes it, so its subscription
+   * would stay and every later publish would add a job to a queue nobody reads (found by `make soak`:
+   * each gateway restart left one more). Every process with a broadcast subscription therefore removes
+   * the queues of its (topic, group) whose oldest waiting message is older than `orphanBroadcastSeconds`,
+   * at subscribe and every 30 s.
+   */
+  private watchBroadcastGroup(topic: string, group: string): void {
+    this.broadcastGroups.set(`${topic}\n${group}`, { topic, group });
+    const sweep = () =>
+      this.sweepOrphanBroadcasts().catch((err: unknown) => {
+        if (this.started) this.opts.logger.warn({ err }, 'sweeping the broadcast queues of dead processes failed; trying again later');
+      });
+    void sweep();
+    this.sweepTimer ??= setInterval(() => void sweep(), ORPHAN_SWEEP_MS).unref();
+  }
+
+  /** Removes the broadcast queues of dead processes (see watchBroadcastGroup); returns their names. */
+  async sweepOrphanBroadcasts(): Promise<string[]> {
+    const removed: string[] = [];
+    const db = this.boss.getDb();
+    for (const { topic, group } of this.broadcastGroups.values()) {
+      // Broadcast queues are `<topic>__<group>__<instance>`, the instance 8 hex digits (names are [a-z0-9_]).
+      const pattern = `^${queueName(topic, group)}__[0-9a-f]{8}$`;
+      const { rows } = (await db.executeSql(
+        `select s.name from ${this.schema}.subscription s
+          where s.event = $1 and s.name ~ $2 and s.name <> $3
+            and exists (select 1 from ${this.schema}.job j where j.name = s.name and j.state = 'created'
+                         and j.created_on < now() - make_interval(secs => $4))`,
+        [topic, pattern, queueName(topic, group, this.instance), this.opts.orphanBroadcastSeconds ?? ORPHAN_BROADCAST_SECONDS],
+      )) as { rows: Array<{ name: string }> };
+      for (const { name } of rows) {
+        await this.boss.unsubscribe(topic, name);
+        // pg-boss 10's delete_queue trips its own foreign key while jobs remain: remove them first.
+        await db.executeSql(`delete from ${this.schema}.job where name = $1`, [name]);
+        await this.boss.deleteQueue(name);
+        this.opts.logger.info({ queue: name, topic }, 'removed the broadcast queue of a process that is gone');
+        removed.push(name);
+      }
+    }
+    return removed;
+  }
+
+  async isHealthy(): Promise<boolean> {
+    return (await this.health()).status === 'up';
+  }
+
+  /** The bus's Postgres answers `select 1` within 800 ms. */
+  async health(): Promise<BusHealth> {
+    if (!this.started) return { status: 'down', detail: 'not started' };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.boss.getDb().executeSql('select 1', []),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 800 ms')), 800))),
+      ]);
+      return { status: 'up' };
+    } catch (err) {
+      return { status: 'down', detail: `bus database: ${err instanceof Error ? err.message : String(err)}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Dead letters of (topic, group) waiting in its DLQ queue (the runbook's DLQ depth on pg). */
+  async deadLetterCount(topic: Topic, group: string): Promise<number> {
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(`select count(*)::int as n from ${this.schema}.job where name = $1 and state in ('created', 'retry')`, [deadLetterQueue(topic, group)]);
+    return (rows as Array<{ n: number }>)[0]!.n;
+  }
+
+  /** Moves every dead letter of (topic, group) back onto the group's queue, with its attempts reset. */
+  async replayDeadLetters(topic: Topic, group: string): Promise<number> {
+    const dlq = deadLetterQueue(topic, group);
+    const queue = queueName(topic, group);
+    let replayed = 0;
+    for (;;) {
+      const jobs = await this.boss.fetch<DeadLetter>(dlq, { batchSize: 100 });
+      if (!jobs || jobs.length === 0) break;
+      await this.boss.insert(jobs.map((j) => ({ id: orderedId(), name: queue, data: { key: j.data.key, value: j.data.value } })));
+      await this.boss.complete(dlq, jobs.map((j) => j.id));
+      replayed += jobs.length;
+    }
+    if (replayed > 0) await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, topic]);
+    this.opts.logger.info({ topic, group, replayed }, 'dead letters replayed onto the group queue');
+    return replayed;
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    clearInterval(this.abandonTimer);
+    this.abandonTimer = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

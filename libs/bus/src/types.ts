@@ -43,6 +43,12 @@ export interface SubscribeOptions {
   broadcast?: boolean;
 }
 
+/** The bus as `/readyz` reports it: `down` with a reason while the transport cannot be reached. */
+export interface BusHealth {
+  status: 'up' | 'down';
+  detail?: string;
+}
+
 export interface Subscription {
   close(): Promise<void>;
 }
@@ -57,7 +63,14 @@ export interface Bus {
   start(): Promise<void>;
   publish(topic: Topic, messages: BusMessage[]): Promise<void>;
   subscribe(opts: SubscribeOptions): Promise<Subscription>;
-  /** True when the transport answers; for `/readyz`. */
+  /** True when the transport answers. */
   isHealthy(): Promise<boolean>;
+  /** Status with a reason, answered at once from what the transport last saw (never waits on a hung broker); for `/readyz`. */
+  health(): Promise<BusHealth>;
+  /**
+   * Hands the (topic, group)'s dead letters back to that group (no other group sees them again).
+   * @returns how many were replayed.
+   */
+  replayDeadLetters(topic: Topic, group: string): Promise<number>;
   stop(): Promise<void>;
 }

@@ -1,7 +1,10 @@
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS } from '@assay/contracts';
-import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 import { enqueueEvent, handleManyOnce, handleOnce, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type EventEnvelope } from '@assay/bus';
 
 const logger = createSilentLogger();
@@ -92,6 +95,135 @@ describe('pg bus', () => {
     await s2.close();
     const { rows } = await database.pool.query(`select count(*)::int as n from bus.subscription where name like 'assay_auth_events__gw__%'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('pg bus when Postgres goes away while a worker finishes a batch', () => {
+  // pg-boss completes a batch without awaiting it; with Postgres unreachable then, the rejection was
+  // unhandled and the process died (the runner and the dispatcher, on a Postgres restart under load).
+  it('keeps the process alive and completes the job once Postgres is back', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const server = new pg.Client({ connectionString: testDatabaseAdminUrl() });
+    await server.connect();
+    const block = () => server.query(`alter database "${testDb.name}" allow_connections false`);
+    const allow = () => server.query(`alter database "${testDb.name}" allow_connections true`);
+    try {
+      const bus = await newBus();
+      const handled: string[] = [];
+      await bus.subscribe({
+        topic: TOPICS.orgEvents,
+        group: 'completes-while-down',
+        handler: async (e) => {
+          // Postgres restarting under the worker: every connection ends, new ones are refused.
+          await block();
+          await server.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [testDb.name]);
+          handled.push(e.id);
+        },
+      });
+      await bus.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(500) }]);
+      await eventually(async () => handled.length > 0, 15_000);
+      await new Promise((r) => setTimeout(r, 2500));
+      await allow();
+      expect(unhandled).toEqual([]);
+      await eventually(async () => {
+        const { rows } = await database.pool.query(`select state from bus.job where name = 'assay_org_events__completes_while_down'`);
+        return rows.length === 1 && rows[0].state === 'completed';
+      }, 15_000, 200);
+    } finally {
+      await allow();
+      await server.end();
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('pg bus jobs of a process killed while it held them', () => {
+  // pg-boss keeps a fetched job active for its expiry (15 min) whatever happens to its worker; a held
+  // job now expires holdSeconds after its holder's last heartbeat and comes again at once.
+  it('come again to the group within seconds, not 15 minutes', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'hold-forever.ts')], {
+      env: { ...process.env, DATABASE_URL: testDb.url, GROUP: 'held-by-the-dead', HOLD_SECONDS: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    try {
+      await eventually(async () => out.includes('subscribed'), 30_000, 100);
+      const publisher = await newBus();
+      await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(600) }]);
+      await eventually(async () => out.includes(`holding ${envelope(600).id}`), 15_000, 100);
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+
+      const survivor = new PgBus({ connectionString: testDb.url, logger, maintenanceIntervalSeconds: 1 });
+      await survivor.start();
+      buses.push(survivor);
+      const got: string[] = [];
+      await survivor.subscribe({ topic: TOPICS.orgEvents, group: 'held-by-the-dead', handler: async (e) => void got.push(e.id) });
+      await eventually(async () => got.includes(envelope(600).id), 20_000, 200);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('come again when the process died between the fetch and its first heartbeat', async () => {
+    const publisher = await newBus();
+    const queue = 'assay_org_events__died_before_beat';
+    // The group exists (its queue is subscribed) but the only worker that fetched died at once.
+    const first = new PgBus({ connectionString: testDb.url, logger, holdSeconds: 2, maintenanceIntervalSeconds: 1 });
+    await first.start();
+    buses.push(first);
+    const got: string[] = [];
+    await first.subscribe({ topic: TOPICS.orgEvents, group: 'died-before-beat', handler: async (e) => void got.push(e.id) });
+    await first.stop();
+    await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(700) }]);
+    // What pg-boss's fetch leaves when the process is killed before the handler runs: active, 15 min to expire.
+    await database.pool.query(`update bus.job set state = 'active', started_on = now() - interval '10 seconds' where name = $1 and state = 'created'`, [queue]);
+
+    const survivor = new PgBus({ connectionString: testDb.url, logger, holdSeconds: 2, maintenanceIntervalSeconds: 1 });
+    await survivor.start();
+    buses.push(survivor);
+    await survivor.subscribe({ topic: TOPICS.orgEvents, group: 'died-before-beat', handler: async (e) => void got.push(e.id) });
+    expect(await survivor.releaseAbandoned()).toBe(1);
+    await eventually(async () => got.includes(envelope(700).id), 20_000, 200);
+  });
+});
+
+describe('pg bus broadcast queues of dead processes', () => {
+  // A SIGKILLed process never closes its broadcast subscription. stop() without close() leaves the
+  // database exactly so: the subscription row and its queue, with no worker fetching it.
+  it('are removed by a live process of the group, so publishes stop filling a queue nobody reads', async () => {
+    const publisher = await newBus();
+    const dead = await newBus();
+    await dead.subscribe({ topic: TOPICS.authEvents, group: 'gw-orphan', broadcast: true, handler: async () => undefined });
+    await dead.stop();
+    const queues = async () =>
+      (await database.pool.query<{ name: string }>(`select name from bus.subscription where event = $1 and name like 'assay_auth_events__gw_orphan__%'`, [TOPICS.authEvents])).rows.map((r) => r.name);
+    const waiting = async () =>
+      (await database.pool.query<{ n: number }>(`select count(*)::int as n from bus.job where name like 'assay_auth_events__gw_orphan__%' and state = 'created'`)).rows[0]!.n;
+    const [deadQueue] = await queues();
+    expect(deadQueue).toBeDefined();
+    await publisher.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(400) }]);
+    expect(await waiting()).toBe(1);
+
+    await new Promise((r) => setTimeout(r, 1500));
+    const live = new PgBus({ connectionString: testDb.url, logger, orphanBroadcastSeconds: 1 });
+    await live.start();
+    buses.push(live);
+    const got: string[] = [];
+    await live.subscribe({ topic: TOPICS.authEvents, group: 'gw-orphan', broadcast: true, handler: async (e) => void got.push(e.id) });
+    // The sweep at subscribe removes the dead queue; an explicit one finds nothing more.
+    await eventually(async () => !(await queues()).includes(deadQueue!), 10_000, 100);
+    expect(await live.sweepOrphanBroadcasts()).toEqual([]);
+    expect(await queues()).toHaveLength(1);
+
+    await publisher.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(401) }]);
+    await eventually(async () => got.includes(envelope(401).id));
+    expect(await waiting()).toBe(0);
   });
 });
 

@@ -1,8 +1,9 @@
-import { createRequire } from 'node:module';
 import { TOPICS } from '@assay/contracts';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { createSilentLogger } from '@assay/logger';
-import { deadLetterTopic, KafkaBus, type EventEnvelope } from '@assay/bus';
+import { createTestDatabase, type TestDatabase } from '@assay/testing';
+import { deadLetterTopic, KafkaBus, retryTopic, type EventEnvelope } from '@assay/bus';
+import { autoCreateTopics, mockClusterAvailable, startMockCluster, type MockCluster } from './mock-cluster.js';
 import { CONTRACT_GROUPS, CONTRACT_TOPICS, describeBusContract, type BusFixture } from './contract.js';
 
 jest.setTimeout(180_000);
@@ -17,22 +18,9 @@ jest.setTimeout(180_000);
  */
 const given = process.env.KAFKA_BROKERS?.split(',').filter(Boolean) ?? [];
 const LIVENESS_MS = 6000; // the smallest session timeout brokers accept by default
+const RETRY_STEP_MS = 300;
 
-function loadMockLibrary(): { Producer: new (conf: Record<string, unknown>) => MockClient } | undefined {
-  try {
-    return createRequire(__filename)('@confluentinc/kafka-javascript');
-  } catch {
-    return undefined;
-  }
-}
-interface MockClient {
-  on(event: 'event.log', cb: (log: { message: string }) => void): void;
-  connect(opts: object, cb: (err: unknown) => void): void;
-  disconnect(cb: () => void): void;
-}
-
-const mockLibrary = given.length ? undefined : loadMockLibrary();
-const available = given.length > 0 || mockLibrary !== undefined;
+const available = given.length > 0 || mockClusterAvailable;
 if (!available) {
   // eslint-disable-next-line no-console
   console.info(
@@ -42,47 +30,34 @@ if (!available) {
 }
 
 let brokers: string[] = given;
-let mock: MockClient | undefined;
+let testDb: TestDatabase;
+let mock: MockCluster | undefined;
 const buses: KafkaBus[] = [];
 const readers: Consumer[] = [];
 const logger = createSilentLogger();
 const kafka = () => new Kafka({ clientId: 'assay-contract', brokers, logLevel: logLevel.NOTHING });
 
-async function startMockCluster(): Promise<string[]> {
-  const client = new mockLibrary!.Producer({ 'bootstrap.servers': '127.0.0.1:1', 'test.mock.num.brokers': 3, event_cb: true, log_level: 7, debug: 'mock' });
-  const bootstrap = new Promise<string>((resolve) =>
-    client.on('event.log', (log) => {
-      const m = /Mock cluster \S+ bootstrap\.servers=(\S+)/.exec(log.message);
-      if (m) resolve(m[1]!);
-    }),
-  );
-  client.connect({}, () => undefined);
-  mock = client;
-  return (await bootstrap).split(',');
-}
-
-/** Auto-creates the suite's topics and dead-letter topics on the mock (a metadata request with auto-creation). */
+/** The suite's topics, dead-letter and retry topics on the mock (auto-creation; no message is written). */
 async function createTopicsOnMock(): Promise<void> {
-  const producer = kafka().producer({ allowAutoTopicCreation: true });
-  await producer.connect();
-  const warmup: EventEnvelope = { id: '00000000-0000-4000-8000-000000000000', event: 'organization.member.removed', timestamp: new Date().toISOString(), organization_id: 'warmup', data: { user_id: 'warmup' } };
-  const topics = [...Object.values(TOPICS), ...CONTRACT_TOPICS.flatMap((t) => CONTRACT_GROUPS.map((g) => deadLetterTopic(t, g)))];
-  for (const topic of topics) await producer.send({ topic, messages: [{ key: 'warmup', value: JSON.stringify(warmup) }] });
-  await producer.disconnect();
+  const topics = [...Object.values(TOPICS), ...CONTRACT_TOPICS.flatMap((t) => CONTRACT_GROUPS.flatMap((g) => [deadLetterTopic(t, g), retryTopic(t, g, 1), retryTopic(t, g, 2)]))];
+  await autoCreateTopics(brokers, topics);
 }
 
 const describeKafka = available ? describe : describe.skip;
 describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdkafka mock cluster'})`, () => {
   beforeAll(async () => {
+    testDb = await createTestDatabase();
     if (!given.length) {
-      brokers = await startMockCluster();
+      mock = await startMockCluster();
+      brokers = mock.brokers;
       await createTopicsOnMock();
     }
   });
   afterAll(async () => {
     for (const r of readers) await r.disconnect().catch(() => undefined);
     for (const b of buses) await b.stop();
-    if (mock) await new Promise<void>((r) => mock!.disconnect(() => r()));
+    await mock?.stop();
+    await testDb?.drop();
   });
 
   const fixture: BusFixture = {
@@ -93,10 +68,13 @@ describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdk
         logger,
         sessionTimeoutMs: opts?.livenessMs ?? LIVENESS_MS,
         heartbeatIntervalMs: 1000,
-        retryDelayMs: 200,
+        // A short ladder: maxAttempts - 1 steps (the first attempt is on the topic itself).
+        retryDelaysMs: Array.from({ length: (opts?.maxAttempts ?? 3) - 1 }, () => RETRY_STEP_MS),
+        databaseUrl: testDb.url,
         restartDelayMs: 500,
-        ...(opts?.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}),
-        ...(given.length ? { topics: { partitions: 4, replicationFactor: 1, minInsyncReplicas: 1 } } : { topics: false, idempotent: false }),
+        // The mock answers a fetch only when its wait is over (a real broker answers when data arrives).
+        fetchMaxWaitMs: given.length ? undefined : 100,
+        ...(given.length ? { topics: { partitions: 4, replicationFactor: 1, minInsyncReplicas: 1 } } : { topics: false, idempotent: false, autoCreateTopics: true }),
       });
       await bus.start();
       buses.push(bus);
@@ -120,6 +98,7 @@ describeKafka(`bus contract on kafka (${given.length ? 'KAFKA_BROKERS' : 'librdk
     },
     livenessMs: LIVENESS_MS,
     leavesGroupOnStop: given.length > 0,
+    holdsKeys: true,
   };
   describeBusContract(() => fixture);
 

@@ -38,6 +38,7 @@ const fixture: BusFixture = {
   livenessMs: 6000,
   // A stopped worker holds no jobs: the next poll of another fetches them.
   leavesGroupOnStop: true,
+    holdsKeys: false,
 };
 
 describe('bus contract on pg', () => {

@@ -36,6 +36,8 @@ function recorded(bus: Bus, relay: string, log: Array<{ relay: string; start: nu
     start: () => bus.start(),
     stop: () => bus.stop(),
     isHealthy: () => bus.isHealthy(),
+    health: () => bus.health(),
+    replayDeadLetters: (t, g) => bus.replayDeadLetters(t, g),
     subscribe: (o) => bus.subscribe(o),
     async publish(topic: Topic, messages: BusMessage[]) {
       const start = performance.now();

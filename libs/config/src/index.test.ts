@@ -263,7 +263,7 @@ describe('readCommonConfig', () => {
       logLevel: 'info',
       databaseUrl: 'postgres://assay:assay@localhost:5432/assay',
       bus: 'pg',
-      kafka: { brokers: [], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, provisionTopics: true, sessionTimeoutMs: 30_000 },
+      kafka: { brokers: [], partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, provisionTopics: true, sessionTimeoutMs: 30_000, retryDelaysMs: [10_000, 60_000, 600_000] },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'http://localhost:8080',
       migrateAtStart: true,
@@ -296,7 +296,7 @@ describe('readCommonConfig', () => {
       databaseUrl: 'postgres://assay:assay@localhost:5432/assay',
       bus: 'kafka',
       // KAFKA_MIN_INSYNC_REPLICAS defaults to at most the replication factor.
-      kafka: { brokers: ['k1:9092', 'k2:9092'], partitions: 12, replicationFactor: 1, minInsyncReplicas: 1, provisionTopics: false, sessionTimeoutMs: 45_000 },
+      kafka: { brokers: ['k1:9092', 'k2:9092'], partitions: 12, replicationFactor: 1, minInsyncReplicas: 1, provisionTopics: false, sessionTimeoutMs: 45_000, retryDelaysMs: [10_000, 60_000, 600_000] },
       internalTokenSecret: SECRET,
       publicBaseUrl: 'https://assay.example.com',
       migrateAtStart: false,
@@ -307,6 +307,67 @@ describe('readCommonConfig', () => {
     expect(
       problemsOf({ ...base, KAFKA_REPLICATION_FACTOR: '2', KAFKA_MIN_INSYNC_REPLICAS: '3', KAFKA_PARTITIONS: '0' }, (r) => readCommonConfig(r, 'auth', 3001)),
     ).toEqual(['KAFKA_MIN_INSYNC_REPLICAS must be <= KAFKA_REPLICATION_FACTOR', 'KAFKA_PARTITIONS must be >= 1']);
+  });
+
+  describe('Kafka TLS and SASL', () => {
+    const kafka = (env: Env) => readConfig({ ...base, BUS: 'kafka', KAFKA_BROKERS: 'k:9093', ...env }, (r) => readCommonConfig(r, 'auth', 3001)).kafka;
+    const problems = (env: Env) => problemsOf({ ...base, BUS: 'kafka', KAFKA_BROKERS: 'k:9093', ...env }, (r) => readCommonConfig(r, 'auth', 3001));
+
+    it('reads TLS with a CA bundle, mTLS and a server name, and SCRAM', () => {
+      const k = kafka({
+        KAFKA_TLS_CA_FILE: '/s/ca.pem',
+        KAFKA_TLS_CERT_FILE: '/s/tls.crt',
+        KAFKA_TLS_KEY_FILE: '/s/tls.key',
+        KAFKA_TLS_SERVERNAME: 'broker.internal',
+        KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+        KAFKA_SASL_USERNAME: 'assay',
+        KAFKA_SASL_PASSWORD: 'pw',
+      });
+      // Any TLS file turns TLS on.
+      expect(k.tls).toEqual({ rejectUnauthorized: true, caFile: '/s/ca.pem', certFile: '/s/tls.crt', keyFile: '/s/tls.key', serverName: 'broker.internal' });
+      expect(k.sasl).toEqual({ mechanism: 'scram-sha-512', username: 'assay', password: 'pw' });
+    });
+
+    it('reads TLS on the system trust store with PLAIN (Confluent Cloud), and OAUTHBEARER with a token file or a provider module', () => {
+      expect(kafka({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'key', KAFKA_SASL_PASSWORD: 'secret' })).toMatchObject({
+        tls: { rejectUnauthorized: true },
+        sasl: { mechanism: 'plain', username: 'key', password: 'secret' },
+      });
+      expect(kafka({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer', KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: '/var/run/token' }).sasl).toEqual({ mechanism: 'oauthbearer', tokenFile: '/var/run/token' });
+      expect(kafka({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer', KAFKA_SASL_OAUTHBEARER_PROVIDER: '/app/msk-iam.mjs' }).sasl).toEqual({ mechanism: 'oauthbearer', tokenProvider: '/app/msk-iam.mjs' });
+      // SCRAM does not send the password: allowed without TLS (a private network).
+      expect(kafka({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })).toEqual(expect.not.objectContaining({ tls: expect.anything() }));
+      expect(kafka({}).tls).toBeUndefined();
+      expect(kafka({}).sasl).toBeUndefined();
+    });
+
+    it('refuses combinations that cannot work, naming the variables', () => {
+      expect(problems({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })).toEqual([
+        'KAFKA_SASL_MECHANISM=plain sends the credential in clear: set KAFKA_TLS=true',
+      ]);
+      expect(problems({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-256' })).toEqual([
+        'KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM=scram-sha-256',
+        'KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM=scram-sha-256',
+      ]);
+      expect(problems({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'gssapi' })).toEqual([
+        'KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512, oauthbearer (got "gssapi")',
+      ]);
+      expect(problems({ KAFKA_SASL_USERNAME: 'u' })).toEqual([
+        'KAFKA_SASL_MECHANISM is required when KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD or KAFKA_SASL_OAUTHBEARER_* is set',
+      ]);
+      expect(problems({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer' })).toEqual([
+        'KAFKA_SASL_MECHANISM=oauthbearer needs exactly one of KAFKA_SASL_OAUTHBEARER_TOKEN_FILE and KAFKA_SASL_OAUTHBEARER_PROVIDER',
+      ]);
+      expect(problems({ KAFKA_TLS_CERT_FILE: '/c.pem' })).toEqual(['KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE go together (mTLS needs both)']);
+      expect(problems({ KAFKA_TLS: 'false', KAFKA_TLS_CA_FILE: '/ca.pem' })).toEqual([
+        'KAFKA_TLS=false but KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE or KAFKA_TLS_SERVERNAME is set',
+      ]);
+    });
+
+    it('reads the retry ladder and refuses a bad one', () => {
+      expect(kafka({ KAFKA_RETRY_DELAYS: '500ms, 5s,2m,1h,250' }).retryDelaysMs).toEqual([500, 5000, 120_000, 3_600_000, 250]);
+      expect(problems({ KAFKA_RETRY_DELAYS: '10s,soon' })).toEqual(['KAFKA_RETRY_DELAYS must be a comma-separated list of durations such as 10s,1m,10m (got "soon")']);
+    });
   });
 
   it('lets PORT override the service default port', () => {

@@ -140,7 +140,38 @@ export interface KafkaConfig {
   /** Create missing topics at start (false where ops own the topics). */
   provisionTopics: boolean;
   sessionTimeoutMs: number;
+  /** TLS to the brokers (`KAFKA_TLS*`); undefined: plaintext. */
+  tls?: KafkaTlsConfig;
+  /** SASL authentication (`KAFKA_SASL_*`); undefined: none. */
+  sasl?: KafkaSaslConfig;
+  /** Delays of the retry ladder (`KAFKA_RETRY_DELAYS`, ms): a failing message goes to retry topic n after delay n, then to the DLQ. */
+  retryDelaysMs: number[];
 }
+
+/** File paths are read at start (mounted from Kubernetes Secrets); nothing secret is held in the environment. */
+export interface KafkaTlsConfig {
+  /** PEM CA bundle; unset: the system's trust store (public CAs of managed clusters). */
+  caFile?: string;
+  /** PEM client certificate and key for mTLS (both or neither). */
+  certFile?: string;
+  keyFile?: string;
+  /** SNI and certificate host name when it differs from the broker address. */
+  serverName?: string;
+  /** false only for a test cluster with a self-signed certificate (default true). */
+  rejectUnauthorized: boolean;
+}
+
+export type KafkaSaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
+
+export type KafkaSaslConfig =
+  | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+  | {
+      mechanism: 'oauthbearer';
+      /** A file holding the current token, read at every (re)authentication (a sidecar or projected volume refreshes it). */
+      tokenFile?: string;
+      /** A module whose default export (or `tokenProvider`) returns `{ value }`: the hook for AWS MSK IAM and OIDC clients. */
+      tokenProvider?: string;
+    };
 
 /** The settings every service process shares (DESIGN.md, Configuration). */
 export interface CommonConfig {
@@ -191,5 +222,76 @@ export function readKafkaConfig(r: ConfigReader): KafkaConfig {
     minInsyncReplicas,
     provisionTopics: r.bool('KAFKA_PROVISION_TOPICS', { default: true }),
     sessionTimeoutMs: r.int('KAFKA_SESSION_TIMEOUT_MS', { default: 30_000, min: 6000, max: 3_600_000 }),
+    ...readKafkaSecurity(r),
+    retryDelaysMs: readDurations(r, 'KAFKA_RETRY_DELAYS', [10_000, 60_000, 600_000]),
   };
+}
+
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer'] as const satisfies readonly KafkaSaslMechanism[];
+
+/**
+ * `KAFKA_TLS*` and `KAFKA_SASL_*`: every combination a managed cluster needs, and a
+ * problem for each one that cannot work (a password sent in clear, half an mTLS pair).
+ */
+function readKafkaSecurity(r: ConfigReader): { tls?: KafkaTlsConfig; sasl?: KafkaSaslConfig } {
+  const caFile = r.optionalString('KAFKA_TLS_CA_FILE');
+  const certFile = r.optionalString('KAFKA_TLS_CERT_FILE');
+  const keyFile = r.optionalString('KAFKA_TLS_KEY_FILE');
+  const serverName = r.optionalString('KAFKA_TLS_SERVERNAME');
+  const anyTlsFile = Boolean(caFile || certFile || keyFile || serverName);
+  const tlsOn = r.bool('KAFKA_TLS', { default: anyTlsFile });
+  if (!tlsOn && anyTlsFile) r.fail('KAFKA_TLS=false but KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE or KAFKA_TLS_SERVERNAME is set');
+  if (Boolean(certFile) !== Boolean(keyFile)) r.fail('KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE go together (mTLS needs both)');
+  const rejectUnauthorized = r.bool('KAFKA_TLS_REJECT_UNAUTHORIZED', { default: true });
+  const tls: KafkaTlsConfig | undefined = tlsOn
+    ? { rejectUnauthorized, ...(caFile ? { caFile } : {}), ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}), ...(serverName ? { serverName } : {}) }
+    : undefined;
+
+  const mechanismRaw = r.optionalString('KAFKA_SASL_MECHANISM')?.toLowerCase();
+  const username = r.optionalString('KAFKA_SASL_USERNAME');
+  const password = r.optionalString('KAFKA_SASL_PASSWORD');
+  const tokenFile = r.optionalString('KAFKA_SASL_OAUTHBEARER_TOKEN_FILE');
+  const tokenProvider = r.optionalString('KAFKA_SASL_OAUTHBEARER_PROVIDER');
+  if (mechanismRaw === undefined) {
+    if (username || password || tokenFile || tokenProvider) r.fail('KAFKA_SASL_MECHANISM is required when KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD or KAFKA_SASL_OAUTHBEARER_* is set');
+    return tls ? { tls } : {};
+  }
+  if (!(SASL_MECHANISMS as readonly string[]).includes(mechanismRaw)) {
+    r.fail(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')} (got "${mechanismRaw}")`);
+    return tls ? { tls } : {};
+  }
+  const mechanism = mechanismRaw as KafkaSaslMechanism;
+  let sasl: KafkaSaslConfig;
+  if (mechanism === 'oauthbearer') {
+    if (Boolean(tokenFile) === Boolean(tokenProvider)) r.fail('KAFKA_SASL_MECHANISM=oauthbearer needs exactly one of KAFKA_SASL_OAUTHBEARER_TOKEN_FILE and KAFKA_SASL_OAUTHBEARER_PROVIDER');
+    if (username || password) r.fail('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are not used with oauthbearer: unset them');
+    sasl = { mechanism, ...(tokenFile ? { tokenFile } : {}), ...(tokenProvider ? { tokenProvider } : {}) };
+  } else {
+    if (!username) r.fail(`KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM=${mechanism}`);
+    if (!password) r.fail(`KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM=${mechanism}`);
+    if (tokenFile || tokenProvider) r.fail(`KAFKA_SASL_OAUTHBEARER_* is only used with KAFKA_SASL_MECHANISM=oauthbearer`);
+    sasl = { mechanism, username: username ?? '', password: password ?? '' };
+  }
+  // PLAIN sends the password as it is, and a bearer token is as good as a password: only over TLS.
+  if (!tls && (mechanism === 'plain' || mechanism === 'oauthbearer')) r.fail(`KAFKA_SASL_MECHANISM=${mechanism} sends the credential in clear: set KAFKA_TLS=true`);
+  return { ...(tls ? { tls } : {}), sasl };
+}
+
+/** A comma-separated list of durations (`10s`, `1m`, `500ms`, or plain milliseconds), each > 0. */
+function readDurations(r: ConfigReader, name: string, fallback: number[]): number[] {
+  const items = r.list(name);
+  if (items.length === 0) return fallback;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const out: number[] = [];
+  for (const item of items) {
+    const m = /^(\d+)(ms|s|m|h)?$/.exec(item);
+    const ms = m ? Number(m[1]) * units[m[2] ?? 'ms']! : NaN;
+    if (!Number.isFinite(ms) || ms <= 0) {
+      r.fail(`${name} must be a comma-separated list of durations such as 10s,1m,10m (got "${item}")`);
+      return fallback;
+    }
+    out.push(ms);
+  }
+  if (out.length > 10) r.fail(`${name} has at most 10 steps (got ${out.length})`);
+  return out;
 }

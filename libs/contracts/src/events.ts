@@ -523,3 +523,34 @@ function saasEvents(): Record<string, EventContract> {
     },
   };
 }
+
+/**
+ * The `data` of the events services consume, as TypeScript types that follow
+ * the schemas above (the outbox validates every event against them before it
+ * is written, so a consumer may rely on them). `events.test.ts` checks each
+ * against its schema. A consumer narrows an envelope with `isEvent` instead of
+ * casting its data.
+ */
+export interface EventData {
+  'auth.key.revoked': { key_id: string; kind: 'service_key' | 'api_key' };
+  'auth.organization.status_changed': { status: 'active' | 'suspended' | 'deleted' };
+  'auth.organization.access_changed': { reason: 'plan_changed' | 'quota_exceeded' | 'member_changed' | 'session_revoked' };
+  'execution.requested': { execution_id: string; attempt?: number };
+  'test.plan.started': { execution_id: string; test_plan: { id: string; name: string; project_id: string; tests: unknown[] } & Record<string, unknown> };
+  'test.plan.completed': {
+    execution_id: string;
+    status?: string;
+    test_plan: { id: string; name: string; project_id: string; project_name: string; duration_ms: number; summary: { total: number; passed: number; failed: number; skipped: number; pass_rate: number } } & Record<string, unknown>;
+  };
+  'test.execution.completed': {
+    execution: { id: string; test_case_id: string; test_case_name: string; project_id: string; project_name: string; status: string; priority: 'critical' | 'high' | 'medium' | 'low'; duration_ms?: number } & Record<string, unknown>;
+  };
+  'test.completed': { execution_id: string; status: 'completed' | 'failed' | 'cancelled'; duration_ms: number };
+  'discovery.session.completed': { session_id: string; target_url: string; pages_found: number; flows_detected: number } & Record<string, unknown>;
+  'discovery.page.crawled': { session_id: string; url: string };
+}
+
+/** Whether an envelope carries this event; its `data` is then typed from EventData. */
+export function isEvent<N extends keyof EventData, E extends { event: string; data: unknown }>(envelope: E, name: N): envelope is E & { event: N; data: EventData[N] } {
+  return envelope.event === name;
+}

@@ -1,7 +1,26 @@
 export type { JsonSchema } from './json-schema.js';
-export { API_KEY_SCOPES, requiredScope, type ApiKeyScope, type ScopeArea } from './scopes.js';
-export { ROUTES, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
-export { EVENTS, TOPICS, eventTopic, type EventContract, type Topic } from './events.js';
+export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
+export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
+export { routeMatcher, type RouteMatch, type RouteMatcher } from './route-matcher.js';
+export {
+  INTERNAL_ROUTES,
+  INTERNAL_TIMEOUT,
+  type AuthenticatedPrincipal,
+  type Authentication,
+  type Entitlements,
+  type ExceededQuota,
+  type InternalApi,
+  type InternalProject,
+  type InternalRouteContract,
+  type InternalRouteName,
+  type InternalTimeout,
+  type NewInternalCase,
+  type PlanSnapshot,
+  type RunVariables,
+  type SessionCases,
+  type SnapshotCase,
+} from './internal.js';
+export { EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS, DISCOVERY_WARNING_CODES } from './discovery.schemas.js';
@@ -20,6 +39,10 @@ export {
   patternSource,
   stepActionSpec,
   validateSteps,
+  parseAccessibilityCheck,
+  ACCESSIBILITY_STANDARDS,
+  IMPACTS,
+  type Impact,
   STEP_LIMITS,
   type Step,
   type AttributeCheck,
@@ -28,6 +51,18 @@ export {
   type StepActionSpec,
   type StepParam,
 } from './steps.js';
+export {
+  checkExpectation,
+  parseExpectation,
+  parseJsonPath,
+  readJsonPath,
+  validateRequestStep,
+  REQUEST_LIMITS,
+  REQUEST_METHODS,
+  type Expectation,
+  type JsonPathSegment,
+  type StepRequest,
+} from './request-step.js';
 export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';
 export {
   PLAN_CATALOG,

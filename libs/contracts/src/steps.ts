@@ -1,12 +1,13 @@
 import { RE2 } from 're2-wasm';
 import type { FieldError } from './validator.js';
+import { validateRequestStep, type StepRequest } from './request-step.js';
 
 /** Whether an action takes a parameter: `no` refuses it, `required` needs it. */
 export type StepParam = 'required' | 'optional' | 'no';
 
 export interface StepActionSpec {
   selector: StepParam;
-  value: 'required' | 'no';
+  value: 'required' | 'optional' | 'no';
   /** An empty `value` means something (an empty field, clearing one); otherwise it must not be empty. */
   emptyValue?: boolean;
   /** The value's format: the problem with `value`, or undefined. Not applied to values holding a `{{placeholder}}`. */
@@ -116,6 +117,24 @@ export const STEP_ACTIONS = {
     value: 'required',
     meaning: 'Drag the element and drop it on the element the value selects.',
     example: { selector: '#card-1', value: '#done-column' },
+  },
+  assert_accessible: {
+    selector: 'optional',
+    value: 'optional',
+    checkValue: (v) => {
+      const parsed = parseAccessibilityCheck(v);
+      return 'error' in parsed ? parsed.error : undefined;
+    },
+    meaning:
+      'axe-core scans the element (or the whole page) for a standard: `wcag2a`, `wcag2aa` (the default), `wcag21aa` or `best-practice`, optionally followed by the lowest impact that fails (`minor` (default), `moderate`, `serious`, `critical`), e.g. `wcag2aa serious`; a failure names each rule, its impact, its help URL and the nodes.',
+    example: { value: 'wcag2aa' },
+  },
+  request: {
+    selector: 'no',
+    value: 'no',
+    meaning:
+      'An HTTP call from the test through the egress guard: `request` {method, url (joined to the base URL unless absolute), headers, body (sent as JSON)}; `expect` lines (`status=201`, `$.id exists`, `$.error !exists`, `$.items.length>=3`, `$.name="Ada"`) must all hold; `save_as` keeps values for later steps (`{"order_id": "$.id"}` then `{{order_id}}`).',
+    example: {},
   },
 } as const satisfies Record<string, StepActionSpec>;
 
@@ -252,6 +271,32 @@ export function parseAttributeCheck(value: string): AttributeCheck | { error: st
   return { name, op: 'equals', expected };
 }
 
+// ---------------------------------------------------------------- assert_accessible
+
+export const ACCESSIBILITY_STANDARDS = {
+  wcag2a: ['wcag2a'],
+  wcag2aa: ['wcag2a', 'wcag2aa'],
+  wcag21aa: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'],
+  'best-practice': ['best-practice'],
+} as const;
+export const IMPACTS = ['minor', 'moderate', 'serious', 'critical'] as const;
+export type Impact = (typeof IMPACTS)[number];
+
+/** An `assert_accessible` value: `[standard] [impact]`, both optional (`wcag2aa`, `minor`). */
+export function parseAccessibilityCheck(value: string | undefined): { standard: keyof typeof ACCESSIBILITY_STANDARDS; tags: readonly string[]; minImpact: Impact } | { error: string } {
+  const words = (value ?? '').trim().split(/\s+/).filter(Boolean);
+  let standard: keyof typeof ACCESSIBILITY_STANDARDS = 'wcag2aa';
+  let minImpact: Impact = 'minor';
+  const form = `must be a standard (${Object.keys(ACCESSIBILITY_STANDARDS).join(', ')}) optionally followed by the lowest impact that fails (${IMPACTS.join(', ')}), e.g. "wcag2aa serious"`;
+  if (words.length > 2) return { error: form };
+  for (const w of words) {
+    if (Object.hasOwn(ACCESSIBILITY_STANDARDS, w) && w === words[0]) standard = w as typeof standard;
+    else if ((IMPACTS as readonly string[]).includes(w) && (w === words[1] || words.length === 1)) minImpact = w as Impact;
+    else return { error: form };
+  }
+  return { standard, tags: ACCESSIBILITY_STANDARDS[standard], minImpact };
+}
+
 // ---------------------------------------------------------------- press
 
 /** Key names Playwright's keyboard knows besides single characters (its US layout's codes and the modifiers). */
@@ -293,6 +338,12 @@ export interface Step {
   value?: string;
   /** Milliseconds; `wait` only. */
   timeout?: number;
+  /** `request` only: the HTTP call. */
+  request?: StepRequest;
+  /** `request` only: assertions on the response (`status=201`, `$.id exists`). */
+  expect?: string[];
+  /** `request` only: variable name to JSON path of the response (`{"order_id": "$.id"}`). */
+  save_as?: Record<string, string>;
 }
 
 /** Bounds we chose where the spec is silent (documented in the README). */
@@ -325,7 +376,10 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     }
     const rule = stepActionSpec(action)!;
     for (const key of Object.keys(step)) {
-      if (!['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
+      const requestField = ['request', 'expect', 'save_as'].includes(key);
+      if (requestField && action !== 'request') {
+        errors.push({ field: `${at}.${key}`, message: `is not used by action "${action}"` });
+      } else if (!requestField && !['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
         errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
       }
     }
@@ -349,6 +403,7 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     text('selector', STEP_LIMITS.selectorLength, rule.selector);
     text('value', STEP_LIMITS.valueLength, rule.value);
     text('description', STEP_LIMITS.descriptionLength, 'optional');
+    if (action === 'request') errors.push(...validateRequestStep(step, at));
     if (action === 'wait') {
       const t = step.timeout;
       if (t === undefined || t === null) errors.push({ field: `${at}.timeout`, message: 'is required for action "wait" (milliseconds)' });

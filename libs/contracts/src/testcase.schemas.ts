@@ -16,8 +16,9 @@ function describeActions(): string {
     .map(([action, spec]) => {
       const params = [
         spec.selector === 'required' ? 'selector' : spec.selector === 'optional' ? 'selector (optional)' : '',
-        spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : '',
+        spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : spec.value === 'optional' ? 'value (optional)' : '',
         action === 'wait' ? 'timeout' : '',
+        action === 'request' ? 'request, expect (optional), save_as (optional)' : '',
       ].filter(Boolean);
       return `- \`${action}\` (${params.length ? params.join(', ') : 'no parameters'}): ${spec.meaning}`;
     })
@@ -35,6 +36,19 @@ const stepInput = {
     selector: { type: 'string', maxLength: 2000 },
     value: { type: 'string', maxLength: 10000 },
     timeout: { type: 'integer', minimum: 1, maximum: 300000, description: 'Milliseconds (`wait` only).' },
+    request: {
+      type: 'object',
+      required: ['method', 'url'],
+      description: '`request` only: the HTTP call.',
+      properties: {
+        method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] },
+        url: { type: 'string', maxLength: 2000, description: 'A path joined to the base URL, or an absolute http(s) URL.' },
+        headers: { type: 'object', additionalProperties: { type: 'string' }, description: '`{{secret.name}}` values are masked in results, logs and traces.' },
+        body: { description: 'Sent as JSON (a string is sent as it is).' },
+      },
+    },
+    expect: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 500 }, description: '`request` only: `status=201`, `status>=200`, `$.id exists`, `$.error !exists`, `$.items.length>=3`, `$.name="Ada"` (ops = != > >= < <=).' },
+    save_as: { type: 'object', additionalProperties: { type: 'string' }, description: '`request` only: variable name to JSON path (`{"order_id": "$.id"}`), used later as `{{order_id}}`.' },
   },
 };
 
@@ -135,6 +149,9 @@ export const testCaseSchemas: Record<string, JsonSchema> = {
       selector: { type: 'string' },
       value: { type: 'string' },
       timeout: { type: 'integer' },
+      request: { type: 'object' },
+      expect: { type: 'array', items: { type: 'string' } },
+      save_as: { type: 'object', additionalProperties: { type: 'string' } },
     },
   },
   StepInput: stepInput,

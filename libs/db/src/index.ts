@@ -116,6 +116,24 @@ export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
   }
 }
 
+/**
+ * Resolves once Postgres answers, trying every `stepMs` for at most `timeoutMs`; false when it never did.
+ * A service started while Postgres restarts (a failover, a pod rescheduled beside its database) waits
+ * for it instead of exiting at its first query (found by `make soak`: a runner restarted during a
+ * Postgres restart exited with ECONNREFUSED, and `make run` would have stopped everything).
+ */
+export async function waitForDatabase(pool: pg.Pool, opts: { timeoutMs: number; stepMs?: number; onWait?: () => void }): Promise<boolean> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let told = false;
+  for (;;) {
+    if (await isDatabaseReachable(pool)) return true;
+    if (Date.now() >= deadline) return false;
+    if (!told) opts.onWait?.();
+    told = true;
+    await new Promise((r) => setTimeout(r, opts.stepMs ?? 1000));
+  }
+}
+
 /** Postgres unique-violation, for turning races into 409s. */
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';

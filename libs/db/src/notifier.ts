@@ -34,9 +34,31 @@ export class PgNotifier {
       this.client = undefined;
       client.release(err);
       this.emitter.emit('*');
-      if (!this.stopped) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
+      this.reconnect();
     });
     await client.query(`listen ${this.channel}`);
+  }
+
+  /**
+   * Listens again, every second until it works: a Postgres restart refuses connections for a while,
+   * and one failed attempt used to end the retries for good (found by `make soak`: after a Postgres
+   * restart waits and streams fell back to their slow re-checks for the rest of the process's life).
+   */
+  private reconnect(): void {
+    if (this.stopped) return;
+    setTimeout(() => {
+      if (this.stopped || this.client) return;
+      this.start().then(
+        // Notifications sent while nobody listened are lost: wake every listener to re-check.
+        () => this.emitter.emit('*'),
+        (err: Error) => {
+          const client = this.client;
+          this.client = undefined;
+          client?.release(err);
+          this.reconnect();
+        },
+      );
+    }, 1000).unref();
   }
 
   /** Calls `fn` whenever aggregate `id` is notified; returns the unsubscribe function. */

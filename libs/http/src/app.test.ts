@@ -1,6 +1,7 @@
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { servicePrincipal, signPrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
-import { listen, TEST_INTERNAL_SECRET, type TestServer } from '@assay/testing';
+import net from 'node:net';
+import { freePortForTests, listen, TEST_INTERNAL_SECRET, type TestServer } from '@assay/testing';
 import {
   AppError,
   createHttpApp,
@@ -8,6 +9,8 @@ import {
   parsePagination,
   requireScope,
   requireServicePrincipal,
+  SERVICE_UNAVAILABLE_RETRY_SECONDS,
+  serviceUnavailable,
   validateBody,
   verifyPrincipalHeader,
   type HttpAppOptions,
@@ -34,7 +37,7 @@ function buildApp(overrides: Partial<HttpAppOptions> = {}) {
     ready: async () => ({ database: true, bus: true }),
     mount(app) {
       app.get('/conflict', () => {
-        throw new AppError(409, 'conflict', 'A key with this name exists', [{ field: 'name', message: 'is already used' }]);
+        throw new AppError('conflict', 'A key with this name exists', [{ field: 'name', message: 'is already used' }]);
       });
       app.get('/crash', () => {
         throw new Error('connect ECONNREFUSED postgres://assay:hunter2@db:5432');
@@ -43,8 +46,20 @@ function buildApp(overrides: Partial<HttpAppOptions> = {}) {
         await Promise.resolve();
         throw new Error('secret internals from an async handler');
       });
+      // What a query sees while Postgres is stopped: node-postgres passes the socket's ECONNREFUSED through.
+      app.get('/database-stopped', async () => {
+        const port = await freePortForTests();
+        await new Promise<void>((_resolve, reject) => net.connect(port, '127.0.0.1').once('error', reject));
+      });
+      // What a query sees when Postgres shuts down under it (pg's DatabaseError, SQLSTATE 57P01 admin_shutdown).
+      app.get('/database-shutting-down', () => {
+        throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+      });
+      app.get('/downstream-down', () => {
+        throw serviceUnavailable('The test-case service is unavailable; try again shortly');
+      });
       app.get('/throttled', () => {
-        throw new AppError(429, 'rate_limit_exceeded', 'Too many requests', undefined, { retry_after: 7 });
+        throw new AppError('rate_limit_exceeded', 'Too many requests', undefined, { retry_after: 7 });
       });
       app.post('/keys', validateBody('ServiceKeyCreateRequest'), (req, res) => {
         res.status(201).json({ received: req.body as unknown });
@@ -153,7 +168,54 @@ describe('health and readiness', () => {
   it('answers /readyz with 200 and the checks when every check passes', async () => {
     const reply = await call('/readyz');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: { database: true, bus: true } });
+    expect(reply.body).toEqual({
+      status: 'ready',
+      service: 'test-service',
+      checks: { database: true, bus: true },
+      dependencies: { database: { status: 'up', critical: true }, bus: { status: 'up', critical: true } },
+    });
+  });
+
+  it('answers /livez without asking any dependency', async () => {
+    let asked = 0;
+    const app = await listen(buildApp({ ready: async () => (asked++, { database: false }) }));
+    try {
+      const reply = await call('/livez', {}, app.url);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ status: 'ok', service: 'test-service' });
+      expect(asked).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stays ready with a non-critical dependency down, reporting it degraded with its reason', async () => {
+    const app = await listen(buildApp({ ready: async () => ({ database: true, bus: { status: 'down', critical: false, detail: 'brokers unreachable for 12 s' } }) }));
+    try {
+      const reply = await call('/readyz', {}, app.url);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({
+        status: 'ready',
+        service: 'test-service',
+        checks: { database: true, bus: false },
+        dependencies: { database: { status: 'up', critical: true }, bus: { status: 'degraded', critical: false, detail: 'brokers unreachable for 12 s' } },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers within a second with 503 when a check hangs', async () => {
+    const app = await listen(buildApp({ ready: () => new Promise(() => undefined) }));
+    try {
+      const started = Date.now();
+      const reply = await call('/readyz', {}, app.url);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ status: 'not_ready', checks: { checks: false }, dependencies: { checks: { status: 'down', detail: 'readiness checks gave no answer within 900 ms' } } });
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers /readyz with 200 and no checks when the service has none', async () => {
@@ -161,7 +223,7 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, bare.url);
       expect(reply.status).toBe(200);
-      expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: {} });
+      expect(reply.body).toEqual({ status: 'ready', service: 'test-service', checks: {}, dependencies: {} });
     } finally {
       await bare.close();
     }
@@ -172,7 +234,7 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, degraded.url);
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ status: 'not_ready', service: 'test-service', checks: { database: true, bus: false } });
+      expect(reply.body).toMatchObject({ status: 'not_ready', service: 'test-service', checks: { database: true, bus: false }, dependencies: { bus: { status: 'down', critical: true } } });
     } finally {
       await degraded.close();
     }
@@ -183,7 +245,12 @@ describe('health and readiness', () => {
     try {
       const reply = await call('/readyz', {}, broken.url);
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ status: 'not_ready', service: 'test-service', checks: { checks: false } });
+      expect(reply.body).toEqual({
+        status: 'not_ready',
+        service: 'test-service',
+        checks: { checks: false },
+        dependencies: { checks: { status: 'down', critical: true, detail: 'pool closed' } },
+      });
     } finally {
       await broken.close();
     }
@@ -366,6 +433,24 @@ describe('errors', () => {
         request_id: res.headers.get('x-request-id'),
       });
       expect(text).not.toMatch(/hunter2|ECONNREFUSED|secret internals|stack|at /);
+    }
+  });
+
+  it('answers a 503 with a Retry-After header, so clients wait and retry', async () => {
+    const reply = await call('/downstream-down');
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_SECONDS));
+    expect(reply.body).toMatchObject({ error: 'service_unavailable', message: 'The test-case service is unavailable; try again shortly' });
+  });
+
+  it('answers a database that is stopped or shutting down with a 503 and Retry-After, not a 500', async () => {
+    for (const path of ['/database-stopped', '/database-shutting-down']) {
+      const res = await fetch(`${server.url}${path}`);
+      const text = await res.text();
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_SECONDS));
+      expect(JSON.parse(text)).toMatchObject({ error: 'service_unavailable' });
+      expect(text).not.toMatch(/ECONNREFUSED|administrator|57P01/);
     }
   });
 

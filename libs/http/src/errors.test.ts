@@ -1,5 +1,6 @@
 import {
   AppError,
+  ERROR_STATUS,
   MESSAGES,
   conflict,
   forbidden,
@@ -11,20 +12,40 @@ import {
   validationError,
 } from './index.js';
 
+describe('the error catalogue', () => {
+  it('gives each code of DESIGN.md its one status, and an error its status from its code', () => {
+    expect(ERROR_STATUS).toEqual({
+      validation_error: 400,
+      invalid_api_key: 401,
+      insufficient_permissions: 403,
+      not_found: 404,
+      conflict: 409,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      rate_limit_exceeded: 429,
+      internal_server_error: 500,
+      not_implemented: 501,
+      service_unavailable: 503,
+    });
+    for (const [code, status] of Object.entries(ERROR_STATUS)) expect(new AppError(code as keyof typeof ERROR_STATUS, 'x').status).toBe(status);
+    expect(new AppError('validation_error', 'Request could not be read', undefined, undefined, 416).status).toBe(416);
+  });
+});
+
 describe('AppError', () => {
   it('is an Error with its status, code and message', () => {
-    const err = new AppError(409, 'conflict', 'Name taken');
+    const err = new AppError('conflict', 'Name taken');
     expect(err).toBeInstanceOf(Error);
     expect(err.name).toBe('AppError');
     expect({ status: err.status, code: err.code, message: err.message }).toEqual({ status: 409, code: 'conflict', message: 'Name taken' });
   });
 
   it('leaves details out of the body when there are none', () => {
-    expect(new AppError(404, 'not_found', 'Gone').toBody()).toEqual({ error: 'not_found', message: 'Gone' });
+    expect(new AppError('not_found', 'Gone').toBody()).toEqual({ error: 'not_found', message: 'Gone' });
   });
 
   it('puts details and extra fields in the body', () => {
-    expect(new AppError(429, 'rate_limit_exceeded', 'Slow down', { window: '1m' }, { retry_after: 3 }).toBody()).toEqual({
+    expect(new AppError('rate_limit_exceeded', 'Slow down', { window: '1m' }, { retry_after: 3 }).toBody()).toEqual({
       error: 'rate_limit_exceeded',
       message: 'Slow down',
       details: { window: '1m' },
@@ -33,7 +54,7 @@ describe('AppError', () => {
   });
 
   it('keeps falsy details such as an empty list', () => {
-    expect(new AppError(400, 'validation_error', 'Bad', []).toBody()).toEqual({ error: 'validation_error', message: 'Bad', details: [] });
+    expect(new AppError('validation_error', 'Bad', []).toBody()).toEqual({ error: 'validation_error', message: 'Bad', details: [] });
   });
 });
 

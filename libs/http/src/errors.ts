@@ -21,18 +21,37 @@ export const MESSAGES = {
   internal: 'an unexpected error occurred',
 } as const;
 
-/** An error with its HTTP status and JSON body `{error, message, details?}`. */
+/** The error catalogue: the HTTP status of each code (DESIGN.md, Errors). */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  validation_error: 400,
+  invalid_api_key: 401,
+  insufficient_permissions: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  internal_server_error: 500,
+  not_implemented: 501,
+  service_unavailable: 503,
+};
+
+/** An error with its code (its HTTP status from ERROR_STATUS) and JSON body `{error, message, details?}`. */
 export class AppError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
     /** Extra top-level body fields, such as `retry_after`. */
     readonly extra?: Record<string, unknown>,
+    /** Another 4xx than the code's, where a library named it (an unreadable body). */
+    status?: number,
   ) {
     super(message);
     this.name = 'AppError';
+    this.status = status ?? ERROR_STATUS[code];
   }
 
   toBody(): Record<string, unknown> {
@@ -46,14 +65,14 @@ export class AppError extends Error {
 }
 
 export const validationError = (details: FieldError[], message?: string) =>
-  new AppError(400, 'validation_error', message ?? describeFieldErrors(details), details);
-export const invalidApiKey = (message: string = MESSAGES.invalidApiKey) => new AppError(401, 'invalid_api_key', message);
+  new AppError('validation_error', message ?? describeFieldErrors(details), details);
+export const invalidApiKey = (message: string = MESSAGES.invalidApiKey) => new AppError('invalid_api_key', message);
 export const forbidden = (message: string = MESSAGES.insufficientPermissions) =>
-  new AppError(403, 'insufficient_permissions', message);
-export const notFound = (what = 'Resource') => new AppError(404, 'not_found', `${what} not found`);
-export const conflict = (message: string, details?: unknown) => new AppError(409, 'conflict', message, details);
-export const notImplemented = (message: string) => new AppError(501, 'not_implemented', message);
-export const serviceUnavailable = (message: string) => new AppError(503, 'service_unavailable', message);
+  new AppError('insufficient_permissions', message);
+export const notFound = (what = 'Resource') => new AppError('not_found', `${what} not found`);
+export const conflict = (message: string, details?: unknown) => new AppError('conflict', message, details);
+export const notImplemented = (message: string) => new AppError('not_implemented', message);
+export const serviceUnavailable = (message: string) => new AppError('service_unavailable', message);
 
 function describeFieldErrors(details: FieldError[]): string {
   if (details.length === 0) return 'Request is invalid';

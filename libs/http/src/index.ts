@@ -1,6 +1,7 @@
-export { createHttpApp, errorMiddleware, type HttpAppOptions } from './app.js';
+export { createHttpApp, errorMiddleware, isDependencyDown, readiness, READINESS_LIMIT_MS, SERVICE_UNAVAILABLE_RETRY_SECONDS, type DependencyCheck, type HttpAppOptions, type ReadinessResult } from './app.js';
 export {
   AppError,
+  ERROR_STATUS,
   MESSAGES,
   conflict,
   forbidden,

@@ -12,7 +12,7 @@ export function verifyPrincipalHeader(secret: string) {
       res.locals.principal = await verifyPrincipal(secret, req.header(PRINCIPAL_HEADER));
       next();
     } catch {
-      next(new AppError(401, 'invalid_api_key', 'Missing or invalid internal principal: call through the gateway'));
+      next(new AppError('invalid_api_key', 'Missing or invalid internal principal: call through the gateway'));
     }
   };
 }
@@ -20,7 +20,7 @@ export function verifyPrincipalHeader(secret: string) {
 /** The verified principal of a request on a caller-facing route (never a `service` principal). */
 export function orgPrincipal(res: Response): Principal & { org_id: string } {
   const p = res.locals.principal as Principal | undefined;
-  if (!p) throw new AppError(401, 'invalid_api_key', 'No principal on request');
+  if (!p) throw new AppError('invalid_api_key', 'No principal on request');
   if (p.kind === 'service' || p.org_id === null) throw forbidden('This route is for organization credentials');
   return p as Principal & { org_id: string };
 }

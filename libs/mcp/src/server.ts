@@ -15,13 +15,24 @@ const stepInput = SCHEMAS.StepInput as { description: string; properties: { acti
 const ACTIONS = stepInput.properties.action.enum as [string, ...string[]];
 
 const id = (what: string) => z.string().min(1).max(64).describe(what);
-const STEP = z
+export const STEP = z
   .object({
     action: z.enum(ACTIONS),
     selector: z.string().max(2000).optional().describe('CSS selector (or a Playwright selector such as role=button[name="Buy"])'),
     value: z.string().max(10_000).optional().describe('Text, URL path or expected value'),
     timeout: z.number().int().min(1).max(300_000).optional().describe('Milliseconds, `wait` only'),
     description: z.string().max(1000).optional(),
+    request: z
+      .object({
+        method: z.string().max(10),
+        url: z.string().max(2000),
+        headers: z.record(z.string(), z.string()).optional(),
+        body: z.unknown().optional(),
+      })
+      .optional()
+      .describe('`request` only: the HTTP call (url joined to the base URL unless absolute; the body is sent as JSON)'),
+    expect: z.array(z.string().max(500)).max(50).optional().describe('`request` only: status=201, $.id exists, $.items.length>=3, $.name="Ada"'),
+    save_as: z.record(z.string(), z.string()).optional().describe('`request` only: variable name to JSON path, e.g. {"order_id": "$.id"}'),
   })
   .describe(stepInput.description);
 

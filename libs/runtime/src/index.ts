@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { createBus, startOutboxRelay, type Bus } from '@assay/bus';
 import { ConfigError, readConfig, type CommonConfig, type Env } from '@assay/config';
-import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, type Database, type Migration } from '@assay/db';
-import { answerClientErrorsWithJson, keepConnectionsAlive } from '@assay/http';
+import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, waitForDatabase, type Database, type Migration } from '@assay/db';
+import { answerClientErrorsWithJson, keepConnectionsAlive, type ReadinessResult } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
 import { flushTelemetry } from '@assay/telemetry';
 
@@ -10,8 +10,8 @@ export interface ServiceDeps<DB> {
   database: Database<DB>;
   bus: Bus;
   logger: Logger;
-  /** `/readyz` checks: the database and the bus. */
-  ready: () => Promise<Record<string, boolean>>;
+  /** `/readyz` checks: the database (critical) and the bus (degraded while down: writes wait in the outbox). */
+  ready: () => Promise<Record<string, ReadinessResult>>;
 }
 
 export interface RunServiceOptions<DB> {
@@ -33,6 +33,8 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const { config } = opts;
   const logger = createLogger(config.service, config.logLevel);
   const database = createDatabase<DB>({ connectionString: config.databaseUrl, schema: config.schema, applicationName: `assay-${config.service}` });
+  // Postgres restarting as we start: wait for it (a minute) rather than exit at the first query.
+  await waitForDatabase(database.pool, { timeoutMs: 60_000, onWait: () => logger.warn('Postgres is not reachable yet; waiting for it (60 s at most)') });
   if (config.migrateAtStart) await migrateToLatest(database, opts.migrations);
   else {
     // Migrated beforehand (the chart's migration Job): never run on a schema older than this code.
@@ -47,7 +49,7 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafka: config.kafka, clientId: `assay-${config.service}`, logger });
   await bus.start();
   const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger });
-  const ready = async () => ({ database: await isDatabaseReachable(database.pool), bus: await bus.isHealthy() });
+  const ready = () => readinessChecks(database, bus);
   const app = await opts.build({ database, bus, logger, ready });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
   answerClientErrorsWithJson(server);
@@ -76,6 +78,36 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** The per-check answer time of `/readyz` (the whole answer is bounded by @assay/http's limit). */
+const CHECK_LIMIT_MS = 800;
+
+/**
+ * `/readyz` of a service with a schema: the database is critical (nothing works without it); the
+ * bus is not (every write goes through the outbox, which holds it until the bus is back), so a bus
+ * outage reports `degraded` and the service stays ready. Neither check waits longer than 800 ms.
+ */
+export async function readinessChecks(database: { pool: Database<unknown>['pool'] }, bus: Pick<Bus, 'health'>): Promise<Record<string, ReadinessResult>> {
+  const [db, b] = await Promise.all([
+    withLimit(isDatabaseReachable(database.pool), CHECK_LIMIT_MS).then(
+      (ok) => ({ status: ok ? ('up' as const) : ('down' as const), ...(ok ? {} : { detail: 'select 1 failed' }) }),
+      () => ({ status: 'down' as const, detail: `no answer within ${CHECK_LIMIT_MS} ms` }),
+    ),
+    busReadiness(bus),
+  ]);
+  return { database: db, bus: b };
+}
+
+/** The bus as a non-critical dependency: `degraded` with the transport's reason while it is down. */
+export async function busReadiness(bus: Pick<Bus, 'health'>): Promise<ReadinessResult> {
+  const h = await withLimit(bus.health(), CHECK_LIMIT_MS).catch((err: Error) => ({ status: 'down' as const, detail: err.message }));
+  return { status: h.status, critical: false, ...(h.detail ? { detail: h.detail } : {}) };
+}
+
+function withLimit<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /**

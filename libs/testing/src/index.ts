@@ -192,3 +192,4 @@ export async function startTestRedis(binary = process.env.REDIS_SERVER_PATH ?? '
     },
   };
 }
+export { startKafkaFront, createTestPki, type KafkaFront, type KafkaFrontOptions, type KafkaFrontStats, type FrontMechanism, type TestPki } from './kafka-front.js';

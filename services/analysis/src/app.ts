@@ -1,11 +1,11 @@
 import type { Express } from 'express';
-import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
 import type { AnalysisContext } from './context.js';
 import { ROUTERS } from './routes.js';
 
 export interface AnalysisAppDeps extends AnalysisContext {
   internalTokenSecret: string;
-  ready?: () => Promise<Record<string, boolean>>;
+  ready?: () => Promise<Record<string, ReadinessResult>>;
 }
 
 /** The analysis service's express app; it never listens. */

@@ -4,7 +4,7 @@ import type { Subscription } from '@assay/bus';
 import { runService, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { DiscoveryClient } from './clients/discovery.client.js';
-import { InternalClient } from './clients/internal.client.js';
+import { InternalClient } from '@assay/internal-client';
 import { RunnerClient } from './clients/runner.client.js';
 import { TestCaseClient } from './clients/test-case.client.js';
 import { loadConfig } from './config.js';
@@ -25,8 +25,13 @@ startMain(async () => {
     config,
     migrations,
     async build({ database, bus, logger, ready }) {
-      const runner = new RunnerClient(new InternalClient('execution-runner', config.executionRunnerUrl, config.internalTokenSecret));
-      const testCases = new TestCaseClient(new InternalClient('test-case', config.testCaseUrl, config.internalTokenSecret));
+      const internal = new InternalClient({
+        caller: 'analysis',
+        urls: { 'execution-runner': config.executionRunnerUrl, 'test-case': config.testCaseUrl, ...(config.discoveryCrawlerUrl ? { 'discovery-crawler': config.discoveryCrawlerUrl } : {}) },
+        internalTokenSecret: config.internalTokenSecret,
+      });
+      const runner = new RunnerClient(internal);
+      const testCases = new TestCaseClient(internal);
       if (config.workerEnabled) {
         const verifier = new LazyVerifier({ chromiumPath: config.chromiumPath, stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs, logger, egress: config.egress });
         worker = new AnalysisWorker({
@@ -38,7 +43,7 @@ startMain(async () => {
           rerunEnabled: config.rerunEnabled,
           testCases,
           maxRerunsPerExecution: config.maxRerunsPerExecution,
-          ...(config.discoveryCrawlerUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', config.discoveryCrawlerUrl, config.internalTokenSecret)) } : {}),
+          ...(config.discoveryCrawlerUrl ? { discovery: new DiscoveryClient(internal) } : {}),
           ...(config.llm ? { llm: new LlmClient(config.llm, logger) } : {}),
           concurrency: config.concurrency,
           leaseSeconds: config.leaseSeconds,
@@ -57,7 +62,8 @@ startMain(async () => {
       return buildApp({ ...ctx, internalTokenSecret: config.internalTokenSecret, ready });
     },
     async stop() {
-      for (const s of subscriptions) await s.close();
+      // Every consumer leaves its group at once (one after another took seconds each on Kafka).
+      await Promise.all(subscriptions.map((s) => s.close()));
       await reportScheduler?.stop();
       await worker?.stop();
     },

@@ -16,7 +16,7 @@ import { migrations as discoveryMigrations } from '../../discovery-crawler/src/d
 import { DISCOVERY_CHANNEL } from '../../discovery-crawler/src/sessions/sessions.repository.js';
 import { startSite, type Site } from '../../../tests/fixtures/site/server.js';
 import { DiscoveryClient } from '../src/clients/discovery.client.js';
-import { InternalClient } from '../src/clients/internal.client.js';
+import { InternalClient } from '@assay/internal-client';
 import { RunnerClient } from '../src/clients/runner.client.js';
 import type { AnalysisDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -86,10 +86,10 @@ function startWorker(withLlm: boolean): AnalysisWorker {
   const w = new AnalysisWorker({
     db: anDb.db,
     logger,
-    runner: new RunnerClient(new InternalClient('execution-runner', 'http://127.0.0.1:9', TEST_INTERNAL_SECRET)),
+    runner: new RunnerClient(new InternalClient({ caller: 'analysis', urls: { 'execution-runner': 'http://127.0.0.1:9' }, internalTokenSecret: TEST_INTERNAL_SECRET })),
     rerunEnabled: false,
     maxRerunsPerExecution: 0,
-    discovery: new DiscoveryClient(new InternalClient('discovery-crawler', dcServer.url, TEST_INTERNAL_SECRET)),
+    discovery: new DiscoveryClient(new InternalClient({ caller: 'analysis', urls: { 'discovery-crawler': dcServer.url }, internalTokenSecret: TEST_INTERNAL_SECRET })),
     ...(withLlm ? { llm: new LlmClient({ url: llm.url, model: 'fake-model', apiKey: 'sk-test-not-a-secret', timeoutMs: 5000 }, logger) } : {}),
     concurrency: 1,
     leaseSeconds: 30,

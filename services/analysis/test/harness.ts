@@ -15,7 +15,7 @@ import { Runner } from '../../execution-runner/src/runner/worker.js';
 import { startRedesignApp, type RedesignApp } from '../../../tests/fixtures/redesign/server.js';
 import { buildApp } from '../src/app.js';
 import { DiscoveryClient } from '../src/clients/discovery.client.js';
-import { InternalClient } from '../src/clients/internal.client.js';
+import { InternalClient } from '@assay/internal-client';
 import { RunnerClient } from '../src/clients/runner.client.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
 import type { AnalysisContext } from '../src/context.js';
@@ -106,7 +106,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   );
   // The analysis service subscribes before the runner publishes anything.
   const analysisBus = await newBus();
-  const runnerClient = new RunnerClient(new InternalClient('execution-runner', exServer.url, TEST_INTERNAL_SECRET));
+  const runnerClient = new RunnerClient(new InternalClient({ caller: 'analysis', urls: { 'execution-runner': exServer.url }, internalTokenSecret: TEST_INTERNAL_SECRET }));
   const exRelay: OutboxRelay = startOutboxRelay({ db: exDb.db, listen: exDb.pool, schema: 'execution', bus: await newBus(), logger, intervalMs: 200 });
   const runner = new Runner({
     db: exDb.db,
@@ -135,7 +135,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
     closeBrowser: () => browsers.close(),
     rerunEnabled: opts.rerunEnabled ?? true,
     maxRerunsPerExecution: 10,
-    ...(opts.discoveryUrl ? { discovery: new DiscoveryClient(new InternalClient('discovery-crawler', opts.discoveryUrl, TEST_INTERNAL_SECRET)) } : {}),
+    ...(opts.discoveryUrl ? { discovery: new DiscoveryClient(new InternalClient({ caller: 'analysis', urls: { 'discovery-crawler': opts.discoveryUrl }, internalTokenSecret: TEST_INTERNAL_SECRET })) } : {}),
     ...(opts.llm ? { llm: new LlmClient({ ...opts.llm, timeoutMs: 5000 }, logger) } : {}),
     concurrency: 1,
     leaseSeconds: 30,
@@ -144,7 +144,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   });
   worker.start();
   const subscriptions: Subscription[] = await subscribeToEvents({ bus: analysisBus, db: database.db, onWork: () => worker.kick() });
-  const testCases = new TestCaseClient(new InternalClient('test-case', tcServer.url, TEST_INTERNAL_SECRET));
+  const testCases = new TestCaseClient(new InternalClient({ caller: 'analysis', urls: { 'test-case': tcServer.url }, internalTokenSecret: TEST_INTERNAL_SECRET }));
   const context: AnalysisContext = { db: database.db, schema: 'analysis', logger, runner: runnerClient, testCases, workDue: () => worker.kick() };
   const anServer = await listen(buildApp({ ...context, internalTokenSecret: TEST_INTERNAL_SECRET }));
 

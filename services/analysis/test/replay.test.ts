@@ -1,10 +1,17 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { launchChromium } from '@assay/browser';
+import { createRequire } from 'node:module';
+import net, { type AddressInfo } from 'node:net';
+import type { BrowserContext } from 'playwright-core';
+import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
+import { createSilentLogger } from '@assay/logger';
+import type { Step } from '@assay/steps';
 import { replay, type ReplayOptions } from '../src/verify/replay.js';
+import { Verifier } from '../src/verify/verifier.js';
 
-// The verification re-run replays every step action the runner knows, with the runner's grammars.
+jest.setTimeout(60_000);
+
+// The verification re-run replays through the runner's step engine (@assay/steps): every action, its grammars and its wording.
 const PAGE = `<!doctype html><title>Todos</title>
 <input id="q"><p id="said"></p>
 <ul><li>a</li><li>b</li><li>c</li></ul>
@@ -21,34 +28,47 @@ const PAGE = `<!doctype html><title>Todos</title>
   done.addEventListener('drop', (e) => { e.preventDefault(); done.textContent = 'dropped ' + e.dataTransfer.getData('text/plain'); });
 </script>`;
 
+// 127.0.0.2 stands in for a forbidden network (EGRESS_DENY_CIDRS), as in the runner's egress tests; a trap there counts every connection it gets.
 let server: Server;
 let base: string;
-let browser: Browser;
+let trap: net.Server;
+let trapPort: number;
+let trapHits = 0;
+let pool: BrowserPool;
 let context: BrowserContext;
 
 beforeAll(async () => {
+  trap = net.createServer((s) => {
+    trapHits++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => trap.listen(0, '127.0.0.2', r));
+  trapPort = (trap.address() as AddressInfo).port;
   server = createServer((req, res) => {
+    if (req.url === '/redirect') return void res.writeHead(302, { location: `http://127.0.0.2:${trapPort}/latest/meta-data/` }).end();
     res.setHeader('content-type', 'text/html');
     res.end(req.url === '/two' ? '<!doctype html><title>Two</title><h1>two</h1>' : PAGE);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+  const policy = new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true, denyCidrs: ['127.0.0.2/32'] });
+  pool = new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, createSilentLogger(), policy);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await pool?.close();
   await new Promise((r) => server?.close(r));
+  await new Promise((r) => trap?.close(r));
 });
 
 beforeEach(async () => {
-  context = await browser.newContext();
+  context = (await pool.newContext()).context;
 });
 afterEach(() => context.close());
 
 const options = (): ReplayOptions => ({ baseUrl: base, variables: {}, stepTimeoutMs: 1500, navigationTimeoutMs: 10_000 });
 let n = 0;
-const steps = (list: Array<{ action: string; selector?: string; value?: string }>) => list.map((s) => ({ step_id: `s${++n}`, ...s }));
+const steps = (list: Array<Omit<Step, 'step_id'>>): Step[] => list.map((s) => ({ step_id: `s${++n}`, ...s }));
 
 describe('verification replay', () => {
   it('passes a test that uses every newer action the way the runner runs them', async () => {
@@ -82,7 +102,7 @@ describe('verification replay', () => {
     expect(result).toEqual({ status: 'passed', steps: 20 });
   });
 
-  it('fails on the step that does not hold, with the runner’s kind of message', async () => {
+  it('fails on the step that does not hold, with the runner’s message', async () => {
     const page = await context.newPage();
     const counted = steps([
       { action: 'navigate', value: '/' },
@@ -90,15 +110,95 @@ describe('verification replay', () => {
     ]);
     expect(await replay(page, counted, options())).toEqual({ status: 'failed', step: 2, step_id: counted[1]!.step_id, error: 'Expected 2 elements matching "li", found 3' });
     const shown = steps([{ action: 'assert_hidden', selector: '#cell' }]);
-    expect(await replay(page, shown, options())).toMatchObject({ status: 'failed', error: 'Expected #cell to be hidden' });
+    expect(await replay(page, shown, options())).toMatchObject({ status: 'failed', error: 'Expected #cell to be hidden, but it is visible (waited 1500 ms)' });
     const attr = steps([{ action: 'assert_attribute', selector: '#tab', value: 'class~=active' }]);
-    expect(await replay(page, attr, options())).toMatchObject({ status: 'failed', error: expect.stringContaining('Expected attribute "class" of #tab to match class~=active, but found "filter selected"') });
-    expect(await replay(await context.newPage(), steps([{ action: 'go_back' }]), options())).toMatchObject({ status: 'failed', error: expect.stringContaining('Cannot go back') });
+    expect(await replay(page, attr, options())).toMatchObject({ status: 'failed', error: 'Expected attribute "class" of #tab to contain "active", but found "filter selected"' });
+    expect(await replay(await context.newPage(), steps([{ action: 'go_back' }]), options())).toMatchObject({ status: 'failed', error: 'Cannot go back from about:blank: the tab has no earlier page' });
   });
 
   it('calls an upload step, whose file only the runner has, inconclusive rather than failed', async () => {
     const page = await context.newPage();
     const result = await replay(page, steps([{ action: 'navigate', value: '/' }, { action: 'upload', selector: '#file', value: '0b8f4c1e-3c57-4f0e-9a77-7f4d2f1b6c20' }]), options());
-    expect(result).toEqual({ status: 'inconclusive', step: 2, reason: 'an upload step cannot be replayed outside the runner' });
+    expect(result).toEqual({ status: 'inconclusive', step: 2, reason: 'An upload step cannot run here: its file is one of the run’s uploads, which only the runner reads' });
+  });
+
+  it('calls an action the engine does not know inconclusive, without running the steps after it', async () => {
+    const page = await context.newPage();
+    const unknown = [...steps([{ action: 'navigate', value: '/' }]), { step_id: 'x', action: 'teleport' } as unknown as Step, ...steps([{ action: 'click', selector: '#nowhere' }])];
+    expect(await replay(page, unknown, options())).toEqual({ status: 'inconclusive', step: 2, reason: 'the replayer does not know the action "teleport"' });
+  });
+});
+
+// What the verifier gained by replaying through the engine: before, it waited out a bad selector, let the browser try a refused address and called a refused redirect a plain failed load.
+describe('a verification re-run, as the runner runs steps', () => {
+  const verifier = () => new Verifier(pool, { stepTimeoutMs: 5000, navigationTimeoutMs: 10_000 });
+
+  it('fails a step with a selector Playwright cannot parse at once, as "Invalid selector"', async () => {
+    const t0 = Date.now();
+    const result = await verifier().rerun(steps([{ action: 'navigate', value: '/' }, { action: 'click', selector: 'li[' }]), base, {});
+    expect(result).toEqual({ status: 'failed', reason: 'step 2 failed', failed_step: 2, error: 'Invalid selector: li[' });
+    // Not after the 5 s step timeout, as a missing element would.
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('refuses a navigation the egress policy denies before the browser tries it, with the reason', async () => {
+    const hits = trapHits;
+    const url = `http://127.0.0.2:${trapPort}/latest/meta-data/`;
+    const result = await verifier().rerun(steps([{ action: 'navigate', value: url }, { action: 'assert_text', selector: 'body', value: 'ami-id' }]), base, {});
+    expect(result).toEqual({ status: 'failed', reason: 'step 1 failed', failed_step: 1, error: `Navigation to ${url} blocked by the egress policy (127.0.0.2 is in EGRESS_DENY_CIDRS)` });
+    expect(trapHits).toBe(hits);
+  });
+
+  it('names the egress proxy’s refusal when a redirect leads to a denied address', async () => {
+    const hits = trapHits;
+    const result = await verifier().rerun(steps([{ action: 'navigate', value: '/redirect' }]), base, {});
+    expect(result).toEqual({
+      status: 'failed',
+      reason: 'step 1 failed',
+      failed_step: 1,
+      error: `Navigation to ${base}/redirect blocked by the egress policy (127.0.0.2:${trapPort}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`,
+    });
+    expect(trapHits).toBe(hits);
+  });
+
+  it('re-runs a flow on a real third-party app (TodoMVC from npm): green as written, failed with the runner’s messages when a selector is stale or invalid', async () => {
+    // The `todomvc` package: TodoMVC's reference apps with their own express server, started here on loopback.
+    const todomvc = createRequire(import.meta.url)('todomvc') as { listen(port: number, host: string, cb: () => void): Server };
+    const app = await new Promise<Server>((resolve) => {
+      const s = todomvc.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const appBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}/examples/vanillajs`;
+      const flow = (toggle: string) =>
+        steps([
+          { action: 'navigate', value: '/index.html' },
+          { action: 'fill', selector: '#new-todo', value: 'milk' },
+          { action: 'press', selector: '#new-todo', value: 'Enter' },
+          { action: 'fill', selector: '#new-todo', value: 'bread' },
+          { action: 'press', selector: '#new-todo', value: 'Enter' },
+          { action: 'assert_count', selector: '#todo-list li', value: '2' },
+          { action: 'check', selector: toggle },
+          { action: 'assert_text', selector: '#todo-count', value: '1 item left' },
+          { action: 'click', selector: 'a[href="#/completed"]' },
+          { action: 'assert_url', value: '#/completed' },
+          { action: 'assert_attribute', selector: '#todo-list li', value: 'class~=completed' },
+        ]);
+      const fast = new Verifier(pool, { stepTimeoutMs: 1500, navigationTimeoutMs: 10_000 });
+      expect(await verifier().rerun(flow('#todo-list li:first-child .toggle'), appBase, {})).toEqual({ status: 'passed', reason: 'all 11 steps passed' });
+      expect(await fast.rerun(flow('#todo-list li .toggle-old'), appBase, {})).toEqual({
+        status: 'failed',
+        reason: 'step 7 failed',
+        failed_step: 7,
+        error: 'Element not found: #todo-list li .toggle-old (waited 1500 ms)',
+      });
+      expect(await fast.rerun(flow('#todo-list li:first( .toggle'), appBase, {})).toMatchObject({ status: 'failed', failed_step: 7, error: 'Invalid selector: #todo-list li:first( .toggle' });
+    } finally {
+      await new Promise((r) => app.close(r));
+    }
+  });
+
+  it('passes a re-run whose steps hold, through the same egress proxy', async () => {
+    const result = await verifier().rerun(steps([{ action: 'navigate', value: '/' }, { action: 'click', selector: '#tab' }, { action: 'assert_text', selector: 'h1', value: 'two' }]), base, {});
+    expect(result).toEqual({ status: 'passed', reason: 'all 3 steps passed' });
   });
 });

@@ -5,7 +5,7 @@ import { launchChromium } from '@assay/browser';
 import { startAnalysisHarness, type AnalysisHarness, type Tenant } from './harness.js';
 import { median, percentile } from '../src/reports/report-data.js';
 import { ReportScheduler } from '../src/reports/report-scheduler.js';
-import { InternalClient } from '../src/clients/internal.client.js';
+import { InternalClient } from '@assay/internal-client';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
 import { TEST_INTERNAL_SECRET } from '@assay/testing';
 
@@ -326,7 +326,7 @@ describe('reports', () => {
     const snapshotsOf = async (id: string) => (await t.an('GET', `/api/v1/reports/${id}/snapshots`)).body.data as unknown[];
 
     // test-case is unreachable for this scheduler (nothing listens on port 9 of loopback).
-    const testCaseDown = { ...h.context, testCases: new TestCaseClient(new InternalClient('test-case', 'http://127.0.0.1:9', TEST_INTERNAL_SECRET)) };
+    const testCaseDown = { ...h.context, testCases: new TestCaseClient(new InternalClient({ caller: 'analysis', urls: { 'test-case': 'http://127.0.0.1:9' }, internalTokenSecret: TEST_INTERNAL_SECRET })) };
     expect(await new ReportScheduler(testCaseDown, { intervalMs: 60_000, now: () => at }).tick()).toBe(1);
     expect(await snapshotsOf(plain.body.id)).toHaveLength(1);
     expect(await snapshotsOf(tagged.body.id)).toHaveLength(0);

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Kysely } from 'kysely';
-import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { AuthDatabase } from './db/database.js';
 import type { AuthContext } from './context.js';
@@ -13,7 +13,7 @@ export interface AuthAppDeps {
   internalTokenSecret: string;
   session: { secret: string; ttlSeconds: number; accessTtlSeconds?: number };
   stripeWebhookSecret?: string;
-  ready?: () => Promise<Record<string, boolean>>;
+  ready?: () => Promise<Record<string, ReadinessResult>>;
 }
 
 /** The auth service's express app; it never listens. */

@@ -13,9 +13,7 @@ import { EgressPolicy } from '@assay/egress';
 import { PhaseProfile } from './runner/profile.js';
 import { Runner } from './runner/worker.js';
 import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.js';
-import type { Subscription } from '@assay/bus';
 import { AuthClient } from './clients/auth.client.js';
-import { subscribeExecutionSummaries } from './executions/summary.consumer.js';
 import { Scheduler } from './schedules/scheduler.js';
 import { RecordingManager } from './recordings/recordings.service.js';
 
@@ -25,7 +23,6 @@ startMain(async () => {
   let notifier: ExecutionNotifier | undefined;
   let janitor: ArtifactJanitor | undefined;
   let scheduler: Scheduler | undefined;
-  let summaries: Subscription | undefined;
   let recordings: RecordingManager | undefined;
   await runService<ExecutionDatabase>({
     config,
@@ -57,7 +54,6 @@ startMain(async () => {
         });
         await runner.start();
       }
-      summaries = await subscribeExecutionSummaries({ bus, db: database.db, schema: config.schema });
       if (config.schedulerEnabled) {
         scheduler = new Scheduler({
           db: database.db,
@@ -89,7 +85,6 @@ startMain(async () => {
     async stop() {
       await scheduler?.stop();
       await recordings?.closeAll();
-      await summaries?.close().catch(() => undefined);
       // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
       await runner?.drain(config.shutdownGraceSeconds * 1000);
       janitor?.stop();

@@ -18,7 +18,6 @@ import { Runner } from '../src/runner/worker.js';
 import { PhaseProfile } from '../src/runner/profile.js';
 import type { ArtifactLimits } from '../src/artifacts/artifacts.repository.js';
 import type { AuthClient } from '../src/clients/auth.client.js';
-import { subscribeExecutionSummaries } from '../src/executions/summary.consumer.js';
 import { Scheduler } from '../src/schedules/scheduler.js';
 import { DEFAULT_RECORDER_LIMITS, RecordingManager, type RecorderLimits } from '../src/recordings/recordings.service.js';
 
@@ -121,8 +120,6 @@ export async function startRunnerHarness(
     return runner;
   };
   const runner = await startRunner();
-  // test.completed for finished plan runs, as every runner process subscribes it.
-  const summaries = await subscribeExecutionSummaries({ bus: await newBus(), db: database.db, schema: 'execution' });
   const testCaseClient = new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET);
 
   // Recordings get a browser of their own here (in the service they share the runner's); it launches on first use.
@@ -201,7 +198,6 @@ export async function startRunnerHarness(
       await recordings.closeAll();
       await recordingBrowsers.close();
       for (const r of runners) await r.stop().catch(() => undefined);
-      await summaries.close().catch(() => undefined);
       await execServer.close();
       await relay.stop();
       await notifier.stop();

@@ -91,6 +91,40 @@ describe('outcomes, case runs and re-runs', () => {
   });
 });
 
+describe('request steps in a run', () => {
+  it('creates an item through the shop API, finds it by the saved id, and never shows the secret header or URL token', async () => {
+    const t = h.tenant();
+    const token = 'tok-Rq7-request-header-only';
+    const { projectId, planId } = await t.plan({
+      'Create through the API, then find it in the page': [
+        {
+          action: 'request',
+          request: { method: 'POST', url: '/api/items', headers: { Authorization: 'Bearer {{secret.token}}' }, body: { name: 'Made by the API' } },
+          expect: ['status=201', '$.id exists'],
+          save_as: { item_id: '$.id' },
+        },
+        { action: 'navigate', value: '/items' },
+        { action: 'assert_text', selector: '[data-id="{{item_id}}"] .item-name', value: 'Made by the API' },
+        { action: 'request', request: { method: 'GET', url: '/api/items/999999?token={{secret.token}}' }, expect: ['status=200'] },
+      ],
+    });
+    expect((await t.tc('PUT', `/api/v1/projects/${projectId}/variables/token`, { value: token, secret: true })).status).toBe(201);
+    const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId, trace: 'on' });
+    const [result] = run.body.results.test_results;
+    expect(result.steps.map((s: { status: string }) => s.status)).toEqual(['passed', 'passed', 'passed', 'failed']);
+    expect(result.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/items\/999999\?token=••••••: Expected status = 200 but it is 404$/);
+    const found: string[] = [];
+    const leaks = (what: string, text: string) => [token, encodeURIComponent(token)].filter((v) => text.includes(v)).map((v) => `${what}: ${v}`);
+    found.push(...leaks('execution', JSON.stringify(run.body)));
+    found.push(...leaks('results', JSON.stringify((await t.ex('GET', `/api/v1/executions/${run.body.id}/results`)).body)));
+    await eventually(async () => (await h.events('test.execution.failed')).find((e) => e.data.execution.id === run.body.id), 10_000);
+    found.push(...leaks('events', JSON.stringify(await h.events())));
+    const zip = (await t.ex('GET', `/api/v1/artifacts/${String(result.trace).split('/api/v1/artifacts/')[1]}`)).body as Buffer;
+    for (const [name, data] of Object.entries(unzipSync(new Uint8Array(zip)))) found.push(...leaks(`trace ${name}`, Buffer.from(data).toString('latin1')));
+    expect(found).toEqual([]);
+  });
+});
+
 describe('project secrets in a run', () => {
   it('signs in with {{secret.password}} and shows neither secret in results, events, diagnostics or the trace', async () => {
     const t = h.tenant();

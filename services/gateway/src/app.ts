@@ -1,8 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
-import { buildOpenApi, requiredScope, type ServiceName } from '@assay/contracts';
-import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented } from '@assay/http';
+import { ROUTES, buildOpenApi, routeMatcher, type RouteContract, type RouteMatch, type ServiceName } from '@assay/contracts';
+import { AppError, createHttpApp, forbidden, invalidApiKey, notImplemented, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { handleMcpHttpRequest } from '@assay/mcp';
 import { hasScope, servicePrincipal, signPrincipal, type Principal } from '@assay/principal';
@@ -14,7 +14,6 @@ import { docsRoutes } from './docs/docs.routes.js';
 import { mcpHandler } from './mcp/mcp.routes.js';
 import { forward } from './proxy/proxy.js';
 import { rateLimits } from './rate-limit/rate-limit.js';
-import { resolveRoute, type ResolvedRoute } from './routing/route-map.js';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -27,11 +26,13 @@ export interface GatewayDeps {
   /** Shared rate-limit counters; without it each gateway process counts alone. */
   redis?: Redis;
   upstreamResponseTimeoutMs: number;
-  ready?: () => Promise<Record<string, boolean>>;
+  ready?: () => Promise<Record<string, ReadinessResult>>;
   /** Serves `POST /mcp` (libs/mcp); main.ts loads it on the first call. Absent: /mcp answers 501. */
   mcp?: typeof handleMcpHttpRequest;
   /** The built web console (apps/console/dist); absent: console pages answer 501. */
   consoleDir?: string;
+  /** The route catalogue the gateway serves (default: the contracts' ROUTES); a route not in it answers 404. */
+  routes?: readonly RouteContract[];
 }
 
 const SERVICE_LABEL: Record<UpstreamName, string> = {
@@ -43,7 +44,7 @@ const SERVICE_LABEL: Record<UpstreamName, string> = {
   'webhook-dispatcher': 'webhook-dispatcher',
 };
 
-const REFRESH_ROUTE = /^\/api\/auth\/refresh\/?$/;
+const REFRESH_ROUTE = '/api/auth/refresh';
 const REFRESH_COOKIE = '__Secure-assay_refresh';
 
 /** The console's refresh cookie alone (auth's session cookie), for the refresh route: no other cookie of the caller goes on. */
@@ -76,6 +77,7 @@ export function buildApp(deps: GatewayDeps): Express {
   const services = new Set<ServiceName>(['gateway', ...(Object.keys(deps.upstreams) as UpstreamName[])]);
   let openApiDoc: Record<string, unknown> | undefined;
   const openApi = () => (openApiDoc ??= buildOpenApi({ services, serverUrl: deps.publicBaseUrl }));
+  const router = routeMatcher(deps.routes ?? ROUTES);
   const limiters = deps.rateLimitsEnabled ? rateLimits({ logger: deps.logger, ...(deps.redis ? { redis: deps.redis } : {}) }) : [];
 
   return createHttpApp({
@@ -88,18 +90,17 @@ export function buildApp(deps: GatewayDeps): Express {
       // The web console and the trace viewer: static files, no credential (the app signs in through the API).
       app.use(consoleRoutes({ consoleDir: deps.consoleDir ?? '/nonexistent' }));
 
-      // Resolve the route before anything else: unknown paths are 404 for everyone.
+      // Resolve the route before anything else: a path or method the catalogue does not name is 404 for everyone.
       app.use((req: Request, res: Response, next: NextFunction) => {
-        const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-        const route = resolveRoute(req.method, req.path, search);
-        if (!route) return next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`));
-        res.locals.route = route;
+        const match = router.match(req.method, req.path);
+        if (!match) return next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
+        res.locals.route = match;
         next();
       });
 
       app.use(async (req: Request, res: Response, next: NextFunction) => {
-        const route = res.locals.route as ResolvedRoute;
-        if (route.public) {
+        const { route } = res.locals.route as RouteMatch;
+        if (route.auth === false) {
           res.locals.principal = servicePrincipal('gateway');
           return next();
         }
@@ -107,9 +108,8 @@ export function buildApp(deps: GatewayDeps): Express {
         res.locals.principal = principal;
         res.locals.keyId = key_id;
         res.locals.quotasExceeded = quotas_exceeded;
-        if (principal.kind === 'api_key') {
-          const scope = requiredScope(req.method, req.path);
-          if (scope && !hasScope(principal, scope)) return next(forbidden(`This API key lacks the "${scope}" scope`));
+        if (principal.kind === 'api_key' && route.scope && !hasScope(principal, route.scope)) {
+          return next(forbidden(`This API key lacks the "${route.scope}" scope`));
         }
         next();
       });
@@ -118,24 +118,25 @@ export function buildApp(deps: GatewayDeps): Express {
 
       // The plan's API access, then its monthly quotas for new work (both 403 insufficient_permissions).
       app.use((req: Request, res: Response, next: NextFunction) => {
-        const principal = res.locals.principal as Principal;
-        next(planRefusal(principal, req.path) ?? quotaRefusal(req.method, req.path, res.locals.quotasExceeded) ?? undefined);
+        const { route } = res.locals.route as RouteMatch;
+        next(planRefusal(res.locals.principal as Principal, route) ?? quotaRefusal(route, res.locals.quotasExceeded) ?? undefined);
       });
       // The MCP endpoint: authenticated and rate-limited above like any call; its tools call this gateway back with the same credential.
       app.all('/mcp', express.json({ limit: '1mb' }), mcpHandler((req) => credentialOf(req), deps.mcp));
 
       app.use(async (req: Request, res: Response) => {
-        const route = res.locals.route as ResolvedRoute;
-        if (route.service === 'gateway') throw new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`);
+        const { route, upstreamPath } = res.locals.route as RouteMatch;
+        if (route.service === 'gateway') throw new AppError('not_found', `No route for ${req.method} ${req.path}`);
         const baseUrl = deps.upstreams[route.service];
         if (!baseUrl) throw notImplemented(`The ${SERVICE_LABEL[route.service]} service is not part of this deployment yet`);
         // Listings of keys show usage: report this gateway's counts first so they are exact.
-        if (route.service === 'auth' && req.method === 'GET' && /^\/api\/(service|api)-keys\/?$/.test(req.path)) {
+        if (route.method === 'GET' && (route.path === '/api/service-keys' || route.path === '/api/api-keys')) {
           await deps.authenticator.flushUsage();
         }
         const principalToken = await signPrincipal(deps.internalTokenSecret, res.locals.principal as Principal);
-        const cookie = route.service === 'auth' && REFRESH_ROUTE.test(req.path) ? refreshCookieOf(req) : undefined;
-        await forward(req, res, { service: route.service, baseUrl, path: route.upstreamPath, principalToken, setsCookies: route.service === 'auth', ...(cookie ? { cookie } : {}) }, {
+        const cookie = route.path === REFRESH_ROUTE ? refreshCookieOf(req) : undefined;
+        const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+        await forward(req, res, { service: route.service, baseUrl, path: upstreamPath + search, principalToken, setsCookies: route.service === 'auth', ...(cookie ? { cookie } : {}) }, {
           dispatcher: deps.dispatcher,
           responseTimeoutMs: deps.upstreamResponseTimeoutMs,
           logger: deps.logger,

@@ -42,7 +42,11 @@ async function main(): Promise<void> {
     rateLimitsEnabled: config.rateLimitsEnabled,
     ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
-    ready: async () => ({ bus: await bus.isHealthy() }),
+    // The gateway serves without the bus (revocations arrive when it is back): degraded, never not-ready.
+    ready: async () => {
+      const h = await bus.health();
+      return { bus: { status: h.status, critical: false, ...(h.detail ? { detail: h.detail } : {}) } };
+    },
     consoleDir: config.consoleDir,
     mcp: async (req, res, body, client) => (await (mcp ??= import('@assay/mcp'))).handleMcpHttpRequest(req, res, body, client),
   });

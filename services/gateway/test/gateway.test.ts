@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { ROUTES, type RouteContract } from '@assay/contracts';
 import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
@@ -40,7 +41,7 @@ interface Gateway {
   authenticator: Authenticator;
 }
 
-async function startGateway(opts: { upstreams?: Partial<Record<UpstreamName, string>>; cacheTtlMs?: number; rateLimits?: boolean } = {}): Promise<Gateway> {
+async function startGateway(opts: { upstreams?: Partial<Record<UpstreamName, string>>; cacheTtlMs?: number; rateLimits?: boolean; routes?: readonly RouteContract[] } = {}): Promise<Gateway> {
   const dispatcher = new Agent({ connect: { timeout: 1000 } });
   const authenticator = new Authenticator({
     authUrl: authServer.url,
@@ -63,6 +64,7 @@ async function startGateway(opts: { upstreams?: Partial<Record<UpstreamName, str
     publicBaseUrl: 'http://localhost:8080',
     rateLimitsEnabled: opts.rateLimits ?? false,
     upstreamResponseTimeoutMs: 10_000,
+    ...(opts.routes ? { routes: opts.routes } : {}),
   });
   const server = await listen(app);
   closers.push(() => server.close(), () => sub.close(), () => authenticator.close(), () => dispatcher.close());
@@ -154,7 +156,7 @@ describe('gateway', () => {
   it('answers 501 for a service that is not built, after authenticating', async () => {
     const gw = await startGateway();
     const { key } = await credentials(gw);
-    for (const path of ['/api/v1/test-cases?project_id=p', '/api/v1/executions/x/failure-analysis', '/v1/projects', '/api/projects', '/api/v1/discovery/start', '/api/v1/webhooks']) {
+    for (const path of ['/api/v1/test-cases?project_id=p', '/api/v1/executions/x/failure-analysis', '/v1/projects', '/api/projects', '/api/v1/discovery', '/api/v1/webhooks']) {
       const r = await call(gw, 'GET', path, { headers: bearer(key) });
       expect(r.status).toBe(501);
       expect(r.body.error).toBe('not_implemented');
@@ -291,6 +293,29 @@ describe('gateway', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.body).toContain('/docs/assets/swagger-ui-bundle.js');
     expect(page.body).toContain('href="/api/v1/openapi.json"');
+  });
+
+  it('serves exactly the route catalogue: an entry removed from it answers 404, its neighbours and aliases still go through', async () => {
+    const removed = ROUTES.find((r) => r.method === 'POST' && r.path === '/api/v1/test-cases/bulk-delete')!;
+    const gw = await startGateway({ upstreams: { auth: authServer.url, 'test-case': testCaseServer.url }, routes: ROUTES.filter((r) => r !== removed) });
+    const { key } = await credentials(gw);
+    for (const path of ['/api/v1/test-cases/bulk-delete', '/api/test-cases/bulk-delete']) {
+      const gone = await call(gw, 'POST', path, { headers: bearer(key), body: { ids: ['tc_1'] } });
+      expect(gone.status).toBe(404);
+      expect(gone.body).toMatchObject({ error: 'not_found', message: `No route for POST ${path}` });
+    }
+    // The same call through the whole catalogue reaches the test-case service, which validates the body.
+    const full = await startGateway({ upstreams: { auth: authServer.url, 'test-case': testCaseServer.url } });
+    const served = await call(full, 'POST', '/api/test-cases/bulk-delete', { headers: bearer(key), body: {} });
+    expect(served.status).toBe(400);
+    expect(served.body.error).toBe('validation_error');
+    // A method the catalogue does not name for a known path is 404 too, before any credential is asked for.
+    expect((await call(gw, 'PATCH', '/api/v1/test-cases')).status).toBe(404);
+    // Its neighbour, through the alias: the test-case service answers (its own 404 for an unknown id).
+    const neighbour = await call(gw, 'GET', '/api/test-cases/tc_none', { headers: bearer(key) });
+    expect(neighbour.status).toBe(404);
+    expect(neighbour.body.error).toBe('not_found');
+    expect(neighbour.body.message).not.toMatch(/^No route/);
   });
 
   it('passes bodies and service errors through unchanged', async () => {

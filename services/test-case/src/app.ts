@@ -1,11 +1,11 @@
 import type { Express } from 'express';
 import type { Kysely } from 'kysely';
-import { createHttpApp, verifyPrincipalHeader } from '@assay/http';
+import { createHttpApp, verifyPrincipalHeader, type ReadinessResult } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { TestCaseContext } from './context.js';
 import type { TestCaseDatabase } from './db/database.js';
 import { ROUTERS } from './routes.js';
-import { SecretBox } from './variables/secret-box.js';
+import { SecretBox } from './secret-box.js';
 
 export interface TestCaseAppDeps {
   db: Kysely<TestCaseDatabase>;
@@ -14,7 +14,7 @@ export interface TestCaseAppDeps {
   internalTokenSecret: string;
   /** Key material of secret variables (SECRETS_KEY); INTERNAL_TOKEN_SECRET when absent (a key of its own is derived from it). */
   secretsKey?: string | undefined;
-  ready?: () => Promise<Record<string, boolean>>;
+  ready?: () => Promise<Record<string, ReadinessResult>>;
 }
 
 /** The test-case service's express app; it never listens. */

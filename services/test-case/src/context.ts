@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@assay/logger';
 import type { TestCaseDatabase } from './db/database.js';
-import type { SecretBox } from './variables/secret-box.js';
+import type { SecretBox } from './secret-box.js';
 
 /** What every router of the test-case service gets from `buildApp`. */
 export interface TestCaseContext {

@@ -59,6 +59,8 @@ export interface Assay {
   /** The auth service's own port: services trust callers that sign with the internal secret. */
   authPort: number;
   testCasePort: number;
+  /** Every service's own port, by service name. */
+  ports: Record<string, number>;
   /** The launcher's pid. */
   pid: number;
   /** Everything the launcher printed so far, stdout and stderr interleaved. */
@@ -75,6 +77,16 @@ export interface StartOptions {
   /** Reuse an ASSAY_HOME (a second start); default: a new temporary directory. */
   home?: string;
   env?: Record<string, string>;
+}
+
+/**
+ * The bus of every launched stack: `make test-kafka` (tests/e2e/kafka/stack.ts) writes a JSON file
+ * of BUS=kafka and KAFKA_* variables (brokers behind TLS and SASL) and names it in
+ * ASSAY_E2E_BUS_ENV_FILE; without it the launcher's default (pg).
+ */
+export function busEnvForTests(): Record<string, string> {
+  const file = process.env.ASSAY_E2E_BUS_ENV_FILE;
+  return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
 }
 
 /** Direct children of `pid`, from ps. */
@@ -162,6 +174,7 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     // Each service's own readiness wait in the launcher matches the test's.
     ASSAY_READY_TIMEOUT_SECONDS: String(Math.ceil(READY_TIMEOUT_MS / 1000)),
+    ...busEnvForTests(),
     ...opts.env,
   });
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'launch.ts')], {
@@ -253,6 +266,15 @@ export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
     gatewayPort,
     authPort,
     testCasePort,
+    ports: {
+      gateway: gatewayPort,
+      auth: authPort,
+      'test-case': testCasePort,
+      'execution-runner': runnerPort,
+      'discovery-crawler': crawlerPort,
+      'webhook-dispatcher': webhookPort,
+      analysis: analysisPort,
+    },
     pid: proc.pid!,
     output,
     childPids,

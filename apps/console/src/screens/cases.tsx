@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
-import { ACTIONS, toApiStep, toEditable, type EditableStep } from '../steps';
+import { ACTIONS, REQUEST_TEMPLATE, toApiStep, toEditable, type EditableStep } from '../steps';
 import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
 import { SelectorPicker } from './recorder';
 
@@ -220,6 +220,12 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
               const rule = ACTIONS[s.action];
               const n = i + 1;
               const err = (f: string) => errors[`steps[${i}].${f}`];
+              const callPrefix = `steps[${i}].`;
+              const callErr =
+                Object.entries(errors)
+                  .filter(([k]) => k.startsWith(callPrefix) && /^(request|expect|save_as)\b/.test(k.slice(callPrefix.length)))
+                  .map(([k, v]) => `${k.slice(callPrefix.length)} ${v}`)
+                  .join('; ') || undefined;
               return (
                 <li key={i} class="step-row" aria-label={`Step ${n}`}>
                   <Field label={`Step ${n} action`} id={`step-${i}-action`} error={err('action')} hint={rule?.hint ?? ''}>
@@ -269,6 +275,11 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
                           ) : null}
                         </>
                       )}
+                    </Field>
+                  ) : null}
+                  {rule?.call || callErr ? (
+                    <Field label={`Step ${n} request (JSON: request, expect, save_as)`} id={`step-${i}-request`} error={callErr}>
+                      {(a) => <textarea {...a} rows={6} spellcheck={false} value={s.call ?? REQUEST_TEMPLATE} onInput={(e) => update(i, { call: (e.target as HTMLTextAreaElement).value })} />}
                     </Field>
                   ) : null}
                   {rule?.timeout || err('timeout') ? (

@@ -203,3 +203,8 @@ export async function rejectedSignatures(db: Db, orgId: string, testCaseId: stri
 export async function insertRejection(db: Db, row: { org_id: string; test_case_id: string; step_id: string; candidate_signature: string; selector: string; reason: string | null; item_id: string }): Promise<void> {
   await db.insertInto('rejections').values(row).onConflict((oc) => oc.columns(['org_id', 'test_case_id', 'step_id', 'candidate_signature']).doNothing()).execute();
 }
+
+/** Ties an analysis item to the issue its failure is an occurrence of. */
+export async function linkItemToIssue(db: Db, itemId: string, issueId: string): Promise<void> {
+  await db.updateTable('analysis_items').set({ issue_id: issueId }).where('id', '=', itemId).execute();
+}

@@ -6,7 +6,7 @@ import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
 import { TERMINAL, type Diagnostics, type RunContext, type RunnerClient, type RunTestResult, type StepFingerprint } from '../clients/runner.client.js';
 import type { AnalysisDatabase, AnalysisRow, NewAnalysisItemRow, Suggestion } from '../db/database.js';
-import { FLAKY_WINDOW, flakinessOf } from '../flakiness/flakiness.js';
+import { FLAKY_WINDOW, flakinessOf } from './flakiness.js';
 import { recordOccurrence } from '../issues/issues.repository.js';
 import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
 import { selectorCandidates } from '../verify/selectors.js';
@@ -16,6 +16,7 @@ import {
   findKnownBySelector,
   findKnownElement,
   finishAnalysis,
+  linkItemToIssue,
   lockIfHeld,
   recordKnownElements,
   recordRuns,
@@ -245,7 +246,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         confidence: item.confidence,
         flakiness: meta.flakiness,
       });
-      await trx.updateTable('analysis_items').set({ issue_id: issue.id }).where('id', '=', item.id).execute();
+      await linkItemToIssue(trx, item.id, issue.id);
     }
     await finishAnalysis(trx, row.id, run.project_id);
   });

@@ -1,5 +1,5 @@
 import type { Diagnostics, RunTestResult } from '../clients/runner.client.js';
-import { flakinessOf } from '../flakiness/flakiness.js';
+import { flakinessOf } from './flakiness.js';
 import { normaliseError, TRIAGE, CATEGORIES } from './categories.js';
 import { attributeDiff, present } from './describe.js';
 import { diagnose, fingerprintFromSelector, networkCause, type FailureInput } from './diagnose.js';

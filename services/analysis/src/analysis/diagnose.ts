@@ -1,5 +1,6 @@
-import type { Diagnostics, FailedRequest, RunStep, RunTestResult } from '../clients/runner.client.js';
-import type { Flakiness } from '../flakiness/flakiness.js';
+import type { Step } from '@assay/steps';
+import type { Diagnostics, FailedRequest, RunTestResult } from '../clients/runner.client.js';
+import type { Flakiness } from './flakiness.js';
 import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
 import { assayRelocate, type Relocation } from '../relocation/scorers.js';
 import type { Category } from './categories.js';
@@ -30,7 +31,7 @@ export interface Diagnosis {
   category: Category;
   /** 0..1, from the evidence. */
   confidence: number;
-  step?: RunStep & { index: number };
+  step?: Step & { index: number };
   error: string;
   /** Category-specific facts for the description and the evidence object. */
   facts: Record<string, unknown>;

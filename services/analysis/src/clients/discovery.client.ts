@@ -1,5 +1,5 @@
 import { AppError } from '@assay/http';
-import type { InternalClient } from './internal.client.js';
+import type { InternalClient } from '@assay/internal-client';
 
 export interface DiscoveryPage {
   url: string;
@@ -27,15 +27,15 @@ export class DiscoveryClient {
 
   /** The session's crawl evidence, or undefined when it is gone. @throws AppError 503. */
   async session(orgId: string, id: string): Promise<DiscoverySessionInput | undefined> {
-    const r = await this.http.call<DiscoverySessionInput>(orgId, 'GET', `/internal/sessions/${encodeURIComponent(id)}/evidence`);
+    const r = await this.http.call<'sessionEvidence', DiscoverySessionInput>('sessionEvidence', { org: orgId, params: { session_id: id } });
     if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The discovery-crawler answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
     return r.body;
   }
 
   /** Stores the enrichment with the session. @throws AppError 503. */
   async storeEnrichment(orgId: string, id: string, enrichment: Record<string, unknown>): Promise<void> {
-    const r = await this.http.call(orgId, 'PUT', `/internal/sessions/${encodeURIComponent(id)}/enrichment`, enrichment);
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The discovery-crawler answered ${r.status}`);
+    const r = await this.http.call('storeEnrichment', { org: orgId, params: { session_id: id }, body: enrichment });
+    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
   }
 }

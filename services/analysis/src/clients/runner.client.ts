@@ -1,15 +1,7 @@
 import { AppError, notFound } from '@assay/http';
+import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
-import type { InternalClient } from './internal.client.js';
-
-export interface RunStep {
-  step_id: string;
-  action: string;
-  description?: string;
-  selector?: string;
-  value?: string;
-  timeout?: number;
-}
+import type { InternalClient } from '@assay/internal-client';
 
 export interface RunTestResult {
   test_id: string;
@@ -21,7 +13,7 @@ export interface RunTestResult {
   error: string | null;
   error_step: number | null;
   test_case_version: string;
-  steps: RunStep[];
+  steps: Step[];
   step_results: Array<{ step_id: string; name: string; status: string; duration_ms: number; error?: string }>;
   screenshot: string | null;
   trace: string | null;
@@ -102,9 +94,9 @@ export class RunnerClient {
 
   /** The execution, or undefined when the organization has no such execution. @throws AppError 503. */
   async execution(orgId: string, id: string): Promise<RunContext | undefined> {
-    const r = await this.http.call<RunContext>(orgId, 'GET', `/internal/executions/${encodeURIComponent(id)}`);
+    const r = await this.http.call<'execution', RunContext>('execution', { org: orgId, params: { execution_id: id } });
     if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body;
   }
 
@@ -113,30 +105,30 @@ export class RunnerClient {
    * @throws AppError 400 when the period holds too many executions, 503 when the runner is unreachable.
    */
   async reportResults(orgId: string, q: { projectId: string; from: Date; to: Date; testPlanIds?: string[]; environments?: string[] }): Promise<ReportExecution[]> {
-    const params = new URLSearchParams({ project_id: q.projectId, from: q.from.toISOString(), to: q.to.toISOString() });
-    if (q.testPlanIds?.length) params.set('test_plan_ids', q.testPlanIds.join(','));
-    if (q.environments?.length) params.set('environments', q.environments.join(','));
-    const r = await this.http.call<{ executions: ReportExecution[]; message?: string; details?: unknown }>(orgId, 'GET', `/internal/report-results?${params}`);
-    if (r.status === 400) throw new AppError(400, 'validation_error', r.body.message ?? 'The report period is too large', r.body.details);
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    const query = {
+      project_id: q.projectId,
+      from: q.from.toISOString(),
+      to: q.to.toISOString(),
+      ...(q.testPlanIds?.length ? { test_plan_ids: q.testPlanIds.join(',') } : {}),
+      ...(q.environments?.length ? { environments: q.environments.join(',') } : {}),
+    };
+    const r = await this.http.call<'reportResults', { executions: ReportExecution[] }>('reportResults', { org: orgId, query });
+    if (r.status === 400) throw new AppError('validation_error', r.error.message ?? 'The report period is too large', r.error.details as never);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body.executions;
   }
 
   async fingerprints(orgId: string, id: string): Promise<Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }>> {
-    const r = await this.http.call<{ tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>(orgId, 'GET', `/internal/executions/${encodeURIComponent(id)}/fingerprints`);
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    const r = await this.http.call<'executionFingerprints', { tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>('executionFingerprints', { org: orgId, params: { execution_id: id } });
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     return r.body.tests;
   }
 
   /** The stored diagnostics of a test of the execution (the first result when a plan holds the case twice). */
   async diagnostics(orgId: string, id: string, testId: string, position?: number): Promise<Diagnostics> {
-    const r = await this.http.call<{ results: Array<{ position: number; diagnostics: Diagnostics | null }> }>(
-      orgId,
-      'GET',
-      `/internal/executions/${encodeURIComponent(id)}/tests/${encodeURIComponent(testId)}/diagnostics`,
-    );
+    const r = await this.http.call<'testDiagnostics', { results: Array<{ position: number; diagnostics: Diagnostics | null }> }>('testDiagnostics', { org: orgId, params: { execution_id: id, test_id: testId } });
     if (r.status === 404) throw notFound('Test result');
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The execution-runner answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
     const match = r.body.results.find((x) => position === undefined || x.position === position) ?? r.body.results[0];
     return match?.diagnostics ?? {};
   }

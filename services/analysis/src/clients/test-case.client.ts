@@ -1,5 +1,5 @@
 import { AppError, conflict, notFound } from '@assay/http';
-import type { InternalClient } from './internal.client.js';
+import type { InternalClient } from '@assay/internal-client';
 
 /** The test-case service's internal routes. */
 export class TestCaseClient {
@@ -10,9 +10,9 @@ export class TestCaseClient {
    * @throws AppError 404 when it does not (another organization's project answers as an unknown one), 503.
    */
   async assertProject(orgId: string, projectId: string): Promise<void> {
-    const r = await this.http.call(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}`);
+    const r = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
     if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
   }
 
   /**
@@ -20,9 +20,9 @@ export class TestCaseClient {
    * @throws AppError 404 (project gone), 503.
    */
   async taggedTestCaseIds(orgId: string, projectId: string, tags: string[]): Promise<string[]> {
-    const r = await this.http.call<{ test_case_ids?: string[] }>(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}/tagged-test-cases?${new URLSearchParams(tags.map((t): [string, string] => ['tags', t]))}`);
+    const r = await this.http.call('taggedTestCases', { org: orgId, params: { project_id: projectId }, query: { tags } });
     if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return r.body.test_case_ids;
   }
 
@@ -31,10 +31,9 @@ export class TestCaseClient {
    * Empty when the project is gone. @throws AppError 503.
    */
   async runVariables(orgId: string, projectId: string, environment: string | null): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
-    const q = environment ? `?environment=${encodeURIComponent(environment)}` : '';
-    const r = await this.http.call<{ variables?: Record<string, string>; secrets?: Record<string, string> }>(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}/run-variables${q}`);
+    const r = await this.http.call('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} });
     if (r.status === 404 || r.status === 400) return { variables: {}, secrets: {} };
-    if (r.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return { variables: r.body.variables ?? {}, secrets: r.body.secrets ?? {} };
   }
 
@@ -43,13 +42,10 @@ export class TestCaseClient {
    * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
    */
   async replaceSelector(orgId: string, testCaseId: string, body: { step_ids: string[]; from: string; to: string; expected_steps: unknown[]; execution_id: string }): Promise<Record<string, unknown>> {
-    const r = await this.http.call<{ test_case?: Record<string, unknown>; message?: string }>(orgId, 'POST', `/internal/test-cases/${encodeURIComponent(testCaseId)}/replace-selector`, {
-      ...body,
-      source: 'failure-analysis',
-    });
+    const r = await this.http.call('replaceSelector', { org: orgId, params: { test_case_id: testCaseId }, body: { ...body, source: 'failure-analysis' } });
     if (r.status === 404) throw notFound('Test case');
-    if (r.status === 409) throw conflict(r.body.message ?? 'The test case changed since the failed run');
-    if (r.status !== 200 || !r.body.test_case) throw new AppError(503, 'service_unavailable', `The test-case service answered ${r.status}`);
+    if (r.status === 409) throw conflict(r.error.message ?? 'The test case changed since the failed run');
+    if (r.status !== 200 || !r.body.test_case) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
     return r.body.test_case;
   }
 }

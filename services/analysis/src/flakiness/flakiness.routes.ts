@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { iso, isUuid, notFound, orgPrincipal } from '@assay/http';
 import { runGroups } from '../analysis/analysis.repository.js';
 import type { AnalysisContext } from '../context.js';
-import { FLAKY_WINDOW, flakinessOf } from './flakiness.js';
+import { FLAKY_WINDOW, flakinessOf } from '../analysis/flakiness.js';
 
 export function flakinessRoutes(ctx: AnalysisContext): Router {
   const router = Router();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Bus, EventEnvelope, Subscription } from '@assay/bus';
-import { TOPICS } from '@assay/contracts';
+import { TOPICS, isEvent } from '@assay/contracts';
 import { isUuid } from '@assay/http';
 import { markDue, recordWaiting } from '../analysis/analysis.repository.js';
 import type { AnalysisDatabase } from '../db/database.js';
@@ -16,29 +16,29 @@ export const CONSUMER_GROUP = 'analysis';
  * services when the work runs.
  */
 export async function handleEvent(db: Kysely<AnalysisDatabase>, e: EventEnvelope): Promise<'analysis' | 'enrichment' | null> {
-  const data = e.data as Record<string, unknown>;
   const projectId = typeof e.project_id === 'string' && isUuid(e.project_id) ? e.project_id : null;
-  switch (e.event) {
-    case 'test.plan.started': {
-      const id = data.execution_id;
-      if (isUuid(id)) await recordWaiting(db, { id, org_id: e.organization_id, project_id: projectId });
-      return null;
-    }
-    case 'test.plan.completed': {
-      const id = data.execution_id;
-      if (!isUuid(id)) return null;
-      await markDue(db, { id, org_id: e.organization_id, project_id: projectId });
-      return 'analysis';
-    }
-    case 'discovery.session.completed': {
-      const id = data.session_id;
-      if (!isUuid(id)) return null;
-      await enqueueEnrichment(db, { session_id: id, org_id: e.organization_id, project_id: projectId });
-      return 'enrichment';
-    }
-    default:
-      return null;
+  if (isEvent(e, 'test.plan.started')) {
+    if (isUuid(e.data.execution_id)) await recordWaiting(db, { id: e.data.execution_id, org_id: e.organization_id, project_id: projectId });
+    return null;
   }
+  if (isEvent(e, 'test.plan.completed')) {
+    if (!isUuid(e.data.execution_id)) return null;
+    await markDue(db, { id: e.data.execution_id, org_id: e.organization_id, project_id: projectId });
+    return 'analysis';
+  }
+  if (isEvent(e, 'test.completed')) {
+    // A cancelled execution emits no test.plan.completed, only this summary: without it its analysis
+    // waited for ever (found by `make soak`). Any other end also comes as test.plan.completed.
+    if (e.data.status !== 'cancelled' || !isUuid(e.data.execution_id)) return null;
+    await markDue(db, { id: e.data.execution_id, org_id: e.organization_id, project_id: projectId });
+    return 'analysis';
+  }
+  if (isEvent(e, 'discovery.session.completed')) {
+    if (!isUuid(e.data.session_id)) return null;
+    await enqueueEnrichment(db, { session_id: e.data.session_id, org_id: e.organization_id, project_id: projectId });
+    return 'enrichment';
+  }
+  return null;
 }
 
 export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<AnalysisDatabase>; onWork(): void }): Promise<Subscription[]> {

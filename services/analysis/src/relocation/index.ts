@@ -1,4 +1,9 @@
-// The relocation module's entry: what the analysis service, the bench and the fit use.
+/**
+ * The package entry of `@assay/analysis` (a service: nothing else of it is
+ * imported from outside): the relocation scorers, the fitted model and their
+ * corpus and fitting tools, for the analysis service, the relocation bench and
+ * its fitting script (tests/bench/relocation.*), which import this and nothing deeper.
+ */
 export { FEATURES, pageFeatures, pageContext, boxOf, visualGroups, similoScore, type FeatureName } from './features.js';
 export { calibrate, checkModel, crossValidateBySite, featureCase, fitModel, outcomeOf, probabilities, rankOf, type FeatureCase, type FitOptions, type LinearModel, type RelocationModel } from './fit.js';
 export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type CorpusScore } from './corpus.js';

@@ -1,6 +1,6 @@
 import type { EgressSettings } from '@assay/egress';
 import type { Logger } from '@assay/logger';
-import type { RunStep } from '../clients/runner.client.js';
+import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import type { RerunCheck, SnapshotCheck, Verifier } from './verifier.js';
 
@@ -27,7 +27,7 @@ export class LazyVerifier implements Pick<Verifier, 'checkSnapshot' | 'rerun'> {
     return (await this.load()).verifier.checkSnapshot(html, candidate, action);
   }
 
-  async rerun(steps: RunStep[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
+  async rerun(steps: Step[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
     return (await this.load()).verifier.rerun(steps, baseUrl, variables);
   }
 

@@ -1,6 +1,6 @@
 import type { BrowserContext } from 'playwright-core';
-import { VIEWPORT, type BrowserPool } from '@assay/browser';
-import type { RunStep } from '../clients/runner.client.js';
+import { VIEWPORT, type BrowserPool, type GuardedContext } from '@assay/browser';
+import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import { replay, type ReplayResult } from './replay.js';
 import { selectorCandidates, type SelectorCandidate } from './selectors.js';
@@ -48,9 +48,9 @@ export class Verifier {
     private readonly opts: { stepTimeoutMs: number; navigationTimeoutMs: number },
   ) {}
 
-  /** A context for re-runs against customer targets: through an egress proxy, like the runner's. */
-  private async targetContext(): Promise<BrowserContext> {
-    return (await this.browsers.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true })).context;
+  /** A context for re-runs against customer targets: through an egress proxy of its own, like the runner's. */
+  private targetContext(): Promise<GuardedContext> {
+    return this.browsers.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true });
   }
 
   /** A context that reaches nothing: every request is aborted and scripts do not run. */
@@ -96,12 +96,19 @@ export class Verifier {
   }
 
   /** Re-runs the test's steps against the live target; the caller substitutes the selector first. */
-  async rerun(steps: RunStep[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
+  async rerun(steps: Step[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
     let context: BrowserContext | undefined;
     try {
-      context = await this.targetContext();
+      const target = await this.targetContext();
+      context = target.context;
       const page = await context.newPage();
-      const result: ReplayResult = await replay(page, steps, { baseUrl, variables, ...this.opts });
+      const result: ReplayResult = await replay(page, steps, {
+        baseUrl,
+        variables,
+        ...this.opts,
+        // The policy is checked before each navigation and a connection the proxy refused is named, as in the runner.
+        egress: { policy: this.browsers.egress, proxy: target.egress },
+      });
       if (result.status === 'passed') return { status: 'passed', reason: `all ${result.steps} steps passed` };
       if (result.status === 'inconclusive') return { status: 'inconclusive', reason: result.reason, failed_step: result.step };
       return { status: 'failed', reason: `step ${result.step} failed`, failed_step: result.step, error: result.error };

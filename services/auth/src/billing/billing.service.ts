@@ -4,7 +4,7 @@ import { PLAN_NAMES, type PlanName } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { conflict, notFound } from '@assay/http';
 import type { AuthDatabase, OrganizationRow } from '../db/database.js';
-import { findOrganizationById, lockOrganization, updateOrganizationBilling } from '../organizations/organizations.repository.js';
+import { findOrganizationById, findOrganizationByStripeCustomer, lockOrganization, updateOrganizationBilling } from '../organizations/organizations.repository.js';
 
 type Db = Kysely<AuthDatabase>;
 
@@ -49,7 +49,7 @@ export async function updateBilling(db: Db, schema: string, orgId: string, input
     if (!org) throw notFound('Organization');
     if (input.stripe_customer_id !== undefined && input.stripe_customer_id !== org.stripe_customer_id) {
       const taken = input.stripe_customer_id
-        ? await trx.selectFrom('organizations').select('id').where('stripe_customer_id', '=', input.stripe_customer_id).executeTakeFirst()
+        ? await findOrganizationByStripeCustomer(trx, input.stripe_customer_id)
         : undefined;
       if (taken) throw conflict('This Stripe customer is linked to another organization', { stripe_customer_id: input.stripe_customer_id });
       org = (await updateOrganizationBilling(trx, orgId, { stripe_customer_id: input.stripe_customer_id }))!;

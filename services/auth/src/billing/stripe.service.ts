@@ -5,6 +5,7 @@ import { withTransaction } from '@assay/db';
 import { validationError } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
 import { findOrganizationByStripeCustomer, lockOrganization } from '../organizations/organizations.repository.js';
+import { finishStripeEvent, recordStripeEvent } from './billing.repository.js';
 import { changePlan, isPlanName } from './billing.service.js';
 
 type Db = Kysely<AuthDatabase>;
@@ -83,15 +84,10 @@ export async function handleStripeEvent(db: Db, schema: string, event: StripeObj
   const object = (event.data?.object ?? {}) as StripeObject;
   if (!eventId) throw validationError([{ field: 'id', message: 'is required' }]);
   return withTransaction(db, async (trx) => {
-    const fresh = await trx
-      .insertInto('stripe_events')
-      .values({ id: eventId, type, org_id: null, outcome: 'received' })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const fresh = await recordStripeEvent(trx, eventId, type);
     if (!fresh) return { received: true, event_id: eventId, duplicate: true };
     const finish = async (orgId: string | null, outcome: string, ignored?: string): Promise<StripeOutcome> => {
-      await trx.updateTable('stripe_events').set({ org_id: orgId, outcome }).where('id', '=', eventId).execute();
+      await finishStripeEvent(trx, eventId, orgId, outcome);
       return { received: true, event_id: eventId, ...(ignored ? { ignored } : {}) };
     };
 

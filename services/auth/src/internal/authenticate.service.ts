@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { forbidden, invalidApiKey } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { AuthDatabase } from '../db/database.js';
-import { hashesEqual, hashSecret, parseKey } from '../keys/keys.format.js';
+import { hashesEqual, hashSecret, parseKey } from '../secrets/keys.format.js';
 import { findKeyByHash } from '../keys/keys.repository.js';
 import { findMembership, findOrganizationById } from '../organizations/organizations.repository.js';
 import { findLiveSession } from '../sessions/sessions.repository.js';

@@ -11,7 +11,7 @@ import {
   toOrganizationBody,
   withBootstrapLock,
 } from '../organizations/organizations.service.js';
-import { generatePassword } from '../sessions/passwords.js';
+import { generatePassword } from '../secrets/passwords.js';
 import { authenticate } from './authenticate.service.js';
 import { updateBilling } from '../billing/billing.service.js';
 import { exceededQuotas } from '../usage/usage.service.js';

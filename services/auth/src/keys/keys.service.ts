@@ -5,7 +5,7 @@ import { conflict, isUuid, notFound } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { AuthDatabase, KeyKind, KeyRow } from '../db/database.js';
 import { lockOrganization } from '../organizations/organizations.repository.js';
-import { generateApiKey, generateServiceKey, hashSecret } from './keys.format.js';
+import { generateApiKey, generateServiceKey, hashSecret } from '../secrets/keys.format.js';
 import { countActiveKeys, insertKey, listActiveKeys, revokeKey } from './keys.repository.js';
 
 /** Active keys per organization (spec, Limits: 10 service keys; API keys: our choice, documented). */

@@ -52,6 +52,3 @@ export async function deletePendingInvitations(db: Db, orgId: string, userId: st
   await db.deleteFrom('invitations').where('org_id', '=', orgId).where('user_id', '=', userId).where('accepted_at', 'is', null).execute();
 }
 
-export async function setUserPassword(db: Db, userId: string, passwordHash: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
-}

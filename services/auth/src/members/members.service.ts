@@ -7,9 +7,9 @@ import { withTransaction } from '@assay/db';
 import { AppError, conflict, forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Principal, Role } from '@assay/principal';
 import type { AuthDatabase } from '../db/database.js';
-import { hashSecret } from '../keys/keys.format.js';
-import { findOrganizationById, findUserByEmail, insertUser, lockOrganization, setMemberRole } from '../organizations/organizations.repository.js';
-import { hashPassword, verifyPassword } from '../sessions/passwords.js';
+import { hashSecret } from '../secrets/keys.format.js';
+import { findOrganizationById, findUserByEmail, findUserById, insertUser, lockOrganization, setMemberRole, setUserPassword } from '../organizations/organizations.repository.js';
+import { hashPassword, verifyPassword } from '../secrets/passwords.js';
 import { startSession, type SessionConfig } from '../sessions/sessions.service.js';
 import {
   countMembers,
@@ -20,7 +20,6 @@ import {
   insertMembershipWithRole,
   lockPendingInvitation,
   markInvitationAccepted,
-  setUserPassword,
 } from './members.repository.js';
 
 type Db = Kysely<AuthDatabase>;
@@ -66,7 +65,7 @@ export async function addMember(db: Db, schema: string, principal: OrgPrincipal,
     const limit = planLimits(org.plan).teamSize;
     const members = await countMembers(trx, org.id);
     if (limit !== null && members >= limit) {
-      throw new AppError(403, 'insufficient_permissions', `Team-size limit exceeded: the ${org.plan} plan allows ${limit} member${limit === 1 ? '' : 's'}`, {
+      throw new AppError('insufficient_permissions', `Team-size limit exceeded: the ${org.plan} plan allows ${limit} member${limit === 1 ? '' : 's'}`, {
         limit,
         members,
         plan: org.plan,
@@ -149,7 +148,7 @@ export async function acceptInvitation(db: Db, session: SessionConfig, input: { 
     if (!invitation) throw BAD_INVITATION();
     const member = await findMember(trx, invitation.org_id, invitation.user_id);
     if (!member) throw BAD_INVITATION();
-    const user = await trx.selectFrom('users').selectAll().where('id', '=', invitation.user_id).executeTakeFirstOrThrow();
+    const user = (await findUserById(trx, invitation.user_id))!;
     if (user.password_hash === null) await setUserPassword(trx, user.id, newHash);
     else if (!(await verifyPassword(input.password, user.password_hash))) {
       throw validationError([{ field: 'password', message: 'is not this account’s password' }], 'This account already has a password: give it to accept the invitation');

@@ -5,7 +5,7 @@ import { forbidden, isUuid, notFound, validationError } from '@assay/http';
 import type { Plan, Principal } from '@assay/principal';
 import type { AuthDatabase, OrganizationRow, OrganizationStatus } from '../db/database.js';
 import { revokeAllKeysOfOrg } from '../keys/keys.repository.js';
-import { hashPassword } from '../sessions/passwords.js';
+import { hashPassword } from '../secrets/passwords.js';
 import {
   findMembership,
   findOrganizationById,

@@ -41,7 +41,7 @@ export function refreshTokenOf(req: Request): string | undefined {
 export function assertSameOriginRefresh(req: Request): void {
   const site = req.header('sec-fetch-site');
   if (req.header('x-assay-refresh') !== '1' || (site !== undefined && site !== 'same-origin')) {
-    throw new AppError(403, 'insufficient_permissions', 'A session refresh must come from the console itself (X-Assay-Refresh: 1, same origin)');
+    throw new AppError('insufficient_permissions', 'A session refresh must come from the console itself (X-Assay-Refresh: 1, same origin)');
   }
 }
 

@@ -5,21 +5,16 @@ import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { AppError, forbidden, invalidApiKey, isUuid, validationError } from '@assay/http';
 import type { AuthDatabase } from '../db/database.js';
-import { hashSecret } from '../keys/keys.format.js';
-import { findFirstMembership, findMembership, findUserByEmail, listMembershipsOfUser } from '../organizations/organizations.repository.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { hashSecret } from '../secrets/keys.format.js';
+import { findFirstMembership, findMembership, findUserByEmail, findUserById, listMembershipsOfUser, setUserPassword } from '../organizations/organizations.repository.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../secrets/passwords.js';
 import { findLiveSession, insertRefreshToken, insertSession, lockRefreshToken, markRefreshTokenUsed, moveSession, revokeSessions, touchSession } from './sessions.repository.js';
+import type { SessionConfig } from '../context.js';
 
 const ISSUER = 'assay-auth';
 const AUDIENCE = 'assay-session';
 
-export interface SessionConfig {
-  secret: string;
-  /** How long a sign-in lasts (its refresh cookie), from the sign-in. */
-  ttlSeconds: number;
-  /** Lifetime of each access token (default 900 s): what a leaked one is worth. */
-  accessTtlSeconds?: number;
-}
+export type { SessionConfig } from '../context.js';
 
 export interface SessionClaims {
   user_id: string;
@@ -53,12 +48,12 @@ export async function login(
 ): Promise<IssuedSession> {
   const user = await findUserByEmail(db, input.email);
   const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !ok) throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
+  if (!user || !ok) throw new AppError('invalid_api_key', BAD_LOGIN);
   const orgId = input.organization_id ?? (await findFirstMembership(db, user.id))?.org_id;
   const membership = orgId && isUuid(orgId) ? await findMembership(db, orgId, user.id) : undefined;
-  if (!membership) throw new AppError(401, 'invalid_api_key', 'This user is not a member of that organization');
+  if (!membership) throw new AppError('invalid_api_key', 'This user is not a member of that organization');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
-  if (membership.status === 'deleted') throw new AppError(401, 'invalid_api_key', BAD_LOGIN);
+  if (membership.status === 'deleted') throw new AppError('invalid_api_key', BAD_LOGIN);
   return startSession(db, cfg, user.id, membership.org_id);
 }
 
@@ -86,7 +81,7 @@ export async function switchOrganization(
 ): Promise<{ token: string; expires_at: string; organization_id: string }> {
   if (principal.kind !== 'session') throw forbidden('Only a signed-in user can switch organization: a key belongs to one organization');
   const membership = isUuid(organizationId) ? await findMembership(db, organizationId, principal.sub) : undefined;
-  if (!membership || membership.status === 'deleted') throw new AppError(404, 'not_found', 'Organization not found');
+  if (!membership || membership.status === 'deleted') throw new AppError('not_found', 'Organization not found');
   if (membership.status === 'suspended') throw forbidden('Organization is suspended');
   const session = principal.session_id ? await findLiveSession(db, principal.session_id) : undefined;
   if (!session || session.user_id !== principal.sub) throw invalidApiKey('The session ended: sign in again');
@@ -132,7 +127,7 @@ export async function refreshSession(db: Kysely<AuthDatabase>, schema: string, c
     await touchSession(trx, session.id);
     const next = newRefreshToken();
     await insertRefreshToken(trx, session.id, hashSecret(next));
-    const user = await trx.selectFrom('users').select('email').where('id', '=', session.user_id).executeTakeFirstOrThrow();
+    const user = (await findUserById(trx, session.user_id))!;
     return { ok: true as const, session, next, email: user.email, remaining: Math.max(1, Math.floor((session.expires_at.getTime() - Date.now()) / 1000)) };
   });
   if (!outcome.ok) throw SIGNED_OUT();
@@ -179,13 +174,13 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
 ): Promise<IssuedSession & { sessions_ended: number }> {
   if (principal.kind !== 'session') throw forbidden('Only a signed-in user can change their password');
-  const user = await db.selectFrom('users').selectAll().where('id', '=', principal.sub).executeTakeFirst();
+  const user = await findUserById(db, principal.sub);
   if (!user?.password_hash || !(await verifyPassword(input.current_password, user.password_hash))) {
     throw validationError([{ field: 'current_password', message: 'is not this account’s password' }], 'The current password is not right');
   }
   const hash = await hashPassword(input.new_password);
   const ended = await withTransaction(db, async (trx) => {
-    await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', user.id).execute();
+    await setUserPassword(trx, user.id, hash);
     return revokeAndAnnounce(trx, schema, { user_id: user.id }, 'password_changed');
   });
   return { ...(await startSession(db, cfg, user.id, principal.org_id)), sessions_ended: ended };

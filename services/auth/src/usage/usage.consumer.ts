@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { handleOnce, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
-import { TOPICS, billedBrowserSeconds, type QuotaType } from '@assay/contracts';
+import { TOPICS, billedBrowserSeconds, isEvent, type QuotaType } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import type { AuthDatabase } from '../db/database.js';
 import { markExecutionMetered } from './usage.repository.js';
@@ -17,19 +17,13 @@ type Metered = { quota: QuotaType; amount: number; executionId?: string };
  * browser time of each finished test case run, one page per crawled page.
  */
 export function meteredBy(envelope: EventEnvelope): Metered | null {
-  const data = envelope.data as Record<string, any>;
-  switch (envelope.event) {
-    case 'test.plan.started':
-      return typeof data.execution_id === 'string' ? { quota: 'executions', amount: 1, executionId: data.execution_id } : null;
-    case 'test.execution.completed': {
-      const ms = data.execution?.duration_ms;
-      return typeof ms === 'number' ? { quota: 'browser_minutes', amount: billedBrowserSeconds(ms) } : null;
-    }
-    case 'discovery.page.crawled':
-      return { quota: 'discovery_pages', amount: 1 };
-    default:
-      return null;
+  if (isEvent(envelope, 'test.plan.started')) return typeof envelope.data.execution_id === 'string' ? { quota: 'executions', amount: 1, executionId: envelope.data.execution_id } : null;
+  if (isEvent(envelope, 'test.execution.completed')) {
+    const ms = envelope.data.execution?.duration_ms;
+    return typeof ms === 'number' ? { quota: 'browser_minutes', amount: billedBrowserSeconds(ms) } : null;
   }
+  if (isEvent(envelope, 'discovery.page.crawled')) return { quota: 'discovery_pages', amount: 1 };
+  return null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { enqueueEvents, type NewEvent } from '@assay/bus';
-import { QUOTA_TYPES, QUOTA_WARNING_PERCENT, periodResetsAt, planLimits, usagePeriod, type QuotaType } from '@assay/contracts';
+import { QUOTA_TYPES, QUOTA_WARNING_PERCENT, periodResetsAt, planLimits, usagePeriod, type ExceededQuota, type QuotaType } from '@assay/contracts';
 import type { AuthDatabase } from '../db/database.js';
 import { findOrganizationById } from '../organizations/organizations.repository.js';
 import { addUsage, recordAlert, usageOf } from './usage.repository.js';
@@ -44,13 +44,8 @@ export async function quotaStates(db: Db, orgId: string, plan: string, at = new 
   });
 }
 
-export interface ExceededQuota {
-  quota: QuotaType;
-  used: number;
-  limit: number;
-  unit: string;
-  resets_at: string;
-}
+/** A quota used up this month: the internal catalogue's type (auth answers it with a credential and the entitlements). */
+export type { ExceededQuota } from '@assay/contracts';
 
 /** The quotas used up this month: new work of their kind is refused until `resets_at`. */
 export async function exceededQuotas(db: Db, orgId: string, plan: string, at = new Date()): Promise<ExceededQuota[]> {

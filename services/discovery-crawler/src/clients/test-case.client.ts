@@ -1,6 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { Step } from '@assay/contracts';
 import { AppError, notFound } from '@assay/http';
-import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { InternalClient } from '@assay/internal-client';
 
 export interface ProjectInfo {
   id: string;
@@ -13,40 +14,24 @@ export interface GeneratedCase {
   description: string;
   priority: 'critical' | 'high' | 'medium' | 'low';
   tags: string[];
-  steps: Array<{ action: string; selector?: string; value?: string; description?: string }>;
+  /** Steps before test-case assigns their ids. */
+  steps: Array<Omit<Step, 'step_id' | 'timeout'>>;
 }
 
 /** Calls test-case's internal API, acting for one organization. */
 export class TestCaseClient {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly internalTokenSecret: string,
-    private readonly dispatcher?: Dispatcher,
-  ) {}
+  private readonly http: InternalClient;
 
-  private async call(orgId: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const token = await signPrincipal(this.internalTokenSecret, { ...servicePrincipal('discovery-crawler'), org_id: orgId });
-    try {
-      const res = await request(`${this.baseUrl}${path}`, {
-        method,
-        headers: { [PRINCIPAL_HEADER]: token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        headersTimeout: 10_000,
-        bodyTimeout: 30_000,
-        ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
-      });
-      return { status: res.statusCode, body: await res.body.json().catch(() => ({})) };
-    } catch {
-      throw new AppError(503, 'service_unavailable', 'The test-case service is unavailable; try again shortly');
-    }
+  constructor(baseUrl: string, internalTokenSecret: string, dispatcher?: Dispatcher) {
+    this.http = new InternalClient({ caller: 'discovery-crawler', urls: { 'test-case': baseUrl }, internalTokenSecret, ...(dispatcher ? { dispatcher } : {}) });
   }
 
   /** @throws AppError 404 for a project the organization does not have, 503 when test-case is unreachable. */
   async project(orgId: string, projectId: string): Promise<ProjectInfo> {
-    const res = await this.call(orgId, 'GET', `/internal/projects/${encodeURIComponent(projectId)}`);
+    const res = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
     if (res.status === 404) throw notFound('Project');
-    if (res.status !== 200) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.status}`);
-    return res.body as ProjectInfo;
+    if (res.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
+    return res.body;
   }
 
   /**
@@ -54,9 +39,9 @@ export class TestCaseClient {
    * @throws AppError 404 for an unknown project or plan, 400 for a plan of another project.
    */
   async createTestCases(orgId: string, projectId: string, cases: GeneratedCase[], testPlanId?: string): Promise<unknown[]> {
-    const res = await this.call(orgId, 'POST', '/internal/test-cases', { project_id: projectId, test_cases: cases, ...(testPlanId ? { test_plan_id: testPlanId } : {}) });
-    if (res.status === 404 || res.status === 400) throw new AppError(res.status, res.body.error ?? 'validation_error', res.body.message ?? 'rejected by test-case', res.body.details);
-    if (res.status !== 201) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.status}`);
-    return res.body.test_cases as unknown[];
+    const res = await this.http.call('createTestCases', { org: orgId, body: { project_id: projectId, test_cases: cases, ...(testPlanId ? { test_plan_id: testPlanId } : {}) } });
+    if (res.status === 404 || res.status === 400) throw new AppError(res.status === 404 ? 'not_found' : 'validation_error', res.error.message ?? 'rejected by test-case', res.error.details as never);
+    if (res.status !== 201) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
+    return res.body.test_cases;
   }
 }

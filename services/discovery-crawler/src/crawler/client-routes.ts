@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { IN_PAGE } from './in-page.js';
-import type { PageState } from './page-loader.js';
+import type { PageState } from './page-state.js';
 
 /** A page a client-side router reached from a click: its URL, and how to reach it in the app. */
 export interface ClientRoute {

@@ -399,13 +399,22 @@ export class Crawler {
     const children = childDepth <= s.config.max_depth ? [...links].filter(s.accept).map((url) => ({ url, depth: childDepth, ...(via.has(url) ? { via: via.get(url)! } : {}) })) : [];
     const refused = inScope.filter((url) => !s.robotsAllowed(url));
 
-    const analysed = analysis ? [...s.analysed, { url: page.url, title: ex!.title, analysis }] : s.analysed;
-    const flows = analysis ? detectFlows(analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
-    const patterns = analysis ? detectPatterns(analysed).length : undefined;
-    const sessionWarnings = new SessionWarnings(s.warnings.list());
+    // What the session has seen is updated in place before anything is awaited (as its warnings
+    // below): pages are crawled in parallel, and two pages that each judged the flows from a copy
+    // without the other's page both missed it (a list of four items was saved as three). A lost
+    // lease halts this crawl, so nothing reads the state after a transaction that did not commit.
+    if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
+    const flows = analysis ? detectFlows(s.analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
+    for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
+    const patterns = analysis ? detectPatterns(s.analysed).length : undefined;
+    // The session's warnings are changed in place, here, before anything is awaited: pages are
+    // crawled in parallel, and a copy taken now and put back after the transaction would drop
+    // what another page added meanwhile (a robots_blocked warning went missing that way).
+    const sessionWarnings = s.warnings;
     const newKinds = sessionWarnings.addPage(page.url, warnings);
     // Each link refused once, whatever page shows it; the examples are the links themselves.
     const freshRefusals = refused.filter((url) => !s.refusedLinks.has(url));
+    for (const url of freshRefusals) s.refusedLinks.add(url);
     for (const url of freshRefusals) if (sessionWarnings.add('robots_blocked', url)) newKinds.push('robots_blocked');
     if (unreachable && sessionWarnings.add('unreachable_routes', page.url)) newKinds.push('unreachable_routes');
 
@@ -429,37 +438,45 @@ export class Crawler {
       for (const code of newKinds) await appendStreamEvent(trx, session.id, 'warning', sessionWarnings.get(code)! as unknown as Record<string, unknown>);
       // One internal event per page crawled: auth meters discovery pages from it.
       const events: NewEvent[] = [{ event: 'discovery.page.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, url: page.url } }];
-      for (const f of flows) {
-        const isNew = await upsertFlow(trx, {
-          session_id: session.id,
-          flow_id: f.flow_id,
-          flow_key: f.key,
-          type: f.type,
-          pages: JSON.stringify(f.pages),
-          steps: JSON.stringify(f.steps),
-          confidence: f.confidence,
-          evidence: JSON.stringify(f.evidence),
-        });
-        if (!isNew) continue;
-        await appendStreamEvent(trx, session.id, 'flow_detected', { type: f.type, flow_id: f.flow_id, pages: f.pages });
-        events.push(flowEvent(session, f));
-      }
+      await this.saveFlows(trx, session, flows, events);
       await enqueueEvents(trx, this.o.schema, events);
       if (patterns !== undefined) await updateSession(trx, session.id, { patterns_found: patterns });
       return added;
     });
     if (added === undefined) return undefined;
-    if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
-    for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
-    s.warnings = sessionWarnings;
-    for (const url of freshRefusals) s.refusedLinks.add(url);
     return added;
+  }
+
+  /** Stores the flows found or changed; a new one is streamed and its event added to `events`. */
+  private async saveFlows(trx: Kysely<DiscoveryDatabase>, session: SessionRow, flows: DetectedFlow[], events: NewEvent[]): Promise<void> {
+    for (const f of flows) {
+      const isNew = await upsertFlow(trx, {
+        session_id: session.id,
+        flow_id: f.flow_id,
+        flow_key: f.key,
+        type: f.type,
+        pages: JSON.stringify(f.pages),
+        steps: JSON.stringify(f.steps),
+        confidence: f.confidence,
+        evidence: JSON.stringify(f.evidence),
+      });
+      if (!isNew) continue;
+      await appendStreamEvent(trx, session.id, 'flow_detected', { type: f.type, flow_id: f.flow_id, pages: f.pages });
+      events.push(flowEvent(session, f));
+    }
   }
 
   private async complete(session: SessionRow, s: CrawlState): Promise<void> {
     await withTransaction(this.o.db, async (trx) => {
       if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return;
       const completedAt = new Date();
+      // Pages commit in parallel transactions, so a flow saved from fewer pages can land after
+      // the same flow saved from more: the flows are judged once more on every page seen.
+      const stored = new Map((await listFlows(trx, session.id)).map((f) => [f.flow_key, flowSignature(f) + JSON.stringify(f.evidence)]));
+      const changed = detectFlows(s.analysed).filter((f) => stored.get(f.key) !== flowSignature(f) + JSON.stringify(f.evidence));
+      const flowEvents: NewEvent[] = [];
+      await this.saveFlows(trx, session, changed, flowEvents);
+      if (flowEvents.length) await enqueueEvents(trx, this.o.schema, flowEvents);
       const counts = await countSession(trx, session.id);
       const flows = await listFlows(trx, session.id);
       // A crawl that found little says why, so "completed, 1 page" never stands alone.

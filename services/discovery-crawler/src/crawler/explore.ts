@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import type { FieldInfo, FormInfo, PanelInfo, TypeAheadInfo } from '../db/database.js';
 import type { ClientRoute } from './client-routes.js';
 import { IN_PAGE } from './in-page.js';
-import type { ApiCall, PageState } from './page-loader.js';
+import type { ApiCall, PageState } from './page-state.js';
 
 /**
  * Interactive exploration (sessions with `interactive: true`): what the app

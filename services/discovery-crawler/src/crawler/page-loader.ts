@@ -3,18 +3,8 @@ import type { FormInfo } from '../db/database.js';
 import { probeClientRoutes, type ClientRoute } from './client-routes.js';
 import { explorePage, type ExploreFindings, type ExploreLimits } from './explore.js';
 import { extractPage, type PageExtract } from './extract.js';
+import type { ApiCall, PageState } from './page-state.js';
 import { normaliseUrl } from './urls.js';
-
-export interface ApiCall {
-  method: string;
-  url: string;
-  status: number;
-  response_time_ms: number;
-  /** While exploring: the action that caused it (`form <selector>`, `button <text>`). */
-  cause?: string;
-  /** A form post (a document request), not an XHR/fetch call. */
-  document?: boolean;
-}
 
 export interface LoadedPage {
   status_code: number;
@@ -104,23 +94,6 @@ const INSTRUMENT = `(() => {
   Object.defineProperty(window, '__assayState', { value: () => ({ started, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
 
-export interface PageState {
-  /** fetch/XHR calls the page's scripts started. */
-  started: number;
-  /** DOM changes since the document was parsed. */
-  mutations: number;
-  /** ms since the last of them (-1: none). */
-  sinceMutation: number;
-  /** Timers due within a second the page's scripts set and that have not fired (loops excluded). */
-  timers: number;
-  /** ms since a script last posted a message to a port (a scheduler slicing a render; -1: never). */
-  sinceTask: number;
-  /** URLs the page moved to with pushState/replaceState or a hash change, in order. */
-  routes: string[];
-  /** Uncaught script errors and unhandled rejections. */
-  errors: string[];
-  href: string;
-}
 const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
 
 /** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */

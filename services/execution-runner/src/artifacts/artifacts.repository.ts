@@ -111,3 +111,9 @@ export async function purgeExpiredArtifacts(db: Db, batch = 1000): Promise<numbe
     select coalesce(sum(n), 0)::int as n from per_org`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
+
+/** When a stored artifact was created (it exists: its id was just returned by storeArtifact). */
+export async function artifactCreatedAt(db: Db, id: string): Promise<Date> {
+  const row = await db.selectFrom('artifacts').select('created_at').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.created_at;
+}

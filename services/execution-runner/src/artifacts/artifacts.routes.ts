@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { AppError, iso, isUuid, orgPrincipal } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
-import { artifactUrl } from '../runner/events.js';
-import { ArtifactRefusedError, findArtifact, HISTORY_DAYS, storeArtifact } from './artifacts.repository.js';
+import { artifactUrl } from '../execution-events.js';
+import { ArtifactRefusedError, artifactCreatedAt, findArtifact, HISTORY_DAYS, storeArtifact } from './artifacts.repository.js';
 import { readFileUpload } from './artifacts.upload.js';
 
 const NOT_FOUND = `Artifact not found (screenshots and traces are kept for the plan's history period: ${Object.entries(HISTORY_DAYS)
@@ -20,10 +20,10 @@ export function artifactRoutes(ctx: ExecutionContext): Router {
     const id = await storeArtifact(ctx.db, ctx.artifacts, { org_id: orgId, execution_id: null, kind: 'upload', filename: file.filename, content_type: file.contentType, data: file.data, keep_days: null }).catch((err: unknown) => {
       if (!(err instanceof ArtifactRefusedError)) throw err;
       throw err.cap === 'size'
-        ? new AppError(413, 'payload_too_large', `The file is too large: ${err.message}`, { limit_bytes: ctx.artifacts.maxBytes })
-        : new AppError(403, 'insufficient_permissions', `Quota exceeded: ${err.message}`, { quota: 'artifact_storage', limit_bytes: ctx.artifacts.orgQuotaBytes });
+        ? new AppError('payload_too_large', `The file is too large: ${err.message}`, { limit_bytes: ctx.artifacts.maxBytes })
+        : new AppError('insufficient_permissions', `Quota exceeded: ${err.message}`, { quota: 'artifact_storage', limit_bytes: ctx.artifacts.orgQuotaBytes });
     });
-    const { created_at } = await ctx.db.selectFrom('artifacts').select('created_at').where('id', '=', id).executeTakeFirstOrThrow();
+    const created_at = await artifactCreatedAt(ctx.db, id);
     res.status(201).json({
       id,
       kind: 'upload',
@@ -37,7 +37,7 @@ export function artifactRoutes(ctx: ExecutionContext): Router {
 
   router.get('/api/v1/artifacts/:id', async (req, res) => {
     const artifact = isUuid(req.params.id) ? await findArtifact(ctx.db, orgPrincipal(res).org_id, req.params.id) : undefined;
-    if (!artifact) throw new AppError(404, 'not_found', NOT_FOUND);
+    if (!artifact) throw new AppError('not_found', NOT_FOUND);
     res.setHeader('cache-control', 'private, max-age=86400, immutable');
     if (artifact.kind === 'upload') {
       // A customer's file: a download, never rendered as a page of this origin.

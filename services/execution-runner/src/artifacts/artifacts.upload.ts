@@ -28,7 +28,7 @@ const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / 10
 export function readFileUpload(req: Request, maxBytes: number): Promise<UploadedPart> {
   const type = (req.header('content-type') ?? '').toLowerCase();
   if (!type.startsWith('multipart/form-data')) {
-    return Promise.reject(new AppError(415, 'unsupported_media_type', 'Send multipart/form-data with one field "file" (curl -F file=@photo.png)'));
+    return Promise.reject(new AppError('unsupported_media_type', 'Send multipart/form-data with one field "file" (curl -F file=@photo.png)'));
   }
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -47,7 +47,7 @@ export function readFileUpload(req: Request, maxBytes: number): Promise<Uploaded
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('limit', () => {
-        failure = new AppError(413, 'payload_too_large', `The file exceeds ${sizeText(maxBytes)}`, { limit_bytes: maxBytes });
+        failure = new AppError('payload_too_large', `The file exceeds ${sizeText(maxBytes)}`, { limit_bytes: maxBytes });
         chunks.length = 0;
       });
       stream.on('close', () => {

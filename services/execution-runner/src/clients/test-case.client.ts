@@ -1,13 +1,9 @@
-import { request, type Dispatcher } from 'undici';
-import { AppError, notFound } from '@assay/http';
-import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import type { SnapshotCase } from '../db/database.js';
+import type { Dispatcher } from 'undici';
+import type { InternalProject, PlanSnapshot, SnapshotCase } from '@assay/contracts';
+import { notFound } from '@assay/http';
+import { InternalClient } from '@assay/internal-client';
 
-export interface PlanSnapshot {
-  test_plan: { id: string; name: string; project_id: string };
-  project: { id: string; name: string; base_url: string; environments: Record<string, string> };
-  test_cases: SnapshotCase[];
-}
+export type { PlanSnapshot } from '@assay/contracts';
 
 export interface SavedCase {
   id: string;
@@ -17,19 +13,21 @@ export interface SavedCase {
   steps: SnapshotCase['steps'];
 }
 
-/** Reads a plan snapshot from the test-case service, acting for the caller's organization. */
+/** The test-case service's internal routes, acting for the caller's organization. */
 export class TestCaseClient {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly internalTokenSecret: string,
-    private readonly dispatcher?: Dispatcher,
-  ) {}
+  private readonly http: InternalClient;
+
+  constructor(baseUrl: string, internalTokenSecret: string, dispatcher?: Dispatcher) {
+    this.http = new InternalClient({ caller: 'execution-runner', urls: { 'test-case': baseUrl }, internalTokenSecret, ...(dispatcher ? { dispatcher } : {}) });
+  }
 
   /**
    * @throws AppError 404 for a plan the organization does not have, 503 when test-case is unreachable.
    */
   async snapshot(orgId: string, planId: string): Promise<PlanSnapshot> {
-    return this.get<PlanSnapshot>(orgId, `/internal/test-plans/${encodeURIComponent(planId)}/snapshot`, 'Test plan');
+    return this.http.expect('planSnapshot', { org: orgId, params: { test_plan_id: planId } }, () => {
+      throw notFound('Test plan');
+    });
   }
 
   /**
@@ -37,15 +35,17 @@ export class TestCaseClient {
    * @throws AppError 404 when it does not, 503 when test-case is unreachable.
    */
   async assertProject(orgId: string, projectId: string): Promise<void> {
-    await this.get(orgId, `/internal/projects/${encodeURIComponent(projectId)}`, 'Project');
+    await this.project(orgId, projectId);
   }
 
   /**
    * The project as test-case holds it (base URL, environments).
    * @throws AppError 404 when the organization has no such project, 503 when test-case is unreachable.
    */
-  async project(orgId: string, projectId: string): Promise<PlanSnapshot['project']> {
-    return this.get<PlanSnapshot['project']>(orgId, `/internal/projects/${encodeURIComponent(projectId)}`, 'Project');
+  async project(orgId: string, projectId: string): Promise<InternalProject> {
+    return this.http.expect('project', { org: orgId, params: { project_id: projectId } }, () => {
+      throw notFound('Project');
+    });
   }
 
   /**
@@ -53,16 +53,19 @@ export class TestCaseClient {
    * @throws AppError 404 for an unknown project, 400 for an unknown environment, 503 when test-case is unreachable.
    */
   async runVariables(orgId: string, projectId: string, environment?: string): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
-    const q = environment ? `?environment=${encodeURIComponent(environment)}` : '';
-    return this.get(orgId, `/internal/projects/${encodeURIComponent(projectId)}/run-variables${q}`, 'Project');
+    return this.http.expect('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} }, () => {
+      throw notFound('Project');
+    });
   }
 
   /**
    * A stored test case and its project (a run of one case).
    * @throws AppError 404 when the organization has no such case, 503 when test-case is unreachable.
    */
-  async testCase(orgId: string, id: string): Promise<{ test_case: SnapshotCase & { status: string; project_id: string }; project: PlanSnapshot['project'] }> {
-    return this.get(orgId, `/internal/test-cases/${encodeURIComponent(id)}`, 'Test case');
+  async testCase(orgId: string, id: string): Promise<{ test_case: SnapshotCase & { status: string; project_id: string }; project: InternalProject }> {
+    return this.http.expect('testCase', { org: orgId, params: { test_case_id: id } }, () => {
+      throw notFound('Test case');
+    });
   }
 
   /**
@@ -74,36 +77,9 @@ export class TestCaseClient {
    */
   async createKeepingIds(orgId: string, projectId: string, testCase: SavedCase, testPlanId?: string): Promise<{ id: string; name: string; steps: SnapshotCase['steps'] }> {
     const body = { project_id: projectId, keep_ids: true, test_cases: [testCase], ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}) };
-    const created = await this.call<{ test_cases: Array<{ id: string; name: string; steps: SnapshotCase['steps'] }> }>(orgId, 'POST', '/internal/test-cases', 'Test plan', body);
+    const created = await this.http.expect('createTestCases', { org: orgId, body }, () => {
+      throw notFound('Test plan');
+    });
     return created.test_cases[0]!;
-  }
-
-  private async get<T>(orgId: string, path: string, what: string): Promise<T> {
-    return this.call<T>(orgId, 'GET', path, what);
-  }
-
-  private async call<T>(orgId: string, method: 'GET' | 'POST', path: string, what: string, body?: unknown): Promise<T> {
-    const token = await signPrincipal(this.internalTokenSecret, { ...servicePrincipal('execution-runner'), org_id: orgId });
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(`${this.baseUrl}${path}`, {
-        method,
-        headers: { [PRINCIPAL_HEADER]: token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        headersTimeout: 10_000,
-        bodyTimeout: 30_000,
-        ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
-      });
-    } catch {
-      throw new AppError(503, 'service_unavailable', 'The test-case service is unavailable; try again shortly');
-    }
-    const answer = (await res.body.json().catch(() => ({}))) as T & { message?: string; details?: unknown };
-    if (res.statusCode === 404) throw notFound(what);
-    // Refusals of what the caller sent (validation, a duplicate) pass through as they are.
-    if (res.statusCode === 400 || res.statusCode === 409) {
-      throw new AppError(res.statusCode, res.statusCode === 400 ? 'validation_error' : 'conflict', answer.message ?? 'Refused by the test-case service', answer.details as never);
-    }
-    if (res.statusCode !== 200 && res.statusCode !== 201) throw new AppError(503, 'service_unavailable', `The test-case service answered ${res.statusCode}`);
-    return answer;
   }
 }

@@ -1,27 +1,16 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
+import type { Step } from '@assay/steps';
 
 export type ExecutionStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
 export type TraceMode = 'off' | 'on' | 'retain-on-failure';
 export type ResultStatus = 'pending' | 'running' | 'passed' | 'failed' | 'skipped';
 
-export interface SnapshotStep {
-  step_id: string;
-  action: string;
-  description?: string;
-  selector?: string;
-  value?: string;
-  timeout?: number;
-}
 
-export interface SnapshotCase {
-  id: string;
-  name: string;
-  priority: 'critical' | 'high' | 'medium' | 'low';
-  steps: SnapshotStep[];
-}
+/** A test case as a run snapshots it: the internal catalogue's (test-case answers it). */
+export type { SnapshotCase } from '@assay/contracts';
 
 export interface StepOutcome {
   step_id: string;
@@ -84,7 +73,7 @@ export interface TestResultTable {
   test_case_id: string;
   name: string;
   priority: string;
-  steps_snapshot: Json<SnapshotStep[]>;
+  steps_snapshot: Json<Step[]>;
   status: Generated<ResultStatus>;
   duration_ms: number | null;
   error: string | null;

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, TestResultRow } from '../db/database.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, ExecutionTable, SnapshotCase, TestResultRow } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
 
@@ -241,3 +241,48 @@ export async function countAhead(db: Db, createdAt: Date): Promise<number> {
   return Number(row.n);
 }
 
+/** Marks the execution's results still in one of `statuses` as skipped (a run that ends early). */
+export async function skipResults(db: Db, executionId: string, statuses: TestResultRow['status'][]): Promise<void> {
+  await db.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', executionId).where('status', 'in', statuses).execute();
+}
+
+/** Sets the execution's `skipped_tests` from its results. */
+export async function recordSkippedCount(db: Db, executionId: string): Promise<void> {
+  const skipped = await db.selectFrom('test_results').select((eb) => eb.fn.countAll<number>().as('n')).where('execution_id', '=', executionId).where('status', '=', 'skipped').executeTakeFirstOrThrow();
+  await db.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', executionId).execute();
+}
+
+/** Counts one finished test in the execution's passed or failed tally. */
+export async function countFinishedTest(db: Db, executionId: string, status: 'passed' | 'failed'): Promise<void> {
+  await db
+    .updateTable('executions')
+    .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
+    .where('id', '=', executionId)
+    .execute();
+}
+
+/** A queued execution and a pending result for each of its cases, in their order. */
+export async function insertQueuedExecution(db: Db, execution: Insertable<ExecutionTable>, cases: SnapshotCase[]): Promise<ExecutionRow> {
+  const row = await db.insertInto('executions').values(execution).returningAll().executeTakeFirstOrThrow();
+  await db
+    .insertInto('test_results')
+    .values(
+      cases.map((c, position) => ({
+        execution_id: row.id,
+        org_id: row.org_id,
+        position,
+        test_case_id: c.id,
+        name: c.name,
+        priority: c.priority ?? 'medium',
+        steps_snapshot: JSON.stringify(c.steps),
+        duration_ms: null,
+        error: null,
+        error_step: null,
+        screenshot_artifact_id: null,
+        steps: '[]',
+        diagnostics: null,
+      })),
+    )
+    .execute();
+  return row;
+}

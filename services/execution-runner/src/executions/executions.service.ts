@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Plan } from '@assay/principal';
 import { historyDays } from '../artifacts/artifacts.repository.js';
 import { enqueueEvents } from '@assay/bus';
@@ -7,9 +8,7 @@ import type { ExecutionContext } from '../context.js';
 import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
-import { artifactUrl, summaryEvent } from '../runner/events.js';
-// A cycle, but only between functions called at run time: a re-run of a case run is a case run.
-import { createCaseRun } from '../test-runs/test-runs.service.js';
+import { artifactUrl, summaryEvent } from '../execution-events.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -17,9 +16,11 @@ import {
   findExecution,
   findExecutionById,
   findResults,
+  insertQueuedExecution,
   recentAverageSeconds,
+  recordSkippedCount,
+  skipResults,
 } from './executions.repository.js';
-
 
 export interface RunRequest {
   test_plan_id: string;
@@ -93,9 +94,9 @@ export function baseUrlFor(project: PlanSnapshot['project'], environment: string
  */
 export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: string, orgId: string, plan: Plan, run: PreparedRun, req: Omit<RunRequest, 'test_plan_id'> & { rerun_of?: string }, exploratory?: ExploratoryFields): Promise<ExecutionRow> {
   const { snapshot, baseUrl } = run;
-  const row = await trx
-    .insertInto('executions')
-    .values({
+  const row = await insertQueuedExecution(
+    trx,
+    {
       ...(exploratory ? { id: exploratory.id, kind: 'run' as const, name: exploratory.name, discovery_session_id: exploratory.discovery_session_id, test_case_id: exploratory.test_case_id ?? null } : {}),
       ...(req.rerun_of ? { rerun_of: req.rerun_of } : {}),
       org_id: orgId,
@@ -113,29 +114,9 @@ export async function insertExecution(trx: Kysely<ExecutionDatabase>, schema: st
       error: null,
       lease_owner: null,
       cancellation_reason: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('test_results')
-    .values(
-      snapshot.test_cases.map((c, position) => ({
-        execution_id: row.id,
-        org_id: orgId,
-        position,
-        test_case_id: c.id,
-        name: c.name,
-        priority: c.priority ?? 'medium',
-        steps_snapshot: JSON.stringify(c.steps),
-        duration_ms: null,
-        error: null,
-        error_step: null,
-        screenshot_artifact_id: null,
-        steps: '[]',
-        diagnostics: null,
-      })),
-    )
-    .execute();
+    },
+    snapshot.test_cases,
+  );
   await appendStreamEvent(trx, row.id, 'status', { status: 'queued', total: row.total_tests });
   await enqueueEvents(trx, schema, [
     { event: 'execution.requested', organization_id: orgId, project_id: row.project_id, key: row.id, data: { execution_id: row.id, attempt: 1 } },
@@ -311,9 +292,8 @@ export async function cancel(ctx: ExecutionContext, orgId: string, id: string) {
   const row = await withTransaction(ctx.db, async (trx) => {
     const cancelled = await cancelExecution(trx, orgId, id);
     if (!cancelled) return undefined;
-    await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', id).where('status', '=', 'pending').execute();
-    const skipped = await trx.selectFrom('test_results').select((eb) => eb.fn.countAll<number>().as('n')).where('execution_id', '=', id).where('status', '=', 'skipped').executeTakeFirstOrThrow();
-    await trx.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', id).execute();
+    await skipResults(trx, id, ['pending']);
+    await recordSkippedCount(trx, id);
     await appendStreamEvent(trx, id, 'completed', { status: 'cancelled', cancellation_reason: 'requested' });
     // A cancelled execution emits no test.plan.completed: its summary goes out here.
     await enqueueEvents(trx, ctx.schema, [summaryEvent(cancelled)]);
@@ -347,4 +327,39 @@ export async function waitForEnd(ctx: ExecutionContext, id: string, timeoutMs: n
   } finally {
     off();
   }
+}
+
+/** A run of one stored test case (POST /api/v1/test-runs with `test_case_id`, or the re-run of such a run). */
+export interface CaseRunRequest {
+  project_id: string;
+  test_case_id: string;
+  name?: string;
+  environment?: string;
+  variables?: Record<string, string>;
+  timeout_seconds?: number;
+  trace?: TraceMode;
+  rerun_of?: string;
+}
+
+/**
+ * Queues a run of one stored test case (the console's "Run" on a case's
+ * page): its steps as they are now, under its own id, so the result links to
+ * the case and an analysis's Apply fix edits it. An execution of kind `run`.
+ * @throws AppError 404 for an unknown case or project, 400 for a case of
+ * another project, an archived case or an unknown environment.
+ */
+export async function createCaseRun(
+  ctx: ExecutionContext,
+  orgId: string,
+  plan: Plan,
+  req: CaseRunRequest,
+): Promise<ExecutionRow> {
+  if (!isUuid(req.test_case_id)) throw notFound('Test case');
+  const { test_case: tc, project } = await ctx.testCases.testCase(orgId, req.test_case_id);
+  if (project.id !== req.project_id) throw validationError([{ field: 'test_case_id', message: 'is a test case of another project' }]);
+  if (tc.status === 'archived') throw validationError([{ field: 'test_case_id', message: 'is archived: restore it to run it' }]);
+  const baseUrl = baseUrlFor(project, req.environment);
+  const id = randomUUID();
+  const snapshot = { test_plan: { id, name: tc.name, project_id: project.id }, project, test_cases: [{ id: tc.id, name: tc.name, priority: tc.priority ?? 'medium', steps: tc.steps }] };
+  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: tc.name, discovery_session_id: null, test_case_id: tc.id }));
 }

@@ -3,18 +3,25 @@ import { Router } from 'express';
 import { forbidden, iso, isUuid, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { ExecutionContext } from '../context.js';
-import type { SnapshotStep } from '../db/database.js';
+import type { Step } from '@assay/steps';
 import { findExecution } from '../executions/executions.repository.js';
-import { artifactUrl } from '../runner/events.js';
+import { artifactUrl } from '../execution-events.js';
 import { findDiagnostics, findFingerprints, findReportResults, findResultSummaries, REPORT_MAX_EXECUTIONS } from './internal.repository.js';
+
+/** JSON with object keys sorted (jsonb reorders them). */
+const stableJson = (v: unknown): string =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`
+    : Array.isArray(v) ? `[${v.map(stableJson).join(',')}]` : JSON.stringify(v) ?? 'null';
 
 /**
  * The version of a test case as it ran: a hash of its steps (ids, actions,
  * selectors, values, timeouts). Two runs with the same version ran the same
  * test, which flakiness needs to know.
  */
-export function testCaseVersion(steps: SnapshotStep[]): string {
-  const canonical = steps.map((s) => [s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null]);
+export function testCaseVersion(steps: Step[]): string {
+  // A request step's call, assertions and saved values are part of it (other steps hash as before).
+  const canonical = steps.map((s) => [s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : [])]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }
 

@@ -2,8 +2,7 @@ import type { BrowserContext, CDPSession, ElementHandle, Page } from 'playwright
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import type { EgressPolicy, EgressProxy } from '@assay/egress';
 import { selectorCandidates, stabilityOf, type SelectorCandidate, type Stability } from '@assay/selectors';
-import { FINGERPRINT, type ElementFingerprint } from '../runner/fingerprint.js';
-import { navigationError, resolveUrl, type StepContext } from '../runner/steps.js';
+import { FINGERPRINT, navigationError, resolveUrl, type ElementFingerprint } from '@assay/steps';
 
 /** A selector that names the recorded element, with how stable its kind is and how many elements it matches now. */
 export interface SelectorAlternative {
@@ -335,7 +334,7 @@ export class RecordingSession {
     try {
       await go();
     } catch (err) {
-      throw new RecordingInputError(navigationError({ egress: { policy: this.policy, proxy: this.egress } } as StepContext, what, err).message);
+      throw new RecordingInputError(navigationError({ egress: { policy: this.policy, proxy: this.egress } }, what, err).message);
     }
   }
 

@@ -55,14 +55,14 @@ export class RecordingManager {
     let baseUrl = project.base_url;
     if (body.environment !== undefined && body.environment !== 'default') {
       const env = project.environments?.[body.environment];
-      if (!env) throw new AppError(400, 'validation_error', `The project has no environment "${body.environment}"`, [{ field: 'environment', message: `is not an environment of the project (${Object.keys(project.environments ?? {}).join(', ') || 'none'})` }]);
+      if (!env) throw new AppError('validation_error', `The project has no environment "${body.environment}"`, [{ field: 'environment', message: `is not an environment of the project (${Object.keys(project.environments ?? {}).join(', ') || 'none'})` }]);
       baseUrl = env;
     }
     const id = randomUUID();
     this.opening.set(id, orgId);
     try {
       const session = await RecordingSession.open(this.o.browsers, { id, orgId, projectId: project.id, baseUrl, startPath: body.start_path ?? '/', navigationTimeoutMs: this.o.navigationTimeoutMs }).catch((err: unknown) => {
-        if (err instanceof RecordingInputError) throw new AppError(400, 'validation_error', err.message, [{ field: 'start_path', message: err.message }]);
+        if (err instanceof RecordingInputError) throw new AppError('validation_error', err.message, [{ field: 'start_path', message: err.message }]);
         throw err;
       });
       this.sessions.set(id, session);
@@ -90,7 +90,7 @@ export class RecordingManager {
     try {
       return await s.input(input);
     } catch (err) {
-      if (err instanceof RecordingInputError) throw new AppError(400, 'validation_error', err.message, [{ field: 'type', message: err.message }]);
+      if (err instanceof RecordingInputError) throw new AppError('validation_error', err.message, [{ field: 'type', message: err.message }]);
       if (s.ended) throw notFound('Recording');
       throw err;
     }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Kysely } from 'kysely';
 import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
-import { TOPICS } from '@assay/contracts';
+import { TOPICS, isEvent } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { isUuid } from '@assay/http';
 import type { Logger } from '@assay/logger';
@@ -13,6 +13,7 @@ import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from
 import {
   appendStreamEvent,
   claimExecution,
+  countFinishedTest,
   currentStatus,
   expiredLeases,
   failAbandoned,
@@ -21,18 +22,18 @@ import {
   renewLease,
   requeueAbandoned,
   requeueHeld,
+  skipResults,
   updateHeld,
   updateResult,
 } from '../executions/executions.repository.js';
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvent, planStartedEvent } from './events.js';
+import { artifactUrl, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
-import { captureFailureEvidence } from './fingerprint.js';
-import { runStep, StepError, stepName, substitute, type ElementFingerprint, type RunnableStep } from './steps.js';
+import { captureFailureEvidence, runStep, StepError, stepName, substitute, type ElementFingerprint, type Step } from '@assay/steps';
 import type { TestCaseClient } from '../clients/test-case.client.js';
 import { maskTrace, resolveRunVariables, type RunVariables } from './run-variables.js';
 
@@ -77,7 +78,7 @@ interface RunControl {
 }
 
 /** The failing step's selector with its variables filled in, when it has one that resolves. */
-function stepSelector(step: RunnableStep, variables: Record<string, string>): string | undefined {
+function stepSelector(step: Step, variables: Record<string, string>): string | undefined {
   try {
     return step.selector === undefined ? undefined : substitute(step.selector, variables);
   } catch {
@@ -126,7 +127,7 @@ export class Runner {
       topic: TOPICS.executionCommands,
       group: 'execution-runner',
       handler: async (event) => {
-        if (event.event === 'execution.requested') await this.take(String(event.data.execution_id));
+        if (isEvent(event, 'execution.requested')) await this.take(event.data.execution_id);
       },
     });
     // Launch Chromium now, so the first execution does not wait for it.
@@ -278,7 +279,7 @@ export class Runner {
         }),
       );
 
-      const steps = result.steps_snapshot as RunnableStep[];
+      const steps = result.steps_snapshot as Step[];
       const outcomes: StepOutcome[] = [];
       const fingerprints: Array<{ step_id: string; selector?: string; fingerprint: ElementFingerprint }> = [];
       let failure: { index: number; error: StepError } | undefined;
@@ -409,11 +410,7 @@ export class Runner {
           diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
           completed_at: completedAt,
         });
-        await trx
-          .updateTable('executions')
-          .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
-          .where('id', '=', execution.id)
-          .execute();
+        await countFinishedTest(trx, execution.id, status);
         await appendStreamEvent(trx, execution.id, 'test_finished', {
           test_id: result.test_case_id,
           name: result.name,
@@ -484,7 +481,7 @@ export class Runner {
     const { db } = this.o;
     if (ctl.stopped === 'cancelled' || ctl.stopped === 'lost') return;
     await withTransaction(db, async (trx) => {
-      await trx.updateTable('test_results').set({ status: 'skipped' }).where('execution_id', '=', execution.id).where('status', 'in', ['pending', 'running']).execute();
+      await skipResults(trx, execution.id, ['pending', 'running']);
       const results = await findResults(trx, execution.id);
       const skipped = results.filter((r) => r.status === 'skipped').length;
       const timedOut = ctl.stopped === 'timeout';
@@ -497,7 +494,7 @@ export class Runner {
         ...(timedOut ? { error: `Timed out after ${execution.timeout_seconds} s` } : {}),
       });
       if (!row) return;
-      const events = [planCompletedEvent(row, results, this.o.publicBaseUrl)];
+      const events = planCompletedEvents(row, results, this.o.publicBaseUrl);
       if (timedOut) {
         events.unshift({
           event: 'test.execution.timeout',
@@ -547,7 +544,7 @@ export class Runner {
           const failed = await failAbandoned(trx, row.id, 'The worker running this execution stopped twice (lease expired)');
           if (!failed) return;
           await appendStreamEvent(trx, row.id, 'completed', { status: 'failed', error: failed.error });
-          await enqueueEvents(trx, this.o.schema, [planCompletedEvent(failed, await findResults(trx, row.id), this.o.publicBaseUrl)]);
+          await enqueueEvents(trx, this.o.schema, planCompletedEvents(failed, await findResults(trx, row.id), this.o.publicBaseUrl));
         }
       });
     }

@@ -7,7 +7,7 @@ import type { SnapshotCase } from '../db/database.js';
 import { TERMINAL, type ExecutionRow, type TraceMode } from '../db/database.js';
 import type { ExecutionContext } from '../context.js';
 import { findExecution, findResults } from '../executions/executions.repository.js';
-import { baseUrlFor, insertExecution, toExecutionBody } from '../executions/executions.service.js';
+import { baseUrlFor, createCaseRun, insertExecution, toExecutionBody } from '../executions/executions.service.js';
 import { markSaved } from './test-runs.repository.js';
 
 export interface TestRunRequest {
@@ -64,7 +64,7 @@ export async function createTestRun(ctx: ExecutionContext, orgId: string, plan: 
   if (req.steps !== undefined) {
     cases = [{ id: randomUUID(), name: name ?? 'Exploratory run', priority: 'medium', steps: withStepIds(req.steps) }];
   } else {
-    if (!ctx.discovery) throw new AppError(501, 'not_implemented', 'Runs of discovery sessions need DISCOVERY_CRAWLER_URL on the execution-runner');
+    if (!ctx.discovery) throw new AppError('not_implemented', 'Runs of discovery sessions need DISCOVERY_CRAWLER_URL on the execution-runner');
     if (!isUuid(req.discovery_session_id)) throw notFound('Discovery session');
     const generated = await ctx.discovery.sessionCases(orgId, req.discovery_session_id!);
     if (generated.project_id !== project.id) throw validationError([{ field: 'discovery_session_id', message: 'is a session of another project' }]);
@@ -77,29 +77,6 @@ export async function createTestRun(ctx: ExecutionContext, orgId: string, plan: 
   return withTransaction(ctx.db, (trx) =>
     insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: snapshot.test_plan.name, discovery_session_id: req.discovery_session_id ?? null }),
   );
-}
-
-/**
- * Queues a run of one stored test case (the console's "Run" on a case's
- * page): its steps as they are now, under its own id, so the result links to
- * the case and an analysis's Apply fix edits it. An execution of kind `run`.
- * @throws AppError 404 for an unknown case or project, 400 for a case of
- * another project, an archived case or an unknown environment.
- */
-export async function createCaseRun(
-  ctx: ExecutionContext,
-  orgId: string,
-  plan: Plan,
-  req: Omit<TestRunRequest, 'steps' | 'discovery_session_id'> & { test_case_id: string; rerun_of?: string },
-): Promise<ExecutionRow> {
-  if (!isUuid(req.test_case_id)) throw notFound('Test case');
-  const { test_case: tc, project } = await ctx.testCases.testCase(orgId, req.test_case_id);
-  if (project.id !== req.project_id) throw validationError([{ field: 'test_case_id', message: 'is a test case of another project' }]);
-  if (tc.status === 'archived') throw validationError([{ field: 'test_case_id', message: 'is archived: restore it to run it' }]);
-  const baseUrl = baseUrlFor(project, req.environment);
-  const id = randomUUID();
-  const snapshot = { test_plan: { id, name: tc.name, project_id: project.id }, project, test_cases: [{ id: tc.id, name: tc.name, priority: tc.priority ?? 'medium', steps: tc.steps }] };
-  return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, { snapshot, baseUrl }, req, { id, name: tc.name, discovery_session_id: null, test_case_id: tc.id }));
 }
 
 /** An exploratory run of the organization; plan executions and other organizations' runs answer as unknown. */

@@ -1,17 +1,13 @@
 import { createHash } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { Authentication as AuthAnswer } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { AppError, invalidApiKey, serviceUnavailable } from '@assay/http';
-import { signPrincipal, servicePrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
-import type { ExceededQuota } from '../access/access.js';
+import { InternalClient } from '@assay/internal-client';
+import type { Principal } from '@assay/principal';
 
-export interface Authentication {
-  principal: Principal;
-  key_id?: string;
-  valid_until: string | null;
-  /** Monthly quotas the organization has used up (auth's answer). */
-  quotas_exceeded?: ExceededQuota[];
-}
+/** Auth's answer for a credential (the internal catalogue's), with the principal as libs/principal types it. */
+export type Authentication = AuthAnswer<Principal>;
 
 interface CacheEntry {
   auth: Authentication;
@@ -40,7 +36,10 @@ export class Authenticator {
   private flushing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
 
+  private readonly auth: InternalClient;
+
   constructor(private readonly opts: AuthenticatorOptions) {
+    this.auth = new InternalClient({ caller: 'gateway', urls: { auth: opts.authUrl }, internalTokenSecret: opts.internalTokenSecret, dispatcher: opts.dispatcher });
     this.timer = setInterval(() => void this.flushUsage(), opts.usageFlushMs);
     this.timer.unref();
   }
@@ -95,9 +94,8 @@ export class Authenticator {
     this.flushing = (async () => {
       try {
         const body = { usage: [...batch].map(([key_id, u]) => ({ key_id, count: u.count, last_used: new Date(u.last).toISOString() })) };
-        const res = await this.internal('/internal/usage', body);
-        await res.body.dump();
-        if (res.statusCode !== 204) throw new Error(`auth answered ${res.statusCode}`);
+        const res = await this.auth.call('reportUsage', { body });
+        if (res.status !== 204) throw new Error(`auth answered ${res.status}`);
       } catch (err) {
         for (const [key, u] of batch) {
           const cur = this.usage.get(key) ?? { count: 0, last: 0 };
@@ -114,32 +112,19 @@ export class Authenticator {
   }
 
   private async ask(credential: string): Promise<Authentication> {
-    let res: Dispatcher.ResponseData;
+    let res;
     try {
-      res = await this.internal('/internal/authenticate', { credential });
+      res = await this.auth.call<'authenticate', Authentication>('authenticate', { body: { credential } });
     } catch (err) {
       this.opts.logger.error({ err }, 'auth unreachable');
       throw serviceUnavailable('The auth service is unavailable; try again shortly');
     }
-    const body = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
-    if (res.statusCode === 200) return body as unknown as Authentication;
-    if (res.statusCode === 401) throw invalidApiKey(typeof body.message === 'string' ? body.message : undefined);
-    if (res.statusCode === 403) throw new AppError(403, 'insufficient_permissions', String(body.message ?? 'Forbidden'));
-    if (res.statusCode === 400) throw invalidApiKey();
-    this.opts.logger.error({ status: res.statusCode }, 'auth answered unexpectedly');
+    if (res.status === 200) return res.body;
+    if (res.status === 401) throw invalidApiKey(typeof res.error.message === 'string' ? res.error.message : undefined);
+    if (res.status === 403) throw new AppError('insufficient_permissions', String(res.error.message ?? 'Forbidden'));
+    if (res.status === 400) throw invalidApiKey();
+    this.opts.logger.error({ status: res.status }, 'auth answered unexpectedly');
     throw serviceUnavailable('The auth service is unavailable; try again shortly');
-  }
-
-  private async internal(path: string, body: unknown): Promise<Dispatcher.ResponseData> {
-    const token = await signPrincipal(this.opts.internalTokenSecret, servicePrincipal('gateway'));
-    return request(`${this.opts.authUrl}${path}`, {
-      method: 'POST',
-      dispatcher: this.opts.dispatcher,
-      headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: token },
-      body: JSON.stringify(body),
-      headersTimeout: 5000,
-      bodyTimeout: 5000,
-    });
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { TOPICS } from '@assay/contracts';
+import { TOPICS, isEvent } from '@assay/contracts';
 import type { Bus, Subscription } from '@assay/bus';
 import type { Authenticator } from './authenticator.js';
 
@@ -13,7 +13,7 @@ export function subscribeToAuthEvents(bus: Bus, authenticator: Authenticator): P
     group: 'gateway',
     broadcast: true,
     handler: async (event) => {
-      if (event.event === 'auth.key.revoked') authenticator.evictKey(String(event.data.key_id));
+      if (isEvent(event, 'auth.key.revoked')) authenticator.evictKey(event.data.key_id);
       if (event.event === 'auth.organization.status_changed' || event.event === 'auth.organization.access_changed') authenticator.evictOrganization(event.organization_id);
     },
   });

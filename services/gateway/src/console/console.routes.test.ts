@@ -20,7 +20,7 @@ function app(consoleDir: string) {
     mount(a) {
       a.use(consoleRoutes({ consoleDir }));
       // What the gateway does next for anything else: unknown paths are a JSON 404.
-      a.use((req, _res, next) => next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`)));
+      a.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}`)));
     },
   });
 }

@@ -71,7 +71,7 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
   } catch (err) {
     if (abort.signal.aborted) return;
     opts.logger.warn({ err, service: target.service }, 'service unreachable');
-    throw new AppError(503, 'service_unavailable', `The ${target.service} service is unavailable; try again shortly`);
+    throw new AppError('service_unavailable', `The ${target.service} service is unavailable; try again shortly`);
   }
 
   res.status(upstream.statusCode);

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { MemoryStore, rateLimit, type IncrementResponse, type Options, type RateLimitRequestHandler, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { planLimits } from '@assay/contracts';
+import { planLimits, type RouteMatch } from '@assay/contracts';
 import { AppError } from '@assay/http';
 import type { Logger } from '@assay/logger';
 import type { Principal } from '@assay/principal';
@@ -12,13 +12,9 @@ type Window = keyof typeof WINDOWS;
 
 /**
  * The test-case endpoints of the spec (test cases, bulk delete, import, and
- * adding a case to a plan): they have a per-minute bucket of their own.
+ * adding a case to a plan): their catalogue entries name a per-minute bucket of their own.
  */
-const TEST_CASE_ENDPOINT = [/^\/(api\/v1|api)\/test-cases(\/|$)/, /^\/(api\/v1|api)\/test-plans\/[^/]+\/test-cases(\/|$)/];
-
-export function isTestCaseEndpoint(path: string): boolean {
-  return TEST_CASE_ENDPOINT.some((re) => re.test(path));
-}
+const isTestCaseEndpoint = (res: Response) => (res.locals.route as RouteMatch | undefined)?.route.rateBucket === 'test_cases';
 
 /** A limit of the caller's plan (the catalog's); `dev` service keys get half ("lower rate limits"). */
 function limitOf(p: Principal, base: (limits: ReturnType<typeof planLimits>) => number): number {
@@ -121,7 +117,7 @@ interface Bucket {
   window: Window;
   limit: (p: Principal) => number;
   /** Which calls this bucket counts. */
-  applies: (req: Request) => boolean;
+  applies: (res: Response) => boolean;
   /** It sets the `X-RateLimit-*` headers (one minute bucket applies to a call). */
   headers: boolean;
 }
@@ -136,8 +132,8 @@ interface Bucket {
  */
 export function rateLimits(opts: RateLimitOptions): RateLimitRequestHandler[] {
   const buckets: Bucket[] = [
-    { name: 'minute', window: 'minute', limit: (p) => limitOf(p, (l) => l.rate.minute), applies: (req) => !isTestCaseEndpoint(req.path), headers: true },
-    { name: 'test-cases-minute', window: 'minute', limit: (p) => limitOf(p, (l) => l.testCasesPerMinute), applies: (req) => isTestCaseEndpoint(req.path), headers: true },
+    { name: 'minute', window: 'minute', limit: (p) => limitOf(p, (l) => l.rate.minute), applies: (res) => !isTestCaseEndpoint(res), headers: true },
+    { name: 'test-cases-minute', window: 'minute', limit: (p) => limitOf(p, (l) => l.testCasesPerMinute), applies: isTestCaseEndpoint, headers: true },
     { name: 'hour', window: 'hour', limit: (p) => limitOf(p, (l) => l.rate.hour), applies: () => true, headers: false },
     { name: 'day', window: 'day', limit: (p) => limitOf(p, (l) => l.rate.day), applies: () => true, headers: false },
   ];
@@ -148,9 +144,9 @@ export function rateLimits(opts: RateLimitOptions): RateLimitRequestHandler[] {
       windowMs: WINDOWS[bucket.window],
       limit: (_req: Request, res: Response) => bucket.limit(res.locals.principal as Principal),
       keyGenerator: (_req: Request, res: Response) => `${(res.locals.principal as Principal).kind}:${(res.locals.principal as Principal).sub}`,
-      skip: (req: Request, res: Response) => {
+      skip: (_req: Request, res: Response) => {
         const p = res.locals.principal as Principal | undefined;
-        return !p || p.kind === 'service' || !bucket.applies(req);
+        return !p || p.kind === 'service' || !bucket.applies(res);
       },
       standardHeaders: false,
       legacyHeaders: bucket.headers,
@@ -161,7 +157,7 @@ export function rateLimits(opts: RateLimitOptions): RateLimitRequestHandler[] {
         const info = (req as unknown as Record<string, { resetTime?: Date; limit: number }>)[property];
         const retryAfter = Math.max(1, Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + WINDOWS[bucket.window]) - Date.now()) / 1000));
         const what = bucket.name === 'test-cases-minute' ? 'requests per minute to the test-case endpoints' : `requests per ${bucket.window}`;
-        next(new AppError(429, 'rate_limit_exceeded', `Rate limit of ${info?.limit} ${what} exceeded`, undefined, { retry_after: retryAfter }));
+        next(new AppError('rate_limit_exceeded', `Rate limit of ${info?.limit} ${what} exceeded`, undefined, { retry_after: retryAfter }));
       },
     });
   });

@@ -1,7 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { DefaultTimestamp, Json, NullableTimestamp } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
-import type { Step } from '../test-cases/steps.js';
+import type { Step } from '@assay/contracts';
 
 export type TestCaseStatus = 'active' | 'archived';
 export type Priority = 'critical' | 'high' | 'medium' | 'low';

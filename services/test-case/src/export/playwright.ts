@@ -1,3 +1,4 @@
+import { parseAccessibilityCheck } from '@assay/contracts';
 import type { Step, StepAction } from '../test-cases/steps.js';
 
 /** What one step becomes: its locator expression (when it has a selector) and its value expression. */
@@ -13,7 +14,7 @@ interface StepCode {
 
 /**
  * How each step action is written in Playwright Test, mirroring how the
- * execution-runner runs it (services/execution-runner/src/runner/steps.ts).
+ * execution-runner runs it (libs/steps, the one step engine).
  * Adding an action is one entry here.
  */
 export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> = {
@@ -52,6 +53,17 @@ export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> =
   reload: () => ['expect((await page.reload())?.status() ?? 200).toBeLessThan(400);'],
   upload: (c) => [`await ${c.locator}.setInputFiles(upload(${c.value}));`],
   drag: (c) => [`await ${c.locator}.dragTo(${c.step.value !== undefined ? locatorFor(c.step.value) : 'page'});`],
+  // Assay: axe-core with the standard's rule tags; violations at or above the impact fail.
+  assert_accessible: (c) => {
+    const check = parseAccessibilityCheck(c.step.value);
+    const { tags, minImpact } = 'error' in check ? { tags: ['wcag2a', 'wcag2aa'], minImpact: 'minor' } : check;
+    const include = c.step.selector !== undefined ? `.include(${expression(c.step.selector)})` : '';
+    return [`await expectAccessible(new AxeBuilder({ page }).withTags(${JSON.stringify(tags)})${include}, ${quote(minImpact)});`];
+  },
+  // Assay: the call through the browser context, every `expect` line checked, `save_as` kept for later `{{variables}}`.
+  request: (c) => [
+    `await apiRequest(page, ${JSON.stringify(c.step.request ?? {})}, ${JSON.stringify(c.step.expect ?? [])}, ${JSON.stringify(c.step.save_as ?? {})});`,
+  ],
 };
 
 /** Helpers the generated file defines only when one of its steps uses them. */
@@ -77,6 +89,60 @@ const HELPERS: Array<{ uses: (s: Step) => boolean; lines: string[] }> = [
       "  if (op === '~=') return expect(locator).toHaveAttribute(name.trim(), new RegExp(`(^|\\s)${expected.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\$&')}(\\s|$)`));",
       '  const re = /^\\/(.+)\\/$/s.exec(expected);',
       '  return expect(locator).toHaveAttribute(name.trim(), re ? new RegExp(re[1]!) : expected);',
+      '}',
+    ],
+  },
+  {
+    uses: (s) => s.action === 'assert_accessible',
+    lines: [
+      '/** No axe-core violation at or above the impact (minor, moderate, serious, critical), as Assay checks it. */',
+      'async function expectAccessible(axe: AxeBuilder, minImpact: string): Promise<void> {',
+      "  const order = ['minor', 'moderate', 'serious', 'critical'];",
+      "  const violations = (await axe.analyze()).violations.filter((v) => order.indexOf(v.impact ?? 'minor') >= order.indexOf(minImpact));",
+      "  expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);",
+      '}',
+    ],
+  },
+  {
+    uses: (s) => s.action === 'request',
+    lines: [
+      '/** A `request` step as Assay runs it: {{variables}} filled in, redirects not followed, each expectation checked, save_as kept. */',
+      'async function apiRequest(page: Page, spec: { method: string; url: string; headers?: Record<string, string>; body?: unknown }, checks: string[], saveAs: Record<string, string>): Promise<void> {',
+      "  const fill = (v: unknown): unknown => typeof v === 'string' ? v.replace(/\\{\\{\\s*([A-Za-z_][A-Za-z0-9_.-]*)\\s*\\}\\}/g, (_, n: string) => variable(n)) : Array.isArray(v) ? v.map(fill) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)])) : v;",
+      '  const path = fill(spec.url) as string;',
+      "  const url = /^https?:\\/\\//i.test(path) ? path : `${BASE_URL.replace(/\\/+$/, '')}/${path.replace(/^\\/+/, '')}`;",
+      '  const headers = fill(spec.headers ?? {}) as Record<string, string>;',
+      '  const body = spec.body === undefined ? undefined : fill(spec.body);',
+      "  if (body !== undefined && typeof body !== 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';",
+      "  const response = await page.request.fetch(url, { method: spec.method, headers, data: typeof body === 'string' || body === undefined ? body : JSON.stringify(body), maxRedirects: 0, failOnStatusCode: false });",
+      '  const text = await response.text();',
+      '  let json: unknown;',
+      '  try { json = JSON.parse(text); } catch { json = undefined; }',
+      '  const read = (p: string): unknown => p.slice(1).match(/\\.[^.[]+|\\[\\d+\\]/g)?.reduce<unknown>((cur, seg) => {',
+      "    if (cur === null || cur === undefined) return undefined;",
+      "    if (seg === '.length' && (Array.isArray(cur) || typeof cur === 'string')) return cur.length;",
+      "    return seg.startsWith('[') ? (cur as unknown[])[Number(seg.slice(1, -1))] : (cur as Record<string, unknown>)[seg.slice(1)];",
+      '  }, json) ?? (p === \'$\' ? json : undefined);',
+      '  for (const line of checks) {',
+      "    const m = /^(status|\\$\\S*?)\\s*(!?exists$|=|!=|>=|<=|>|<)\\s*(.*)$/.exec(fill(line) as string);",
+      "    if (!m) throw new Error(`Unknown assertion ${line}`);",
+      "    const [, left, op, right] = m as unknown as [string, string, string, string];",
+      "    const actual = left === 'status' ? response.status() : read(left);",
+      "    if (op.endsWith('exists')) { expect(actual !== undefined, line).toBe(!op.startsWith('!')); continue; }",
+      '    let expected: unknown;',
+      '    try { expected = JSON.parse(right); } catch { expected = right.trim(); }',
+      "    if (op === '=') expect(String(actual), line).toBe(String(expected));",
+      "    else if (op === '!=') expect(String(actual), line).not.toBe(String(expected));",
+      "    else if (op === '>') expect(actual, line).toBeGreaterThan(expected as number);",
+      "    else if (op === '>=') expect(actual, line).toBeGreaterThanOrEqual(expected as number);",
+      "    else if (op === '<') expect(actual, line).toBeLessThan(expected as number);",
+      '    else expect(actual, line).toBeLessThanOrEqual(expected as number);',
+      '  }',
+      '  for (const [name, p] of Object.entries(saveAs)) {',
+      '    const v = read(p);',
+      "    expect(v, `save_as ${name}: ${p}`).toBeDefined();",
+      "    saved[name] = typeof v === 'string' ? v : JSON.stringify(v);",
+      '  }',
       '}',
     ],
   },
@@ -215,8 +281,9 @@ const tagOf = (tag: string) => `@${tag.trim().replace(/^@/, '').replace(/\s+/g, 
 
 /** A Playwright Test file (`.spec.ts`) that `npx playwright test` runs as is. */
 export function toPlaywrightSpec(e: PlaywrightExport): string {
-  const usesVariables = e.cases.some((c) => c.steps.some((s) => [s.selector, s.value].some((t) => t !== undefined && HAS_VARIABLE.test(t))));
-  const usesOpen = e.cases.some((c) => c.steps.some((s) => s.action === 'navigate'));
+  const usesRequest = e.cases.some((c) => c.steps.some((s) => s.action === 'request'));
+  const usesVariables = usesRequest || e.cases.some((c) => c.steps.some((s) => [s.selector, s.value].some((t) => t !== undefined && HAS_VARIABLE.test(t))));
+  const usesOpen = usesRequest || e.cases.some((c) => c.steps.some((s) => s.action === 'navigate'));
   const helpers = HELPERS.filter((h) => e.cases.some((c) => c.steps.some(h.uses)));
   const titles = uniqueTitles(e.cases.map((c) => c.name));
   const indent = e.describe ? '    ' : '  ';
@@ -233,6 +300,7 @@ export function toPlaywrightSpec(e: PlaywrightExport): string {
     '// Run it with `npx playwright test`; BASE_URL overrides the address of the application under test.',
     '// Steps behave as in Assay: each acts on the first element its selector matches, a navigation',
     '// answering HTTP 400 or more fails, and text assertions check that the visible text contains the value.',
+    ...(e.cases.some((c) => c.steps.some((s) => s.action === 'assert_accessible')) ? ["import AxeBuilder from '@axe-core/playwright'; // npm install -D @axe-core/playwright"] : []),
     `import { test, expect${usesOpen ? ', type Page' : ''}${helpers.some((h) => h.lines.some((l) => l.includes('Locator'))) ? ', type Locator' : ''} } from '@playwright/test';`,
     '',
     `const BASE_URL = process.env.BASE_URL ?? ${quote(e.baseUrl)};`,
@@ -253,8 +321,10 @@ export function toPlaywrightSpec(e: PlaywrightExport): string {
     ...(usesVariables
       ? [
           '',
+          ...(usesRequest ? ['', '/** Values `request` steps saved (`save_as`), read before the environment. */', 'const saved: Record<string, string> = {};'] : []),
           '/** A {{variable}} of the test case: set ASSAY_VAR_<name> when running (ASSAY_SECRET_<name> for {{secret.name}}: the export holds no secret). */',
           'function variable(name: string): string {',
+          ...(usesRequest ? ['  if (Object.hasOwn(saved, name)) return saved[name]!;'] : []),
           "  const env = name.startsWith('secret.') ? `ASSAY_SECRET_${name.slice(7)}` : `ASSAY_VAR_${name}`;",
           '  const value = process.env[env];',
           '  if (value === undefined) throw new Error(`Set ${env}: the test case uses {{${name}}}`);',

@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { sql } from 'kysely';
 import { isUniqueViolation, withTransaction } from '@assay/db';
 import { conflict, forbidden, notFound, requireServicePrincipal, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
@@ -10,7 +9,7 @@ import { isUuid } from '../shared.js';
 import { assertValidTestCaseBody, createTestCases, toTestCaseBody, type TestCaseInput } from '../test-cases/test-cases.service.js';
 import { toTestPlanBody } from '../test-plans/test-plans.routes.js';
 import { appendMember, findTestPlan, lockTestPlan } from '../test-plans/test-plans.repository.js';
-import { findTestCases } from '../test-cases/test-cases.repository.js';
+import { findTestCaseIdsTagged, findTestCases } from '../test-cases/test-cases.repository.js';
 import { replaceSelector } from './selector.service.js';
 
 /** Routes for other services; the service principal names the organization it acts for. */
@@ -38,14 +37,7 @@ export function internalRoutes(ctx: TestCaseContext): Router {
     if (tags.length === 0 || tags.length > 20) throw validationError([{ field: 'tags', message: 'must name 1 to 20 tags, one tags= each' }]);
     const project = isUuid(req.params.id) ? await findProject(ctx.db, orgId, req.params.id) : undefined;
     if (!project) throw notFound('Project');
-    const rows = await ctx.db
-      .selectFrom('test_cases')
-      .select('id')
-      .where('org_id', '=', orgId)
-      .where('project_id', '=', project.id)
-      .where(sql<boolean>`tags && ${sql.val(tags)}::text[]`)
-      .execute();
-    res.json({ test_case_ids: rows.map((r) => r.id) });
+    res.json({ test_case_ids: await findTestCaseIdsTagged(ctx.db, orgId, project.id, tags) });
   });
 
   // Cases made by another service (discovery's generated tests): validated like API creates, optionally appended to a plan, in one transaction.

@@ -38,8 +38,15 @@ function parse(body: unknown): ReplaceSelectorRequest {
   return b as unknown as ReplaceSelectorRequest;
 }
 
+/** JSON with object keys sorted (jsonb reorders them). */
+const stableJson = (v: unknown): string =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`
+    : Array.isArray(v) ? `[${v.map(stableJson).join(',')}]` : JSON.stringify(v) ?? 'null';
+
 // The parts of a step that decide what it does; jsonb may reorder keys, so steps are compared by these.
-const shape = (s: Record<string, unknown>) => JSON.stringify([s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null]);
+const shape = (s: Record<string, unknown>) =>
+  JSON.stringify([s.step_id, s.action, s.selector ?? null, s.value ?? null, s.timeout ?? null, s.description ?? null, ...(s.action === 'request' ? [stableJson([s.request, s.expect ?? null, s.save_as ?? null])] : [])]);
 
 /**
  * Replaces the selector of some steps of a case (an applied failure-analysis

@@ -527,3 +527,20 @@ describe('parseImportFile: size', () => {
     });
   });
 });
+
+describe('parseStepCell: request and assert_accessible', () => {
+  it('reads a request step’s JSON after the colon, and says what it expects otherwise', () => {
+    const call = { request: { method: 'POST', url: '/api/items', body: { name: 'a:b' } }, expect: ['status=201'], save_as: { id: '$.id' } };
+    expect(parseStepCell(`request:${JSON.stringify(call)}`)).toEqual({ step: { action: 'request', ...call } });
+    expect(parseStepCell('request')).toEqual({ error: expect.stringMatching(/^"request" needs a JSON object after the colon/) });
+    expect(parseStepCell('request:GET /x')).toEqual({ error: expect.stringMatching(/^"request" needs a JSON object/) });
+    expect(parseStepCell('request:{"url": "/x", "method": "GET"}')).toEqual({ error: expect.stringMatching(/unknown field "url"/) });
+  });
+
+  it('reads assert_accessible with an optional selector and value', () => {
+    expect(parseStepCell('assert_accessible')).toEqual({ step: { action: 'assert_accessible' } });
+    expect(parseStepCell('assert_accessible:main')).toEqual({ step: { action: 'assert_accessible', selector: 'main' } });
+    expect(parseStepCell('assert_accessible:#form:wcag2aa serious')).toEqual({ step: { action: 'assert_accessible', selector: '#form', value: 'wcag2aa serious' } });
+    expect(parseStepCell('assert_accessible::best-practice')).toEqual({ step: { action: 'assert_accessible', value: 'best-practice' } });
+  });
+});

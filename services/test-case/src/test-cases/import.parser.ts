@@ -88,6 +88,29 @@ export function parseStepCell(cell: string): { step: Record<string, unknown> } |
     }
     return { step: { action, selector: unescapeSelector(rest.slice(0, last)), timeout: Number(timeout) } };
   }
+  if (action === 'request') {
+    // request:{"request": {...}, "expect": [...], "save_as": {...}}: the step's JSON fields after the colon.
+    const form = 'request:{"request": {"method": "POST", "url": "/api/items", "body": {...}}, "expect": ["status=201"], "save_as": {"id": "$.id"}}';
+    let call: unknown;
+    try {
+      call = JSON.parse(rest ?? '');
+    } catch {
+      return { error: `"request" needs a JSON object after the colon: ${form}` };
+    }
+    if (typeof call !== 'object' || call === null || Array.isArray(call)) return { error: `"request" needs a JSON object after the colon: ${form}` };
+    const c = call as Record<string, unknown>;
+    const bad = Object.keys(c).find((k) => !['request', 'expect', 'save_as'].includes(k));
+    if (bad !== undefined) return { error: `"request" JSON has an unknown field "${bad}": ${form}` };
+    return { step: { action, ...c } };
+  }
+  if (rule.selector === 'optional' && rule.value === 'optional') {
+    // assert_accessible, assert_accessible:<selector>, assert_accessible:<selector>:<value>, assert_accessible::<value>.
+    if (rest === undefined || rest.trim() === '') return { step: { action } };
+    const end = findColon(rest, 'first');
+    const selector = unescapeSelector(end === -1 ? rest : rest.slice(0, end)).trim();
+    const value = end === -1 ? '' : rest.slice(end + 1).trim();
+    return { step: { action, ...(selector !== '' ? { selector } : {}), ...(value !== '' ? { value } : {}) } };
+  }
   if (rule.selector === 'no' && rule.value === 'no') {
     // go_back, go_forward, reload: nothing after the action (a trailing colon is forgiven).
     if (rest !== undefined && rest.trim() !== '') return { error: `"${action}" takes no parameters: write just ${action}` };

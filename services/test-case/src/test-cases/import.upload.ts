@@ -16,7 +16,7 @@ export interface ImportUpload {
 export function readImportUpload(req: Request): Promise<ImportUpload> {
   const type = (req.header('content-type') ?? '').toLowerCase();
   if (!type.startsWith('multipart/form-data')) {
-    return Promise.reject(new AppError(415, 'unsupported_media_type', 'Send multipart/form-data with fields project_id and file'));
+    return Promise.reject(new AppError('unsupported_media_type', 'Send multipart/form-data with fields project_id and file'));
   }
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -35,7 +35,7 @@ export function readImportUpload(req: Request): Promise<ImportUpload> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('limit', () => {
-        failure = new AppError(413, 'payload_too_large', `The file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+        failure = new AppError('payload_too_large', `The file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
       });
       stream.on('close', () => {
         upload.file = { content: Buffer.concat(chunks), filename: info.filename, mimetype: info.mimeType };

@@ -17,6 +17,14 @@ export function normaliseSteps(steps: Array<Record<string, unknown>>, keepIds: R
     if (typeof s.selector === 'string') step.selector = s.selector;
     if (typeof s.value === 'string') step.value = s.value;
     if (typeof s.timeout === 'number') step.timeout = s.timeout;
+    if (s.action === 'request') {
+      const r = s.request as Record<string, unknown>;
+      step.request = { method: String(r.method).toUpperCase(), url: String(r.url) };
+      if (r.headers !== undefined) step.request.headers = r.headers as Record<string, string>;
+      if (r.body !== undefined) step.request.body = r.body;
+      if (Array.isArray(s.expect)) step.expect = s.expect as string[];
+      if (s.save_as !== undefined) step.save_as = s.save_as as Record<string, string>;
+    }
     return step;
   });
 }

@@ -82,3 +82,15 @@ export async function countPlanMemberships(db: Db, ids: string[]): Promise<numbe
   const row = await db.selectFrom('test_plan_cases').select((eb) => eb.fn.countAll<number>().as('n')).where('test_case_id', 'in', ids).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Ids of the project's cases (archived ones too) that carry any of the tags now. */
+export async function findTestCaseIdsTagged(db: Db, orgId: string, projectId: string, tags: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('test_cases')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('project_id', '=', projectId)
+    .where(sql<boolean>`tags && ${sql.val(tags)}::text[]`)
+    .execute();
+  return rows.map((r) => r.id);
+}

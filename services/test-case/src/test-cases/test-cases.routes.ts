@@ -67,7 +67,7 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
     } catch (err) {
       if (err instanceof ImportFileError) {
         const code = err.status === 413 ? 'payload_too_large' : err.status === 415 ? 'unsupported_media_type' : 'validation_error';
-        throw new AppError(err.status, code, err.message, err.details);
+        throw new AppError(code, err.message, err.details);
       }
       throw err;
     }

@@ -5,7 +5,7 @@ import type { TestCaseContext } from '../context.js';
 import type { ProjectRow, ProjectVariableRow } from '../db/database.js';
 import { findProject } from '../projects/projects.repository.js';
 import { iso, isUuid, queryString } from '../shared.js';
-import { secretAad } from './secret-box.js';
+import { secretAad } from '../secret-box.js';
 import { countVariables, deleteVariable, listVariables, upsertVariable } from './variables.repository.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;

@@ -1,7 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { request } from 'undici';
+import { InternalClient } from '@assay/internal-client';
 import type { Logger } from '@assay/logger';
-import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 
 /** What the administrators are told when the dispatcher disables a webhook. */
 export interface DisabledWebhook {
@@ -30,19 +29,19 @@ export interface MailerOptions {
 export class AdminMailer {
   private readonly transport: Transporter;
   private readonly password: string;
+  private readonly auth: InternalClient;
 
   constructor(private readonly o: MailerOptions) {
     this.password = decodeURIComponent(new URL(o.smtpUrl).password);
+    this.auth = new InternalClient({ caller: 'webhook-dispatcher', urls: { auth: o.authUrl }, internalTokenSecret: o.internalTokenSecret });
     this.transport = nodemailer.createTransport(o.smtpUrl);
   }
 
   /** The administrators' addresses (owner first). */
   async administrators(orgId: string): Promise<string[]> {
-    const token = await signPrincipal(this.o.internalTokenSecret, servicePrincipal('webhook-dispatcher'));
-    const res = await request(`${this.o.authUrl}/internal/organizations/${encodeURIComponent(orgId)}/administrators`, { headers: { [PRINCIPAL_HEADER]: token } });
-    const body = (await res.body.json()) as { data?: Array<{ email: string }> };
-    if (res.statusCode !== 200 || !Array.isArray(body.data)) throw new Error(`auth answered ${res.statusCode} for the administrators of organization ${orgId}`);
-    return [...new Set(body.data.map((a) => a.email))];
+    const res = await this.auth.call('administrators', { params: { org_id: orgId } });
+    if (res.status !== 200 || !Array.isArray(res.body.data)) throw new Error(`auth answered ${res.status} for the administrators of organization ${orgId}`);
+    return [...new Set(res.body.data.map((a) => a.email))];
   }
 
   /** Sends the notice; resolves with the recipients (none when the organization has no administrator). */

@@ -1,5 +1,5 @@
 import type { NewEvent } from '@assay/bus';
-import type { ExecutionRow, TestResultRow } from '../db/database.js';
+import type { ExecutionRow, TestResultRow } from './db/database.js';
 
 /** Builders for the public `test.execution.*` and `test.plan.*` events (spec data shapes). */
 export function executionUrl(publicBaseUrl: string, id: string): string {
@@ -89,34 +89,48 @@ export function planStartedEvent(e: ExecutionRow, results: TestResultRow[], star
   });
 }
 
-export function planCompletedEvent(e: ExecutionRow, results: TestResultRow[], publicBaseUrl: string): NewEvent {
-  const passed = results.filter((r) => r.status === 'passed').length;
-  const failed = results.filter((r) => r.status === 'failed').length;
-  const skipped = results.length - passed - failed;
+/** A plan run's span: from its start (its creation when it never started) to its end (now while it has none). */
+function planSpan(e: ExecutionRow): { started: Date; completed: Date; durationMs: number } {
   const started = e.started_at ?? e.created_at;
   const completed = e.completed_at ?? new Date();
-  return base(e, 'test.plan.completed', {
-    execution_id: e.id,
-    status: e.status,
-    test_plan: {
-      id: e.test_plan_id,
-      name: e.test_plan_name,
-      project_id: e.project_id,
-      project_name: e.project_name,
-      environment: e.environment,
-      started_at: started.toISOString(),
-      completed_at: completed.toISOString(),
-      duration_ms: Math.max(0, completed.getTime() - started.getTime()),
-      summary: { total: results.length, passed, failed, skipped, pass_rate: results.length ? Math.round((passed / results.length) * 1000) / 10 : 0 },
-      failed_tests: results.filter((r) => r.status === 'failed').map((r) => ({ id: r.test_case_id, name: r.name, error: r.error ?? '' })),
-      url: executionUrl(publicBaseUrl, e.id),
-    },
-  });
+  return { started, completed, durationMs: Math.max(0, completed.getTime() - started.getTime()) };
 }
 
 /**
- * `test.completed`, the spec's short event: the summary of any finished
- * execution (completed, failed or cancelled), `{execution_id, status, duration_ms}`.
+ * The end of a plan run (completed, failed by a timeout or by a dead runner):
+ * `test.plan.completed` and then `test.completed`, the spec's short summary
+ * with the same duration, written in the transaction that ends the run.
+ */
+export function planCompletedEvents(e: ExecutionRow, results: TestResultRow[], publicBaseUrl: string): NewEvent[] {
+  const passed = results.filter((r) => r.status === 'passed').length;
+  const failed = results.filter((r) => r.status === 'failed').length;
+  const skipped = results.length - passed - failed;
+  const { started, completed, durationMs } = planSpan(e);
+  return [
+    base(e, 'test.plan.completed', {
+      execution_id: e.id,
+      status: e.status,
+      test_plan: {
+        id: e.test_plan_id,
+        name: e.test_plan_name,
+        project_id: e.project_id,
+        project_name: e.project_name,
+        environment: e.environment,
+        started_at: started.toISOString(),
+        completed_at: completed.toISOString(),
+        duration_ms: durationMs,
+        summary: { total: results.length, passed, failed, skipped, pass_rate: results.length ? Math.round((passed / results.length) * 1000) / 10 : 0 },
+        failed_tests: results.filter((r) => r.status === 'failed').map((r) => ({ id: r.test_case_id, name: r.name, error: r.error ?? '' })),
+        url: executionUrl(publicBaseUrl, e.id),
+      },
+    }),
+    base(e, 'test.completed', { execution_id: e.id, status: e.status, duration_ms: durationMs }),
+  ];
+}
+
+/**
+ * `test.completed` of a cancelled execution (a plan run's end emits its own
+ * with planCompletedEvents): `{execution_id, status, duration_ms}`.
  */
 export function summaryEvent(e: ExecutionRow): NewEvent {
   const end = e.completed_at ?? e.cancelled_at ?? new Date();

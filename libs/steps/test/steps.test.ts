@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
-import { runStep, StepError, type ElementFingerprint, type StepContext } from '../src/runner/steps.js';
+import { runStep, StepError, type ElementFingerprint, type StepContext } from '@assay/steps';
 
 jest.setTimeout(60_000);
 
@@ -51,7 +51,7 @@ describe('element fingerprints in one execution', () => {
 });
 
 describe('the added actions, step by step', () => {
-  const run = (step: Record<string, unknown>, opts: { stepTimeoutMs?: number; variables?: Record<string, string> } = {}) =>
+  const run = (step: Record<string, unknown>, opts: Partial<Pick<StepContext, 'stepTimeoutMs' | 'variables' | 'readUpload'>> = {}) =>
     runStep({ ...context(new Map()), ...opts }, { step_id: 's', ...step } as never).then(
       () => undefined,
       (e: unknown) => e,
@@ -93,11 +93,40 @@ describe('the added actions, step by step', () => {
     expect(await run({ action: 'assert_attribute', selector: '#none', value: 'href' })).toMatchObject({ message: 'Element not found: #none (waited 500 ms)', type: 'element_not_found' });
   });
 
-  it('fails an upload when no reader knows the artifact', async () => {
+  it('fails an upload when the reader does not know the artifact, and calls it unsupported where there is no reader', async () => {
     await page.setContent('<input id="file" type="file">');
-    expect(await run({ action: 'upload', selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' })).toMatchObject({
+    const upload = { action: 'upload', selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' };
+    expect(await run(upload, { readUpload: () => Promise.resolve(undefined) })).toMatchObject({
       message: 'Artifact 3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90 not found: upload the file with POST /api/v1/artifacts and use the id it answers',
       type: 'error',
     });
+    expect(await run(upload)).toMatchObject({ message: 'An upload step cannot run here: its file is one of the run’s uploads, which only the runner reads', type: 'unsupported' });
+    const file = { filename: 'a.txt', content_type: 'text/plain', data: Buffer.from('hello') };
+    expect(await run(upload, { readUpload: (id) => Promise.resolve(id === upload.value ? file : undefined) })).toBeUndefined();
+    expect(await page.$eval('#file', (el) => (el as unknown as { files: ArrayLike<{ name: string }> }).files[0]?.name)).toBe('a.txt');
+  });
+
+  it('says "Unknown action" for an action no step kind runs', async () => {
+    expect(await run({ action: 'teleport', selector: '#file' })).toMatchObject({ message: 'Unknown action "teleport"', type: 'error' });
+  });
+});
+
+describe('the optional parts of the context', () => {
+  it('stores a screenshot where the context can, and only checks the element where it cannot', async () => {
+    await page.setContent('<p id="shown">Hi</p><p id="gone" hidden>Bye</p>');
+    const stored: Buffer[] = [];
+    const saving = { ...context(new Map()), saveScreenshot: (png: Buffer) => Promise.resolve(`artifact-${stored.push(png)}`) };
+    expect(await runStep(saving, { step_id: 's', action: 'screenshot', selector: '#shown' })).toEqual({ screenshotArtifactId: 'artifact-1' });
+    expect(stored[0]!.subarray(1, 4).toString()).toBe('PNG');
+    const { saveScreenshot: _, ...without } = context(new Map());
+    expect(await runStep(without, { step_id: 's', action: 'screenshot', selector: '#shown' })).toEqual({});
+    await expect(runStep(without, { step_id: 's', action: 'screenshot', selector: '#gone' })).rejects.toMatchObject({ message: 'Element not visible: #gone (waited 500 ms)', type: 'element_not_interactable' });
+  });
+
+  it('reads a fingerprint for each step when the context keeps no cache', async () => {
+    await page.setContent('<button id="buy">Buy</button>');
+    const { fingerprints: _, ...uncached } = context(new Map());
+    const out = await runStep(uncached, { step_id: 's', action: 'assert_visible', selector: '#buy' });
+    expect(out.fingerprint).toMatchObject({ tag: 'button', id: 'buy', text: 'Buy' });
   });
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
-import { captureFailureEvidence, FINGERPRINT, MAX_CANDIDATES } from '../src/runner/fingerprint.js';
+import { captureFailureEvidence, FINGERPRINT, MAX_CANDIDATES } from '@assay/steps';
 
 jest.setTimeout(60_000);
 

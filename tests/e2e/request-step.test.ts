@@ -1,0 +1,105 @@
+// The `request` step on the shop fixture's real API (POST /api/items), through the one step engine,
+// and the same case exported to Playwright Test and run by it.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, Page } from '@playwright/test';
+import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import { runStep, StepError, type Step, type StepContext } from '@assay/steps';
+import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright.js';
+import { startShop, type Shop } from '../fixtures/shop/server.js';
+import { repoRoot } from './support/launcher.js';
+
+jest.setTimeout(120_000);
+
+let shop: Shop;
+let browser: Browser;
+let page: Page;
+let work: string;
+beforeAll(async () => {
+  shop = await startShop();
+  browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
+  page = await (await browser.newContext()).newPage();
+  await mkdir(path.join(repoRoot(), 'tests', '.tmp'), { recursive: true });
+  work = await mkdtemp(path.join(repoRoot(), 'tests', '.tmp', 'request-'));
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const STEPS: Step[] = [
+  {
+    step_id: 's1',
+    action: 'request',
+    request: { method: 'POST', url: '/api/items', body: { name: '{{item}}' } },
+    expect: ['status=201', '$.id exists', '$.name="{{item}}"'],
+    save_as: { item_id: '$.id' },
+  },
+  { step_id: 's2', action: 'navigate', value: '/items' },
+  { step_id: 's3', action: 'assert_text', selector: '[data-id="{{item_id}}"] .item-name', value: '{{item}}' },
+];
+
+describe('request step on the shop API', () => {
+  it('creates an item through the API and a later browser step finds it by the saved id; a wrong status fails with both values', async () => {
+    const variables: Record<string, string> = { item: 'Made by a request step' };
+    const ctx: StepContext = { page, baseUrl: shop.url, variables, stepTimeoutMs: 10_000, navigationTimeoutMs: 30_000 };
+    for (const step of STEPS) await runStep(ctx, step);
+    expect(variables.item_id).toMatch(/^\d+$/);
+    const wrong = await runStep(ctx, { step_id: 'w', action: 'request', request: { method: 'GET', url: '/api/items/999999' }, expect: ['status=200'] }).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(StepError);
+    expect((wrong as StepError).message).toBe(`GET ${shop.url}/api/items/999999: Expected status = 200 but it is 404`);
+  });
+
+  it('is exported as a Playwright Test file that Playwright Test runs green (and red on a wrong expectation)', async () => {
+    await writeFile(
+      path.join(work, 'playwright.config.ts'),
+      `import { defineConfig } from '@playwright/test';
+export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, retries: 0,
+  use: { launchOptions: { executablePath: '/usr/lib/chromium/chromium-headless-shell', args: ['--no-sandbox', '--disable-gpu'] } } });\n`,
+    );
+    const wrongSteps: Step[] = [{ ...STEPS[0]!, expect: ['status=200'] }];
+    const spec = toPlaywrightSpec({
+      title: 'API',
+      baseUrl: shop.url,
+      source: 'test plan "API"',
+      projectName: 'Shop',
+      describe: true,
+      cases: [
+        { name: 'Item made by the API', steps: STEPS },
+        { name: 'Wrong status', steps: wrongSteps },
+      ],
+    });
+    expect(spec).toContain('await apiRequest(page, {"method":"POST","url":"/api/items","body":{"name":"{{item}}"}}');
+    await writeFile(path.join(work, 'api.spec.ts'), spec);
+    const run = await playwrightTest(work, { ASSAY_VAR_item: 'Exported item' });
+    expect({ code: run.code, outcomes: run.outcomes }).toEqual({ code: 1, outcomes: { 'Item made by the API': 'passed', 'Wrong status': 'failed' } });
+    expect(run.output).toContain('Error: status=200');
+  });
+});
+
+function playwrightTest(dir: string, env: Record<string, string>): Promise<{ code: number | null; outcomes: Record<string, string>; output: string }> {
+  const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.ts'), '--reporter=json'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('error', reject);
+    child.on('exit', async (code) => {
+      const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => 'null'));
+      const outcomes: Record<string, string> = {};
+      const walk = (suite: any) => {
+        for (const s of suite.specs ?? []) outcomes[s.title] = s.tests[0].results[0].status;
+        for (const c of suite.suites ?? []) walk(c);
+      };
+      for (const suite of report?.suites ?? []) walk(suite);
+      resolve({ code, outcomes, output: output + JSON.stringify(report) });
+    });
+  });
+}

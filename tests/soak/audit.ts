@@ -1,0 +1,248 @@
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+import type { CallRecord } from './api.js';
+import type { Receipt } from './receiver.js';
+
+/**
+ * The end-of-run audit: reads the database and the receiver's log, assumes
+ * nothing the services say about themselves, and returns every finding.
+ */
+
+export interface FaultWindow {
+  kind: string;
+  target: string;
+  start: number;
+  /** When the thing was back (ready); plus a grace in `inWindow`. */
+  end: number;
+}
+
+export interface AuditResult {
+  executions: { total: number; terminal: number; byStatus: Record<string, number>; cases: number; missingResults: string[]; duplicateResults: string[]; unfinishedResults: string[] };
+  stuck: Array<{ what: string; id: string; detail: string }>;
+  events: { committed: number; expected: number; delivered: number; lost: Array<{ webhook: string; event: string; eventId: string }>; duplicates: number; phantom: string[]; mismatched: string[]; outOfOrder: number; unpublished: number };
+  unexpected5xx: CallRecord[];
+  expected503: number;
+  refusedWhileDown: number;
+}
+
+/** A 5xx (or no answer) is expected only while something is down, plus this long after it is back. */
+export const FAULT_GRACE_MS = 10_000;
+
+export function classifyCalls(calls: CallRecord[], windows: FaultWindow[]): Pick<AuditResult, 'unexpected5xx' | 'expected503' | 'refusedWhileDown'> {
+  // Redis and the receiver are no dependency of an API answer (rate limits fall back to the process): their
+  // windows excuse nothing.
+  const overlaps = (c: CallRecord) => windows.some((w) => (w.kind === 'kill' || w.kind === 'postgres') && c.start <= w.end + FAULT_GRACE_MS && c.end >= w.start);
+  const gatewayDown = (c: CallRecord) => windows.some((w) => w.target === 'gateway' && c.start <= w.end + FAULT_GRACE_MS && c.end >= w.start);
+  const unexpected5xx: CallRecord[] = [];
+  let expected503 = 0;
+  let refusedWhileDown = 0;
+  for (const c of calls) {
+    if (c.status === 0) {
+      // No answer at all is fine only while the gateway itself is being restarted.
+      if (gatewayDown(c)) refusedWhileDown++;
+      else unexpected5xx.push(c);
+    } else if (c.status >= 500) {
+      if (c.status === 503 && c.retryAfter && overlaps(c)) expected503++;
+      else unexpected5xx.push(c);
+    }
+  }
+  return { unexpected5xx, expected503, refusedWhileDown };
+}
+
+export async function audit(databaseUrl: string, orgIds: string[], since: Date, receipts: Receipt[], livePids: number[]): Promise<Omit<AuditResult, 'unexpected5xx' | 'expected503' | 'refusedWhileDown'>> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const stuck: AuditResult['stuck'] = [];
+    const deadOwner = (owner: string | null) => {
+      const pid = owner ? Number(/-(\d+)-[0-9a-f]+$/.exec(owner)?.[1]) : NaN;
+      return Number.isFinite(pid) && !livePids.includes(pid);
+    };
+
+    // Executions (plan runs and exploratory runs): terminal, one result per case.
+    const { rows: executions } = await db.query(
+      `select id, status, total_tests, lease_owner, lease_expires_at < now() as lease_expired from execution.executions where org_id = any($1) and created_at >= $2`,
+      [orgIds, since],
+    );
+    const byStatus: Record<string, number> = {};
+    for (const e of executions) byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
+    const terminal = executions.filter((e) => ['completed', 'failed', 'cancelled'].includes(e.status));
+    for (const e of executions.filter((x) => !terminal.includes(x))) {
+      stuck.push({ what: 'execution', id: e.id, detail: `${e.status}, lease ${e.lease_owner ?? 'none'}${deadOwner(e.lease_owner) ? ' (dead worker)' : ''}${e.lease_expired ? ', lease expired' : ''}` });
+    }
+    const { rows: results } = await db.query(
+      `select r.execution_id, r.test_case_id, r.position, r.status from execution.test_results r join execution.executions e on e.id = r.execution_id
+        where e.org_id = any($1) and e.created_at >= $2`,
+      [orgIds, since],
+    );
+    const resultsOf = new Map<string, Array<{ test_case_id: string; position: number; status: string }>>();
+    for (const r of results) resultsOf.set(r.execution_id, [...(resultsOf.get(r.execution_id) ?? []), r]);
+    const missingResults: string[] = [];
+    const duplicateResults: string[] = [];
+    const unfinishedResults: string[] = [];
+    let cases = 0;
+    for (const e of executions.filter((x) => x.status === 'completed')) {
+      const rs = resultsOf.get(e.id) ?? [];
+      cases += rs.length;
+      if (rs.length !== e.total_tests) missingResults.push(`${e.id}: ${rs.length} results for ${e.total_tests} cases`);
+      const positions = rs.map((r) => r.position);
+      if (new Set(positions).size !== positions.length) duplicateResults.push(e.id);
+      const open = rs.filter((r) => !['passed', 'failed', 'skipped'].includes(r.status));
+      if (open.length) unfinishedResults.push(`${e.id}: ${open.map((r) => r.status).join(',')}`);
+    }
+
+    // Discovery sessions, analyses and enrichments: nothing left running or leased.
+    const { rows: sessions } = await db.query(
+      `select id, status, lease_owner from discovery.sessions where org_id = any($1) and started_at >= $2 and status in ('running', 'paused')`,
+      [orgIds, since],
+    );
+    for (const s of sessions) stuck.push({ what: 'discovery session', id: s.id, detail: `${s.status}, lease ${s.lease_owner ?? 'none'}${deadOwner(s.lease_owner) ? ' (dead worker)' : ''}` });
+    const { rows: analyses } = await db.query(
+      `select id, status, lease_owner from analysis.analyses where org_id = any($1) and created_at >= $2 and status in ('waiting', 'pending', 'running')`,
+      [orgIds, since],
+    );
+    for (const a of analyses) stuck.push({ what: 'analysis', id: a.id, detail: `${a.status}, lease ${a.lease_owner ?? 'none'}${deadOwner(a.lease_owner) ? ' (dead worker)' : ''}` });
+    const { rows: enrichments } = await db.query(
+      `select session_id as id, status, lease_owner from analysis.enrichments where org_id = any($1) and created_at >= $2 and status in ('pending', 'running')`,
+      [orgIds, since],
+    );
+    for (const a of enrichments) stuck.push({ what: 'enrichment', id: a.id, detail: `${a.status}, lease ${a.lease_owner ?? 'none'}` });
+
+    // The bus (pg: pg-boss jobs): nothing still queued or held by a worker, nothing given up (dead letters).
+    for (const j of await busJobs(db, since)) stuck.push({ what: 'bus job', id: j.id, detail: `${j.name} ${j.state}${j.started_on ? ` since ${new Date(j.started_on).toISOString()}` : ''}` });
+
+    // Outboxes: every schema that has one.
+    const { rows: schemas } = await db.query(`select table_schema from information_schema.tables where table_name = 'outbox'`);
+    const events: Array<{ id: string; seq: number; schema: string; key: string; created_at: Date; published: boolean; envelope: any }> = [];
+    for (const { table_schema: schema } of schemas) {
+      const { rows } = await db.query(
+        `select id, seq, key, created_at, published_at is not null as published, envelope from "${schema}".outbox where created_at >= $1 and envelope->>'organization_id' = any($2)`,
+        [since, orgIds],
+      );
+      for (const r of rows) events.push({ ...r, seq: Number(r.seq), schema });
+    }
+    const unpublished = events.filter((e) => !e.published);
+    for (const e of unpublished) stuck.push({ what: 'outbox event', id: e.id, detail: `${e.schema} ${e.envelope.event} not published` });
+    const eventById = new Map(events.map((e) => [e.id, e]));
+
+    // Webhooks and what each should have received.
+    const { rows: hooks } = await db.query(`select id, org_id, events, created_at, enabled from webhook.webhooks where org_id = any($1)`, [orgIds]);
+    const expected: Array<{ webhook: string; event: (typeof events)[number] }> = [];
+    for (const h of hooks) {
+      const types: string[] = Array.isArray(h.events) ? h.events : JSON.parse(h.events);
+      for (const e of events) {
+        if (e.envelope.organization_id === h.org_id && types.includes(e.envelope.event) && e.created_at > h.created_at) expected.push({ webhook: h.id, event: e });
+      }
+      if (!h.enabled) stuck.push({ what: 'webhook', id: h.id, detail: 'disabled' });
+    }
+    const { rows: deliveries } = await db.query(`select id, webhook_id, event_id, status, next_attempt_at from webhook.deliveries where org_id = any($1)`, [orgIds]);
+    const deliveryById = new Map(deliveries.map((d) => [d.id, d]));
+    for (const d of deliveries.filter((x) => x.status === 'pending' && x.next_attempt_at < new Date(Date.now() - 60_000))) {
+      stuck.push({ what: 'delivery', id: d.id, detail: `pending, due ${d.next_attempt_at.toISOString()}` });
+    }
+
+    // The receiver's log, by event id: a 2xx answer counts as delivered.
+    const got = new Map<string, number>();
+    const phantom: string[] = [];
+    const mismatched: string[] = [];
+    const firstSeen = new Map<string, number>();
+    for (const [i, r] of receipts.entries()) {
+      const d = deliveryById.get(r.deliveryId);
+      if (!d) {
+        phantom.push(`delivery ${r.deliveryId} (${r.event}) has no delivery row`);
+        continue;
+      }
+      if (d.event_id === null) continue; // a test event
+      const e = eventById.get(d.event_id);
+      if (!e) {
+        // Events of before `since` are not in the set; anything else never committed.
+        phantom.push(`delivery ${r.deliveryId}: event ${d.event_id} (${r.event}) is in no outbox`);
+        continue;
+      }
+      if (r.body.event !== e.envelope.event || r.body.timestamp !== e.envelope.timestamp || r.body.organization_id !== e.envelope.organization_id || r.webhookId !== d.webhook_id || !isDeepStrictEqual(r.body.data, e.envelope.data)) {
+        mismatched.push(`delivery ${r.deliveryId} differs from event ${e.id}`);
+      }
+      if (r.status < 200 || r.status > 299) continue;
+      const k = `${d.webhook_id}/${d.event_id}`;
+      got.set(k, (got.get(k) ?? 0) + 1);
+      if (!firstSeen.has(k)) firstSeen.set(k, i);
+    }
+    const lost = expected.filter((x) => !got.has(`${x.webhook}/${x.event.id}`)).map((x) => ({ webhook: x.webhook, event: x.event.envelope.event, eventId: x.event.id }));
+    let duplicates = 0;
+    for (const n of got.values()) duplicates += n - 1;
+
+    // Order per aggregate (an execution's events share its key): receipts against outbox order.
+    let outOfOrder = 0;
+    const byKey = new Map<string, Array<{ seq: number; at: number }>>();
+    for (const x of expected) {
+      const at = firstSeen.get(`${x.webhook}/${x.event.id}`);
+      if (at === undefined) continue;
+      const k = `${x.webhook}/${x.event.schema}/${x.event.key}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), { seq: x.event.seq, at }]);
+    }
+    for (const list of byKey.values()) {
+      list.sort((a, b) => a.seq - b.seq);
+      for (let i = 1; i < list.length; i++) if (list[i]!.at < list[i - 1]!.at) outOfOrder++;
+    }
+
+    return {
+      executions: { total: executions.length, terminal: terminal.length, byStatus, cases, missingResults, duplicateResults, unfinishedResults },
+      stuck,
+      events: {
+        committed: events.length,
+        expected: expected.length,
+        delivered: expected.length - lost.length,
+        lost,
+        duplicates,
+        phantom,
+        mismatched,
+        outOfOrder,
+        unpublished: unpublished.length,
+      },
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+/** pg-boss jobs of the soak's time that are not finished, and every dead letter; none when the bus is not pg. */
+async function busJobs(db: pg.Client, since: Date): Promise<Array<{ id: string; name: string; state: string; started_on: Date | null }>> {
+  const { rows: tables } = await db.query(`select 1 from information_schema.tables where table_schema = 'bus' and table_name = 'job'`);
+  if (!tables.length) return [];
+  const { rows } = await db.query(
+    `select id, name, state, started_on from bus.job where created_on >= $1 and (state in ('created', 'retry', 'active') or name like '%\\_\\_dlq') order by created_on`,
+    [since],
+  );
+  return rows;
+}
+
+/** True once the work the soak started has settled: nothing running, nothing unpublished, no delivery due. */
+export async function settled(databaseUrl: string, orgIds: string[], since: Date): Promise<string | undefined> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect().catch(() => undefined);
+  try {
+    const checks: Array<[string, string]> = [
+      ['executions', `select count(*)::int as n from execution.executions where org_id = any($1) and created_at >= $2 and status not in ('completed','failed','cancelled')`],
+      ['discovery sessions', `select count(*)::int as n from discovery.sessions where org_id = any($1) and started_at >= $2 and status in ('running','paused')`],
+      ['analyses', `select count(*)::int as n from analysis.analyses where org_id = any($1) and created_at >= $2 and status in ('waiting','pending','running')`],
+      ['deliveries', `select count(*)::int as n from webhook.deliveries where org_id = any($1) and created_at >= $2 and status = 'pending'`],
+    ];
+    const open: string[] = [];
+    for (const [what, q] of checks) {
+      const { rows } = await db.query(q, [orgIds, since]);
+      if (rows[0].n > 0) open.push(`${rows[0].n} ${what}`);
+    }
+    const { rows: schemas } = await db.query(`select table_schema from information_schema.tables where table_name = 'outbox'`);
+    for (const { table_schema: schema } of schemas) {
+      const { rows } = await db.query(`select count(*)::int as n from "${schema}".outbox where published_at is null`);
+      if (rows[0].n > 0) open.push(`${rows[0].n} unpublished in ${schema}`);
+    }
+    const jobs = await busJobs(db, since);
+    if (jobs.length) open.push(`${jobs.length} bus jobs (${[...new Set(jobs.map((j) => `${j.name} ${j.state}`))].slice(0, 5).join(', ')})`);
+    return open.length ? open.join(', ') : undefined;
+  } catch (err) {
+    return `database: ${String(err)}`;
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}

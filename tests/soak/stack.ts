@@ -1,0 +1,368 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureDatabase, freePort } from '@assay/embedded-pg';
+import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { bundleServices, type ServiceBundles } from '../../deploy/local/src/bundle.js';
+
+/**
+ * The stack of `make soak`: what `make run` starts (deploy/local/src/launch.ts:
+ * embedded Postgres in its own process, redis-server, every service built into
+ * JavaScript and started with the launcher's environment), plus what the
+ * launcher leaves to Kubernetes: a service that dies is started again on the
+ * same port after a short back-off (the launcher would stop everything), and
+ * Postgres and Redis can be stopped and started on the same port and data.
+ */
+
+export const SERVICES = ['auth', 'test-case', 'execution-runner', 'discovery-crawler', 'analysis', 'webhook-dispatcher', 'gateway'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const RESTART_BACKOFF_MS = 1000;
+const READY_TIMEOUT_MS = 120_000;
+
+interface Supervised {
+  name: ServiceName;
+  port: number;
+  env: Record<string, string>;
+  proc?: ChildProcess;
+  /** Exits nobody asked for (not counting the soak's own kills). */
+  unexpectedExits: number;
+  /** Kills the soak made. */
+  kills: number;
+  restarts: number;
+  lastLog: string[];
+}
+
+export interface Stack {
+  home: string;
+  gatewayUrl: string;
+  databaseUrl: string;
+  internalSecret: string;
+  ports: Record<ServiceName, number>;
+  redis?: Redis;
+  pids(): Partial<Record<ServiceName, number>>;
+  /** Resident memory of each service's process in MB (its own process, not its Chromium children). */
+  memoryMb(): Promise<Partial<Record<ServiceName, number>>>;
+  /** SIGKILL of the service's process; it is started again (after the back-off) like a pod. Resolves when it answers /readyz. */
+  kill(service: ServiceName): Promise<{ killedAt: number; readyAt: number }>;
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+  unexpectedExits(): Record<string, number>;
+  /** Recent log lines of a service (the last 200). */
+  logs(service: ServiceName): string[];
+  provisionOrganization(name: string, plan: 'starter' | 'growth' | 'pro'): Promise<{ orgId: string; email: string; password: string }>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  bus: 'pg' | 'kafka';
+  kafkaBrokers?: string;
+  logLevel?: string;
+  /** Extra environment for every service. */
+  env?: Record<string, string>;
+}
+
+function say(line: string): void {
+  process.stdout.write(`[soak] ${line}\n`);
+}
+
+async function readyz(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function rssMb(pid: number): Promise<number | undefined> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
+  const kb = status && /^VmRSS:\s+(\d+)/m.exec(status)?.[1];
+  return kb ? Math.round(Number(kb) / 1024) : undefined;
+}
+
+export interface Redis {
+  url: string;
+  port: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  killNow(): void;
+}
+
+/** redis-server as the launcher runs it (loopback, its own directory), restartable on the same port. */
+async function startRedis(dir: string): Promise<Redis> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const port = await freePort();
+  let proc: ChildProcess | undefined;
+  const start = async () => {
+    const child = spawn(process.env.REDIS_SERVER_PATH ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    proc = child;
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('spawn', () => resolve());
+    });
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const up = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+      });
+      if (up) return;
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const stop = async () => {
+    const child = proc;
+    proc = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, killNow: () => proc?.kill('SIGKILL') };
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const home = await mkdtemp(path.join(tmpdir(), 'assay-soak-'));
+  // As root embedded Postgres runs as `postgres`, which must traverse the home.
+  await chmod(home, 0o711);
+  const secrets = {
+    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    SESSION_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
+    SECRETS_KEY: randomBytes(32).toString('base64url'),
+  };
+
+  const buildStarted = Date.now();
+  const bundles: ServiceBundles = await bundleServices(REPO, SERVICES, path.join(home, 'build'));
+  say(`services built in ${((Date.now() - buildStarted) / 1000).toFixed(1)} s`);
+
+  // Postgres: deploy/local/src/postgres.ts, as the launcher runs it, on one port for the whole soak.
+  const pgPort = await freePort();
+  let postgres: ChildProcess | undefined;
+  let adminUrl = '';
+  const startPostgres = async (): Promise<void> => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join('deploy', 'local', 'src', 'postgres.ts')], {
+      cwd: REPO,
+      env: { ...process.env, PG_DATA_DIR: path.join(home, 'pg'), PG_PORT: String(pgPort) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    postgres = proc;
+    let err = '';
+    proc.stderr!.on('data', (c: Buffer) => (err = (err + c.toString('utf8')).slice(-4000)));
+    adminUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const line = out.split('\n').find((l) => l.startsWith('{'));
+        if (line) resolve((JSON.parse(line) as { url: string }).url);
+      });
+      proc.once('exit', (code) => reject(new Error(`embedded Postgres exited (code ${code}): ${err}`)));
+    });
+  };
+  const stopPostgres = async (): Promise<void> => {
+    const proc = postgres;
+    postgres = undefined;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  };
+  await startPostgres();
+  const databaseUrl = await ensureDatabase(adminUrl, 'assay');
+
+  let redis: Redis | undefined;
+  try {
+    redis = await startRedis(path.join(home, 'redis'));
+  } catch (err) {
+    say(`redis-server did not start (${String(err)}): the gateway counts rate limits in process`);
+  }
+
+  const ports = {} as Record<ServiceName, number>;
+  const taken = new Set<number>([pgPort, redis?.port ?? 0]);
+  for (const name of SERVICES) {
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
+    taken.add(port);
+    ports[name] = port;
+  }
+  const local = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
+  const gatewayUrl = local('gateway');
+  const common: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    BUS: opts.bus,
+    ...(opts.kafkaBrokers ? { KAFKA_BROKERS: opts.kafkaBrokers, KAFKA_REPLICATION_FACTOR: '1', KAFKA_MIN_INSYNC_REPLICAS: '1' } : {}),
+    INTERNAL_TOKEN_SECRET: secrets.INTERNAL_TOKEN_SECRET,
+    PUBLIC_BASE_URL: gatewayUrl,
+    LOG_LEVEL: opts.logLevel ?? 'warn',
+    HOST: '127.0.0.1',
+    ...opts.env,
+  };
+  const egress = { EGRESS_ALLOW_LOOPBACK: 'true' };
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
+  // The launcher's per-service environment (deploy/local/src/launch.ts).
+  const envOf: Record<ServiceName, Record<string, string>> = {
+    auth: { SESSION_TOKEN_SECRET: secrets.SESSION_TOKEN_SECRET },
+    'test-case': { SECRETS_KEY: secrets.SECRETS_KEY },
+    'discovery-crawler': { TEST_CASE_URL: local('test-case'), CHROMIUM_PATH: chromium, ...egress },
+    'execution-runner': {
+      TEST_CASE_URL: local('test-case'),
+      DISCOVERY_CRAWLER_URL: local('discovery-crawler'),
+      CHROMIUM_PATH: chromium,
+      RUNNER_CONCURRENCY: process.env.RUNNER_CONCURRENCY ?? '2',
+      AUTH_URL: local('auth'),
+      ...egress,
+    },
+    analysis: { EXECUTION_RUNNER_URL: local('execution-runner'), TEST_CASE_URL: local('test-case'), DISCOVERY_CRAWLER_URL: local('discovery-crawler'), CHROMIUM_PATH: chromium, ...egress },
+    'webhook-dispatcher': { WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY, WEBHOOK_ALLOW_LOCAL_HTTP: 'true', AUTH_URL: local('auth'), ...egress },
+    gateway: {
+      AUTH_URL: local('auth'),
+      TEST_CASE_URL: local('test-case'),
+      EXECUTION_RUNNER_URL: local('execution-runner'),
+      DISCOVERY_CRAWLER_URL: local('discovery-crawler'),
+      ANALYSIS_URL: local('analysis'),
+      WEBHOOK_DISPATCHER_URL: local('webhook-dispatcher'),
+      ...(redis ? { REDIS_URL: redis.url } : {}),
+    },
+  };
+
+  let stopping = false;
+  const supervised = new Map<ServiceName, Supervised>();
+  const killing = new Set<ServiceName>();
+
+  const spawnService = (s: Supervised): ChildProcess => {
+    // Only what the launcher passes: PATH and the like from our environment, then the service's own.
+    const proc = spawn(process.execPath, [...bundles.nodeArgs, bundles.entry(s.name)], {
+      cwd: REPO,
+      env: { ...process.env, ...common, ...s.env, PORT: String(s.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (c: Buffer) => {
+      for (const line of c.toString('utf8').split('\n')) {
+        if (!line) continue;
+        s.lastLog.push(line);
+        if (s.lastLog.length > 200) s.lastLog.shift();
+      }
+    };
+    proc.stdout!.on('data', keep);
+    proc.stderr!.on('data', keep);
+    proc.once('exit', (code, signal) => {
+      if (stopping || s.proc !== proc) return;
+      if (killing.has(s.name)) return;
+      s.unexpectedExits++;
+      say(`${s.name} exited unexpectedly (code ${code}, signal ${signal}); starting it again`);
+      say(`  its last lines:\n${s.lastLog.slice(-40).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`);
+      setTimeout(() => {
+        if (stopping) return;
+        s.restarts++;
+        s.proc = spawnService(s);
+      }, RESTART_BACKOFF_MS);
+    });
+    return proc;
+  };
+
+  const waitReady = async (s: Supervised): Promise<void> => {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!(await readyz(s.port))) {
+      if (Date.now() > deadline) throw new Error(`${s.name} was not ready within ${READY_TIMEOUT_MS / 1000} s\n${s.lastLog.slice(-20).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
+
+  // Whatever happens to the soak (an error, Ctrl-C), no service outlives it; Postgres stops when our pipe closes.
+  process.once('exit', () => {
+    stopping = true;
+    for (const s of supervised.values()) if (s.proc && s.proc.exitCode === null) s.proc.kill('SIGKILL');
+    redis?.killNow();
+  });
+  for (const name of SERVICES) supervised.set(name, { name, port: ports[name], env: envOf[name], unexpectedExits: 0, kills: 0, restarts: 0, lastLog: [] });
+  const backends = SERVICES.filter((n) => n !== 'gateway').map((n) => supervised.get(n)!);
+  for (const s of backends) s.proc = spawnService(s);
+  await Promise.all(backends.map(waitReady));
+  const gw = supervised.get('gateway')!;
+  gw.proc = spawnService(gw);
+  await waitReady(gw);
+
+  const stack: Stack = {
+    home,
+    gatewayUrl,
+    databaseUrl,
+    internalSecret: secrets.INTERNAL_TOKEN_SECRET,
+    ports,
+    redis,
+    pids: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.proc?.pid])),
+    async memoryMb() {
+      const out: Partial<Record<ServiceName, number>> = {};
+      for (const [n, s] of supervised) if (s.proc?.pid) out[n] = await rssMb(s.proc.pid);
+      return out;
+    },
+    async kill(service) {
+      const s = supervised.get(service)!;
+      const proc = s.proc!;
+      killing.add(service);
+      const exited = new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+      const killedAt = Date.now();
+      proc.kill('SIGKILL');
+      s.kills++;
+      await exited;
+      killing.delete(service);
+      // Kubernetes restarts a crashed container at once the first time (back-off grows later).
+      await new Promise((r) => setTimeout(r, RESTART_BACKOFF_MS));
+      s.restarts++;
+      s.proc = spawnService(s);
+      await waitReady(s);
+      return { killedAt, readyAt: Date.now() };
+    },
+    stopPostgres,
+    startPostgres,
+    async stopRedis() {
+      await redis?.stop();
+    },
+    async startRedis() {
+      await redis?.start();
+    },
+    unexpectedExits: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.unexpectedExits])),
+    logs: (service) => supervised.get(service)!.lastLog,
+    async provisionOrganization(name, plan) {
+      const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}@soak.test`, name: `${name} owner`, password: 'a long enough password 12345' };
+      const res = await fetch(`${local('auth')}/internal/organizations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [PRINCIPAL_HEADER]: await signPrincipal(secrets.INTERNAL_TOKEN_SECRET, servicePrincipal('soak')) },
+        body: JSON.stringify({ name, plan, owner }),
+      });
+      const body = (await res.json()) as { organization: { id: string } };
+      if (res.status !== 201) throw new Error(`provisioning failed: ${res.status} ${JSON.stringify(body)}`);
+      return { orgId: body.organization.id, email: owner.email, password: owner.password };
+    },
+    async stop() {
+      stopping = true;
+      for (const s of [...supervised.values()].reverse()) {
+        const proc = s.proc;
+        if (!proc || proc.exitCode !== null || proc.signalCode !== null) continue;
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 8000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await redis?.stop();
+      await stopPostgres();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+  await mkdir(home, { recursive: true });
+  return stack;
+}
