@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crossValidateBySite, formatDetail, formatScore, loadCorpus, SCORERS, scoreCorpus } from '@assay/analysis';
-import { cvLines, FIT_OPTIONS, loadFeatureCases } from './relocation.fit.js';
+import { calibrationLines, cvLines, FIT_OPTIONS, loadFeatureCases } from './relocation.fit.js';
 
 const OWN = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
 const REAL = fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url));
@@ -37,7 +37,8 @@ export async function benchRelocation(): Promise<void> {
   const started = Date.now();
   const cases = await loadFeatureCases();
   console.warn(`\ncross-validation by site (leave one site out, both corpora fitted together; the figures on the corpora above are training figures for Assay):`);
-  for (const line of cvLines(cases, crossValidateBySite(cases, FIT_OPTIONS))) console.warn(line);
+  const cv = crossValidateBySite(cases, FIT_OPTIONS);
+  for (const line of [...cvLines(cases, cv), ...calibrationLines(cases, cv)]) console.warn(line);
   console.warn(`(${((Date.now() - started) / 1000).toFixed(0)} s, load average ${os.loadavg()[0]!.toFixed(1)})`);
 }
 

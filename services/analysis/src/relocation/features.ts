@@ -147,6 +147,12 @@ export function anchorId(idxpath: string | undefined): string | undefined {
   const m = /^(?:id\(["']([^"']+)["']\)|\/\/\*\[@id=["']([^"']+)["']\])/.exec(idxpath ?? '');
   return m ? (m[1] ?? m[2]) : undefined;
 }
+/** Attributes read elsewhere (classes, ids, link targets) or that say nothing about the element (style). */
+const OTHER_SKIPPED = new Set(['class', 'id', 'href', 'style']);
+const otherAttributes = (fp: Fingerprint) =>
+  Object.entries(fp.attributes ?? {})
+    .filter(([k, v]) => !OTHER_SKIPPED.has(k) && v !== '')
+    .map(([k, v]) => `${k}=${v.trim().toLowerCase()}`);
 const jaccard = (a: string[], b: string[]) => {
   if (!a.length || !b.length) return 0;
   const sb = new Set(b);
@@ -212,6 +218,9 @@ export const FEATURES = [
   // Two readings agreeing: the best by text and by neighbours, by text and by position in the DOM.
   'text_and_neighbours',
   'text_and_path',
+  // Healenium's "other attributes": the element's remaining attribute values (type, value, placeholder, aria-*…), and a set few candidates share.
+  'attributes',
+  'attributes_rare',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
@@ -302,6 +311,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
   const tLandmarks = landmarksOf(target.xpath);
   const tAnchor = anchorId(target.idxpath);
   const tRegion = regionOf(target);
+  const tAttributes = otherAttributes(target);
   const own = candidates.map((c) => {
     const s = similoReadings(target, c);
     const cb = boxOf(c);
@@ -331,6 +341,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
       region: tRegion && tRegion === regionOf(c) ? 1 : 0,
       anchorId: tAnchor && !isGeneratedName(tAnchor) && tAnchor === anchorId(c.idxpath) ? 1 : 0,
       classSet: jaccard(target.classes ?? [], c.classes ?? []),
+      attributes: jaccard(tAttributes, otherAttributes(c)),
     };
   });
   const pageBest = (read: (x: (typeof own)[number]) => number) => {
@@ -351,6 +362,7 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
   const neighboursRare = rare((x) => x.neighboursBySide);
   const classRare = rare((x) => x.classSet);
   const hrefRare = rare((x) => x.hrefPath);
+  const attributesRare = rare((x) => x.attributes);
   const maxText = Math.max(0, ...own.map((o) => Math.max(o.textWords, o.textInLabel)));
   const minDistance = Math.min(...own.map((o) => o.distance));
   return own.map((o, i) => {
@@ -396,6 +408,8 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     put('href_rare', hrefRare(o));
     put('text_and_neighbours', textBest(o) * neighboursBest(o));
     put('text_and_path', textBest(o) * xpathBest(o));
+    put('attributes', o.attributes);
+    put('attributes_rare', attributesRare(o));
     return v;
   });
 }

@@ -46,6 +46,21 @@ export interface FitOptions {
    * by next to nothing; ranking is always measured on every candidate).
    */
   keep?: number;
+  /**
+   * Features whose weight may be negative; every other weight is kept at 0 or
+   * above (projected gradient): a candidate more like the element by a reading
+   * never scores lower for it. Unset: every weight is free.
+   */
+  signFree?: ReadonlySet<string>;
+  /**
+   * `softmax` (default): the likelihood of the element among the page's
+   * candidates. `pairwise`: a logistic loss on the element against each other
+   * candidate (every pair counts alike; the gone logit is still fitted by the
+   * softmax likelihood, for calibration).
+   */
+  loss?: 'softmax' | 'pairwise';
+  /** With the pairwise loss: the softmax likelihood added at this share (it ties the scores' level to "gone"). */
+  softmaxShare?: number;
 }
 
 const SIMILO_WEIGHTS = FEATURES.map((f, k) => (k < 14 ? (['tag', 'name', 'id', 'text', 'neighbours'].includes(f) ? 1.5 : 0.5) : 0));
@@ -85,6 +100,7 @@ export function fitModel(all: FeatureCase[], opts: FitOptions = {}): LinearModel
   const lr = opts.learningRate ?? 0.1;
   const n = FEATURES.length;
   const mask = FEATURES.map((f) => (opts.without?.has(f) ? 0 : 1));
+  const free = FEATURES.map((f) => !opts.signFree || opts.signFree.has(f));
   // One flat matrix of every candidate's features, cases as row ranges (the loop below runs ~10^9 times a fit).
   const rowCount = cases.reduce((a, c) => a + c.rows.length, 0);
   const X = new Float64Array(rowCount * n);
@@ -102,6 +118,8 @@ export function fitModel(all: FeatureCase[], opts: FitOptions = {}): LinearModel
   const v = new Float64Array(n + 1);
   const g = new Float64Array(n + 1);
   const score = new Float64Array(rowCount);
+  const raw = new Float64Array(rowCount);
+  const softmaxShare = opts.softmaxShare ?? 0;
   for (let it = 1; it <= iterations; it++) {
     g.fill(0);
     for (let ci = 0; ci < cases.length; ci++) {
@@ -112,17 +130,34 @@ export function fitModel(all: FeatureCase[], opts: FitOptions = {}): LinearModel
         let s = 0;
         const o = i * n;
         for (let k = 0; k < n; k++) s += w[k]! * X[o + k]!;
-        score[i] = s;
+        score[i] = raw[i] = s;
         if (s > max) max = s;
       }
       let z = Math.exp(w[n]! - max);
       for (let i = a; i < b; i++) z += score[i] = Math.exp(score[i]! - max);
       const cw = weightOf[ci]! / total;
       const expected = cases[ci]!.expected;
-      for (let i = a; i < b; i++) {
-        const coef = cw * (score[i]! / z - (expected === i - a ? 1 : 0));
-        const o = i * n;
-        for (let k = 0; k < n; k++) g[k]! += coef * X[o + k]!;
+      if (opts.loss === 'pairwise') {
+        if (expected !== null && b - a > 1) {
+          const e = a + expected;
+          const oe = e * n;
+          const se = raw[e]!;
+          for (let i = a; i < b; i++) {
+            if (i === e) continue;
+            // σ(s_i − s_e): how much this pair still pulls.
+            const coef = cw / (b - a - 1) / (1 + Math.exp(se - raw[i]!));
+            const o = i * n;
+            for (let k = 0; k < n; k++) g[k]! += coef * (X[o + k]! - X[oe + k]!);
+          }
+        }
+      }
+      if (opts.loss !== 'pairwise' || softmaxShare > 0) {
+        const share = opts.loss === 'pairwise' ? softmaxShare : 1;
+        for (let i = a; i < b; i++) {
+          const coef = share * cw * (score[i]! / z - (expected === i - a ? 1 : 0));
+          const o = i * n;
+          for (let k = 0; k < n; k++) g[k]! += coef * X[o + k]!;
+        }
       }
       g[n]! += cw * (Math.exp(w[n]! - max) / z - (expected === null ? 1 : 0));
     }
@@ -133,6 +168,7 @@ export function fitModel(all: FeatureCase[], opts: FitOptions = {}): LinearModel
       const mh = m[k]! / (1 - 0.9 ** it);
       const vh = v[k]! / (1 - 0.999 ** it);
       w[k] = w[k]! - (lr * mh) / (Math.sqrt(vh) + 1e-8);
+      if (k < n && !free[k] && w[k]! < 0) w[k] = 0;
     }
   }
   return { weights: [...w.slice(0, n)].map((x) => Math.round(x * 1e4) / 1e4), goneLogit: Math.round(w[n]! * 1e4) / 1e4 };
@@ -168,6 +204,11 @@ export function crossValidateBySite(cases: FeatureCase[], opts: FitOptions = {})
 export interface RelocationModel extends LinearModel {
   /** The feature names the weights were fitted for (must equal FEATURES). */
   features: readonly string[];
+  /**
+   * The abstention model (see `topReadings`): a bias and one weight per
+   * reading of the top candidate, giving the probability that it is the element.
+   */
+  abstention: number[];
   /** A pick needs at least this probability; below it the answer is "no match". */
   pickAt: number;
   /** A pick at or above this probability is confident (stands out); below it the item says it is ambiguous. */
@@ -176,26 +217,110 @@ export interface RelocationModel extends LinearModel {
 
 /** Throws when a model was fitted for other features than the code computes. */
 export function checkModel(model: RelocationModel): RelocationModel {
-  if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length) {
+  if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length || model.abstention?.length !== ABSTENTION_INPUTS + 1) {
     throw new Error('the relocation model was fitted for other features: run tests/bench/relocation.fit.ts');
   }
   return model;
 }
 
-/** One case's outcome under a model: the top probability, whether the top is the element, whether the element is gone. */
+const at = (f: string) => FEATURES.indexOf(f as (typeof FEATURES)[number]);
+const TEXT = [at('text_words'), at('text_in_label')];
+const IDENTITY = [at('id_words'), at('name_words'), at('testid'), at('href_path')];
+const NEIGHBOURS = at('neighbours_by_side');
+const ROLE = at('role_family');
+/** How many numbers `topReadings` gives. */
+export const ABSTENTION_INPUTS = 7;
+
+/**
+ * What abstention reads of a page under a model: the top candidate (ties by
+ * order, excluded candidates never), and seven numbers: its score, its lead
+ * over the next candidate (capped at 10; 10 when it is alone), its Similo
+ * score, and the evidence it is the element at all: its text, identifier and
+ * neighbour readings and whether its role family is the element's. A
+ * ranking loss leaves the scores' level free, so "is the top the element at
+ * all" is a model of its own on these, fitted on cross-validated outcomes.
+ */
+export function topReadings(model: LinearModel, rows: FeatureVector[], exclude?: ReadonlySet<number>): { top: number; x: number[] } {
+  let top = -1;
+  let s1 = -Infinity;
+  let s2 = -Infinity;
+  rows.forEach((r, i) => {
+    if (exclude?.has(i)) return;
+    const s = dot(model.weights, r);
+    if (s > s1) {
+      s2 = s1;
+      s1 = s;
+      top = i;
+    } else if (s > s2) s2 = s;
+  });
+  if (top < 0) return { top, x: new Array<number>(ABSTENTION_INPUTS).fill(0) };
+  const r = rows[top]!;
+  const similo = r.reduce((a, v, k) => a + SIMILO_WEIGHTS[k]! * v, 0) / 12;
+  const max = (ks: number[]) => Math.max(...ks.map((k) => r[k]!));
+  return { top, x: [s1, Math.min(10, s1 - s2), similo, max(TEXT), max(IDENTITY), r[NEIGHBOURS]!, r[ROLE]!] };
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** The probability that the top candidate is the element, from `topReadings`' numbers. */
+export function rightProbability(abstention: number[], x: number[]): number {
+  return sigmoid(abstention[0]! + x.reduce((a, v, k) => a + abstention[k + 1]! * v, 0));
+}
+
+/** Logistic regression of "the top is the element" on `topReadings`' numbers (Adam, small L2). */
+export function fitAbstention(samples: Array<{ x: number[]; right: boolean; weight?: number }>, l2 = 0.001): number[] {
+  const n = ABSTENTION_INPUTS + 1;
+  const w = new Float64Array(n);
+  const m = new Float64Array(n);
+  const v = new Float64Array(n);
+  const total = samples.reduce((a, x) => a + (x.weight ?? 1), 0) || 1;
+  for (let it = 1; it <= 2000; it++) {
+    const g = new Float64Array(n);
+    for (const smp of samples) {
+      const f = [1, ...smp.x];
+      const err = ((smp.weight ?? 1) / total) * (rightProbability([...w], smp.x) - (smp.right ? 1 : 0));
+      for (let k = 0; k < n; k++) g[k]! += err * f[k]!;
+    }
+    for (let k = 1; k < n; k++) g[k]! += 2 * l2 * w[k]!;
+    for (let k = 0; k < n; k++) {
+      m[k] = 0.9 * m[k]! + 0.1 * g[k]!;
+      v[k] = 0.999 * v[k]! + 0.001 * g[k]! * g[k]!;
+      w[k] = w[k]! - (0.05 * (m[k]! / (1 - 0.9 ** it))) / (Math.sqrt(v[k]! / (1 - 0.999 ** it)) + 1e-8);
+    }
+  }
+  return [...w].map((x) => Math.round(x * 1e4) / 1e4);
+}
+
+/** One case's outcome: the probability that the top is the element, whether it is, whether the element is gone. */
 export interface Outcome {
   p: number;
   right: boolean;
   gone: boolean;
 }
 
-export function outcomeOf(model: LinearModel, c: FeatureCase): Outcome {
-  const { p } = probabilities(model, c.rows);
-  let top = 0;
-  p.forEach((x, i) => {
-    if (x > p[top]!) top = i;
-  });
-  return { p: p[top] ?? 0, right: c.expected === top, gone: c.expected === null };
+/**
+ * Every case's outcome with nothing of its site seen: the ranking model of
+ * its cross-validation fold, and an abstention model fitted (leave one site
+ * out again) on the other sites' cross-validated readings. Also returns those
+ * readings, on which the service's abstention model is fitted.
+ */
+export function crossValidatedOutcomes(
+  cases: FeatureCase[],
+  cv: Map<FeatureCase, { rank: number; model: LinearModel }>,
+  caseWeight?: (c: FeatureCase) => number,
+): { outcomes: Map<FeatureCase, Outcome>; samples: Array<{ x: number[]; right: boolean; weight: number }> } {
+  const readings = new Map(cases.map((c) => [c, topReadings(cv.get(c)!.model, c.rows)]));
+  const sample = (c: FeatureCase) => ({ x: readings.get(c)!.x, right: c.expected !== null && c.expected === readings.get(c)!.top, weight: caseWeight?.(c) ?? 1 });
+  const outcomes = new Map<FeatureCase, Outcome>();
+  const siteKey = (c: FeatureCase) => `${c.corpus}/${c.site}`;
+  for (const site of new Set(cases.map(siteKey))) {
+    const abstention = fitAbstention(cases.filter((c) => siteKey(c) !== site).map(sample));
+    for (const c of cases.filter((x) => siteKey(x) === site)) {
+      const s = sample(c);
+      outcomes.set(c, { p: rightProbability(abstention, s.x), right: s.right, gone: c.expected === null });
+    }
+  }
+  return { outcomes, samples: cases.map(sample) };
 }
 
 /**

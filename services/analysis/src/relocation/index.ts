@@ -5,7 +5,24 @@
  * its fitting script (tests/bench/relocation.*), which import this and nothing deeper.
  */
 export { FEATURES, pageFeatures, pageContext, boxOf, visualGroups, similoScore, type FeatureName } from './features.js';
-export { calibrate, checkModel, crossValidateBySite, featureCase, fitModel, outcomeOf, probabilities, rankOf, type FeatureCase, type FitOptions, type LinearModel, type RelocationModel } from './fit.js';
+export {
+  calibrate,
+  checkModel,
+  crossValidateBySite,
+  crossValidatedOutcomes,
+  featureCase,
+  fitAbstention,
+  fitModel,
+  probabilities,
+  rankOf,
+  rightProbability,
+  topReadings,
+  type FeatureCase,
+  type FitOptions,
+  type LinearModel,
+  type Outcome,
+  type RelocationModel,
+} from './fit.js';
 export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type CorpusScore } from './corpus.js';
 export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
 export { RELOCATION_MODEL } from './model.js';

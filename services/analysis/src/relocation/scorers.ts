@@ -1,7 +1,7 @@
 import { nameOf, roleFamily, testIdOf, type Fingerprint } from './fingerprint.js';
 import { boxOf, FEATURE_INDEX, hrefSimilarity, neighbourSimilarity, pageContext, pageFeatures, similoScore, type FeatureName, type FeatureVector } from './features.js';
 import { RELOCATION_MODEL } from './model.js';
-import { checkModel, probabilities, type RelocationModel } from './fit.js';
+import { checkModel, probabilities, rightProbability, topReadings, type RelocationModel } from './fit.js';
 import { centreDistance, identifierSimilarity, isGeneratedName, lcs, levenshtein, norm, WordWeights, xpathSteps, xpathTags } from './similarity.js';
 
 /** One candidate's score and, for Assay's scorer, the score of each factor (shown to users). */
@@ -228,32 +228,36 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const model = checkModel(opts.model ?? RELOCATION_MODEL);
   const ctx = pageContext(candidates);
   const rows = pageFeatures(target, candidates, ctx);
-  const { p, gone } = probabilities(model, rows, opts.exclude);
+  const { p, gone, scores } = probabilities(model, rows, opts.exclude);
+  // Ranked by the linear score (the probabilities are its softmax, but can underflow to equal zeros far down).
   const ranked: ScoredCandidate[] = rows
     .map((row, index) => ({ index, score: opts.exclude?.has(index) ? 0 : p[index]!, factors: shownFactors(row) }))
-    .sort(byScore);
+    .sort((a, b) => scores[b.index]! - scores[a.index]! || a.index - b.index);
   const best = ranked[0];
-  if (!best) return { ranked, best: undefined, confidence: 0, outlier: false, reason: 'no candidates on the page' };
+  if (!best || (opts.exclude && opts.exclude.size >= candidates.length)) return { ranked, best: undefined, confidence: 0, outlier: false, reason: 'no candidates on the page' };
+  // Whether the top candidate is the element at all: the abstention model on its score, lead and evidence.
+  const { top, x } = topReadings(model, rows, opts.exclude);
+  const right = top === best.index ? rightProbability(model.abstention, x) : 0;
   const second = ranked[1]?.score ?? 0;
-  const pct = (x: number) => `${Math.round(x * 100)} %`;
-  if (best.score < model.pickAt) {
+  const pct = (v: number) => `${Math.round(v * 100)} %`;
+  if (right < model.pickAt) {
     return {
       ranked,
       best: undefined,
       confidence: 0,
       outlier: false,
-      reason: `no candidate is likely enough to be the element (best ${pct(best.score)}, next ${pct(second)}, gone ${pct(gone)}; a pick needs ${pct(model.pickAt)})`,
+      reason: `no candidate is likely enough to be the element (the closest is ${pct(right)} likely to be it, ranked at ${pct(best.score)} against ${pct(second)} for the next and ${pct(gone)} for "gone"; a pick needs ${pct(model.pickAt)})`,
     };
   }
   const why = opts.noContradictions ? undefined : contradicts(target, candidates[best.index]!, ctx.words);
   if (why) return { ranked, best: undefined, confidence: 0, outlier: false, reason: `the closest candidate contradicts the step: ${why}` };
-  const outlier = best.score >= model.confidentAt;
+  const outlier = right >= model.confidentAt;
   return {
     ranked,
     best,
-    confidence: Math.round(best.score * 100) / 100,
+    confidence: Math.round(right * 100) / 100,
     outlier,
-    ...(outlier ? {} : { reason: `the best candidate (${pct(best.score)}) does not stand out from the next (${pct(second)})` }),
+    ...(outlier ? {} : { reason: `the best candidate (${pct(right)} likely to be the element; ranked at ${pct(best.score)} against ${pct(second)} for the next) does not stand out enough to be sure (${pct(model.confidentAt)})` }),
   };
 }
 
