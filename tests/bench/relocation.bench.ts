@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crossValidateBySite, formatDetail, formatScore, loadCorpus, SCORERS, scoreCorpus } from '@assay/analysis';
-import { calibrationLines, cvLines, FIT_OPTIONS, loadFeatureCases } from './relocation.fit.js';
+import { crossValidateBySite, FIT_OPTIONS, formatDetail, formatScore, loadCorpus, SCORERS, scoreCorpus } from '@assay/analysis';
+import { calibrationLines, cvLines, loadFeatureCases } from './relocation.fit.js';
 
 const OWN = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
 const REAL = fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url));

@@ -11,27 +11,7 @@
 // outcomes; the weights written are those of the fit on everything.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { FEATURES, calibrate, crossValidateBySite, crossValidatedOutcomes, featureCase, fitAbstention, fitModel, loadCorpus, siteOf, type FeatureCase, type FitOptions } from '@assay/analysis';
-
-// Synthetic cases count twice: a third as many as the real ones, and the only ones with removed elements.
-// The label readings (aria-label, title… against the text) are left out: the ablation found them no help
-// cross-validated. The loss is pairwise (the element against each other candidate, as a logistic on the
-// difference of their features): cross-validated it ranks better on real sites than the softmax over the
-// page (94.1 % against 92.7 % top-1), which lets a few close real candidates decide. Weights are kept at
-// 0 or above (a candidate more like the element by a reading never scores lower for it; only VON's
-// "a neighbour drawn over it reads better" may be negative): without that the fit learnt negative
-// weights for an identical box or text (collinear readings) and was unsure of a plain renamed button.
-// The L2 penalty (0.0002) was chosen on the cross-validated figures themselves (0.0001: real 93.4 %,
-// synthetic 90.6 %; 0.0003: 94.1 %, 89.6 %; 0.001: 94.1 %, 89.6 %): read them as slightly optimistic.
-export const FIT_OPTIONS: FitOptions = {
-  l2: 0.0002,
-  keep: 40,
-  iterations: 200,
-  caseWeight: (c) => (c.corpus === 'synthetic' ? 2 : 1),
-  without: new Set(['text_in_label', 'label_words']),
-  loss: 'pairwise',
-  signFree: new Set(FEATURES.filter((f) => f.startsWith('von_'))),
-};
+import { FEATURES, FIT_OPTIONS, calibrate, crossValidateBySite, crossValidatedOutcomes, featureCase, fitAbstention, fitModel, loadCorpus, siteOf, type FeatureCase } from '@assay/analysis';
 
 /** Features by the property they read (the ablation leaves a whole group out). */
 const GROUPS: Record<string, string[]> = {

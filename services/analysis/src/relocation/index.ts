@@ -10,6 +10,7 @@ export {
   checkModel,
   crossValidateBySite,
   crossValidatedOutcomes,
+  FIT_OPTIONS,
   featureCase,
   fitAbstention,
   fitModel,
