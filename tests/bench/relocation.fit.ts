@@ -1,60 +1,122 @@
-// Fits the thresholds of Assay's relocation scorer on the corpus's training
-// split only (grid search), then prints them and the held-out result, which
-// the fit never saw. The weights are not fitted here: they come from
-// published real-site data (see ASSAY_WEIGHTS); fitting them on a corpus
-// this small learns its mutations, not the web. FIT_WEIGHTS=1 also tries
-// each weight at ±25 % (coordinate ascent), for exploration only.
+// Fits Assay's relocation model and writes services/analysis/src/relocation/model.ts.
 //
-//   node --import tsx tests/bench/relocation.fit.ts
+//   node --import tsx tests/bench/relocation.fit.ts            # fit, cross-validate, write model.ts
+//   ABLATION=1 node --import tsx tests/bench/relocation.fit.ts # also: cross-validated top-1 without each feature
 //
-// The objective counts what a user feels: a right pick or a right "gone"
-// is +1, a missed heal 0, a wrong pick (a wrong-element heal) −2.
+// Both corpora together: the real-site one (tests/fixtures/relocation-real, 20
+// sites) and the project's synthetic one (tests/fixtures/relocation, one
+// "site" per page template). Cross-validation is by site (leave one site
+// out): every case is ranked by a model that never saw its site. The
+// thresholds (pick, confident pick) are calibrated on those cross-validated
+// outcomes; the weights written are those of the fit on everything.
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, assayRelocate, formatDetail, formatScore, loadCorpus, scoreCorpus, type AssayWeights, type CorpusScore, type Scorer } from '@assay/analysis';
+import { FEATURES, FIT_OPTIONS, calibrate, crossValidateBySite, crossValidatedOutcomes, featureCase, fitAbstention, fitModel, loadCorpus, siteOf, type FeatureCase } from '@assay/analysis';
 
-const dir = fileURLToPath(new URL('../fixtures/relocation/', import.meta.url));
-const all = await loadCorpus(dir);
-const train = all.filter((c) => c.file.includes('/train/'));
-const heldOut = all.filter((c) => c.file.includes('/holdout/'));
+/** Features by the property they read (the ablation leaves a whole group out). */
+const GROUPS: Record<string, string[]> = {
+  'tag and role': ['tag', 'tag_family', 'is_button', 'role_family'],
+  'id, name, test id': ['id', 'name', 'id_words', 'name_words', 'testid', 'anchor_id'],
+  classes: ['classes', 'class_words', 'class_set', 'class_page_best', 'class_rare'],
+  'href and alt': ['href', 'alt', 'href_path', 'href_rare'],
+  text: ['text', 'text_exact', 'text_words', 'text_page_best', 'text_rare', 'text_and_neighbours', 'text_and_path'],
+  'labels (aria-label, title, alt, placeholder)': ['text_in_label', 'label_words'],
+  'neighbour texts': ['neighbours', 'neighbours_by_side', 'neighbours_page_best', 'neighbours_rare', 'text_and_neighbours'],
+  'XPath and DOM path': ['xpath', 'idxpath', 'path_tags', 'path_tail', 'xpath_page_best', 'idxpath_page_best', 'text_and_path'],
+  'landmarks and region': ['landmarks', 'region'],
+  'box (location, area, shape)': ['location', 'area', 'shape', 'near', 'near_page_best'],
+  'VON visual overlap': ['von_text', 'von_identity', 'von_similo'],
+  'other attributes (Healenium)': ['attributes', 'attributes_rare'],
+  "Assay's readings (all but Similo's fourteen)": FEATURES.slice(14) as unknown as string[],
+  "Similo's fourteen as Similo compares them": FEATURES.slice(0, 14) as unknown as string[],
+};
 
-type Thresholds = typeof ASSAY_THRESHOLDS;
-const scorer = (weights: AssayWeights, thresholds: Thresholds): Scorer => ({ name: 'Assay', relocate: (t, c) => assayRelocate(t, c, { weights, thresholds }) });
-const objective = (s: CorpusScore) => s.picks - s.wrongPicks + s.noMatchRight - 2 * s.wrongPicks;
-
-let weights = { ...ASSAY_WEIGHTS };
-let thresholds = { ...ASSAY_THRESHOLDS };
-let best = objective(scoreCorpus(train, scorer(weights, thresholds)));
-console.warn(`start: objective ${best}`);
-for (let round = 0; round < 4; round++) {
-  let improved = false;
-  for (const key of process.env.FIT_WEIGHTS ? (Object.keys(weights) as Array<keyof AssayWeights>) : []) {
-    for (const factor of [0.75, 1.25]) {
-      const trial = { ...weights, [key]: Math.round(weights[key] * factor * 100) / 100 };
-      const o = objective(scoreCorpus(train, scorer(trial, thresholds)));
-      if (o > best) {
-        best = o;
-        weights = trial;
-        improved = true;
-      }
-    }
-  }
-  for (const minScore of [0.2, 0.25, 0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.5, 0.55]) {
-    for (const minGap of [0.01, 0.02, 0.03, 0.04, 0.06, 0.08]) {
-      const trial = { ...thresholds, minScore, minGap };
-      const o = objective(scoreCorpus(train, scorer(weights, trial)));
-      if (o > best) {
-        best = o;
-        thresholds = trial;
-        improved = true;
-      }
-    }
-  }
-  console.warn(`round ${round + 1}: objective ${best}`);
-  if (!improved) break;
+export async function loadFeatureCases(): Promise<FeatureCase[]> {
+  const real = await loadCorpus(fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url)));
+  const synthetic = await loadCorpus(fileURLToPath(new URL('../fixtures/relocation/', import.meta.url)));
+  return [...real.map((c) => featureCase(c, siteOf(c), 'real')), ...synthetic.map((c) => featureCase(c, siteOf(c), 'synthetic'))];
 }
-console.warn(`weights: ${JSON.stringify(weights)}`);
-console.warn(`thresholds: ${JSON.stringify(thresholds)}`);
-for (const [label, cases] of [['train', train], ['held-out', heldOut]] as const) {
-  const s = scoreCorpus(cases, scorer(weights, thresholds));
-  console.warn(`${label}: ${formatScore('Assay (fitted)', s)}\n  ${formatDetail('Assay (fitted)', s)}`);
+
+const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
+
+/** Cross-validated top-1 / top-3 per corpus, one line each. */
+export function cvLines(cases: FeatureCase[], cv: ReturnType<typeof crossValidateBySite>): string[] {
+  return ['real', 'synthetic'].map((corpus) => {
+    const rel = cases.filter((c) => c.corpus === corpus && c.expected !== null);
+    const sites = new Set(cases.filter((c) => c.corpus === corpus).map((c) => c.site)).size;
+    return `Assay, cross-validated by site (${corpus}, ${sites} sites): top-1 ${pct(rel.filter((c) => cv.get(c)!.rank === 0).length, rel.length)}, top-3 ${pct(rel.filter((c) => cv.get(c)!.rank < 3).length, rel.length)}, cases ${cases.filter((c) => c.corpus === corpus).length}`;
+  });
+}
+
+/**
+ * Abstention on the cross-validated outcomes (each case scored by a model that never saw its site;
+ * thresholds calibrated on all of them): how often "no match" was right, how many picks were wrong,
+ * how many confident picks were wrong. The contradiction rule of the product comes on top.
+ */
+export function calibrationLines(cases: FeatureCase[], cv: ReturnType<typeof crossValidateBySite>): string[] {
+  const { outcomes } = crossValidatedOutcomes(cases, cv, FIT_OPTIONS.caseWeight);
+  const { pickAt, confidentAt } = calibrate([...outcomes.values()]);
+  return ['real', 'synthetic'].map((corpus) => {
+    const o = cases.filter((c) => c.corpus === corpus).map((c) => outcomes.get(c)!);
+    const none = o.filter((x) => x.p < pickAt);
+    const picks = o.filter((x) => x.p >= pickAt);
+    const confident = o.filter((x) => x.p >= confidentAt);
+    const share = (n: number, d: number) => (d ? pct(n, d) : 'n/a');
+    return `Assay's abstention, cross-validated (${corpus}; pick at ${pickAt}, confident at ${confidentAt}): no-match precision ${share(none.filter((x) => x.gone).length, none.length)} (${none.length} said, ${o.filter((x) => x.gone).length} gone), wrong picks ${share(picks.filter((x) => !x.right).length, picks.length)} of ${picks.length}, wrong confident picks ${share(confident.filter((x) => !x.right).length, confident.length)} of ${confident.length}`;
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const started = Date.now();
+  const cases = await loadFeatureCases();
+  const cv = crossValidateBySite(cases, FIT_OPTIONS);
+  for (const line of [...cvLines(cases, cv), ...calibrationLines(cases, cv)]) console.warn(line);
+  const { outcomes, samples } = crossValidatedOutcomes(cases, cv, FIT_OPTIONS.caseWeight);
+  const { pickAt, confidentAt } = calibrate([...outcomes.values()]);
+  const model = fitModel(cases, FIT_OPTIONS);
+  const abstention = fitAbstention(samples);
+  console.warn(`thresholds (calibrated on the cross-validated outcomes): pick at ${pickAt}, confident at ${confidentAt}`);
+  const body = `// Written by tests/bench/relocation.fit.ts: do not edit by hand (re-run the fit).
+// Fitted on ${cases.filter((c) => c.corpus === 'real').length} real-site cases (tests/fixtures/relocation-real) and ${cases.filter((c) => c.corpus === 'synthetic').length} synthetic ones
+// (tests/fixtures/relocation); ${cvLines(cases, cv).join('; ')}.
+import type { RelocationModel } from './fit.js';
+
+export const RELOCATION_MODEL: RelocationModel = {
+  features: ${JSON.stringify(FEATURES)},
+  weights: ${JSON.stringify(model.weights)},
+  goneLogit: ${model.goneLogit},
+  abstention: ${JSON.stringify(abstention)},
+  pickAt: ${pickAt},
+  confidentAt: ${confidentAt},
+};
+`;
+  await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);
+  console.warn(`wrote model.ts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (process.env.ABLATION) {
+    console.warn(`\nablation (cross-validated by site, one group of features left out):`);
+    for (const [group, features] of Object.entries(GROUPS)) {
+      const without = crossValidateBySite(cases, { ...FIT_OPTIONS, without: new Set(features) });
+      console.warn(`without ${group}: ${cvLines(cases, without).map((l) => l.replace(/^.*\((\w+),.*top-1 ([\d.]+%), top-3 ([\d.]+%).*$/, '$1 $2 / $3')).join(', ')}`);
+    }
+    // Misses: where the element ranked, and what changed about it.
+    const sources = new Map([...(await loadCorpus(fileURLToPath(new URL('../fixtures/relocation-real/', import.meta.url)))), ...(await loadCorpus(fileURLToPath(new URL('../fixtures/relocation/', import.meta.url))))].map((c) => [c.name, c]));
+    for (const corpus of ['real', 'synthetic']) {
+      const misses = cases.filter((c) => c.corpus === corpus && c.expected !== null && cv.get(c)!.rank > 0);
+      const kinds: Record<string, number> = {};
+      const ranks: Record<string, number> = { '2': 0, '3': 0, '4-10': 0, '> 10': 0 };
+      for (const m of misses) {
+        const r = cv.get(m)!.rank + 1;
+        ranks[r === 2 ? '2' : r === 3 ? '3' : r <= 10 ? '4-10' : '> 10']!++;
+        const src = sources.get(m.name)!;
+        const t = src.target;
+        const e = src.candidates[m.expected!]!;
+        const norm = (x?: string) => (x ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+        const tags = (x?: string) => (x ?? '').split('/').filter(Boolean).map((s) => s.replace(/\[.*$/, ''));
+        const kind = t.tag !== e.tag ? 'tag changed' : norm(t.text) !== norm(e.text) ? 'text changed' : tags(t.xpath).join('/') !== tags(e.xpath).join('/') ? 'restructured (other DOM path)' : 'moved or reordered (same path shape, same text)';
+        kinds[kind] = (kinds[kind] ?? 0) + 1;
+      }
+      console.warn(`\n${corpus}: ${misses.length} misses; expected element ranked ${Object.entries(ranks).map(([k, v]) => `${k}: ${v}`).join(', ')}; kinds: ${Object.entries(kinds).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      console.warn(`  ${misses.map((m) => `${m.name} (#${cv.get(m)!.rank + 1})`).join('; ')}`);
+    }
+  }
 }

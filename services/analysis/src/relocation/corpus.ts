@@ -1,10 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { RelocationCase } from './fingerprint.js';
 import type { Scorer } from './scorers.js';
 
+/** The site a case comes from (cross-validation leaves whole sites out): its `site`, else its name up to the first colon or dash-number. */
+export function siteOf(c: Pick<RelocationCase, 'name' | 'site'>): string {
+  return c.site ?? c.name.split(':')[0]!.replace(/-\d+$/, '').trim();
+}
+
 /**
- * Reads every `*.json` case under `dir` (recursively), in name order.
+ * Reads every case under `dir` (recursively), in name order: `*.json` files
+ * and gzipped `*.json.gz` ones, each holding one case or an array of cases.
  * @throws Error naming the file when a case is not in the corpus format.
  */
 export async function loadCorpus(dir: string): Promise<Array<RelocationCase & { file: string }>> {
@@ -13,18 +20,22 @@ export async function loadCorpus(dir: string): Promise<Array<RelocationCase & { 
     for (const e of (await readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) await walk(p);
-      else if (e.name.endsWith('.json')) files.push(p);
+      else if (e.name.endsWith('.json') || e.name.endsWith('.json.gz')) files.push(p);
     }
   };
   await walk(dir);
   const cases: Array<RelocationCase & { file: string }> = [];
   for (const file of files) {
-    const c = JSON.parse(await readFile(file, 'utf8')) as RelocationCase;
-    const ok =
-      c && typeof c.target === 'object' && typeof c.target?.tag === 'string' && Array.isArray(c.candidates) &&
-      (c.expected === null || (Number.isInteger(c.expected) && c.expected >= 0 && c.expected < c.candidates.length));
-    if (!ok) throw new Error(`${file} is not a relocation case {name, target, candidates, expected}`);
-    cases.push({ ...c, name: c.name ?? path.basename(file, '.json'), file });
+    const raw = await readFile(file);
+    const parsed = JSON.parse((file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')) as RelocationCase | RelocationCase[];
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    list.forEach((c, i) => {
+      const ok =
+        c && typeof c.target === 'object' && typeof c.target?.tag === 'string' && Array.isArray(c.candidates) &&
+        (c.expected === null || (Number.isInteger(c.expected) && c.expected >= 0 && c.expected < c.candidates.length));
+      if (!ok) throw new Error(`${file}${Array.isArray(parsed) ? ` (case ${i})` : ''} is not a relocation case {name, target, candidates, expected}`);
+      cases.push({ ...c, name: c.name ?? `${path.basename(file).replace(/\.json(\.gz)?$/, '')}${Array.isArray(parsed) ? `-${i}` : ''}`, file });
+    });
   }
   return cases;
 }

@@ -6,6 +6,8 @@ import { nameOf, testIdOf } from '@assay/selectors';
 /** One corpus case: the element as it was, the elements of the changed page, and which of them it became. */
 export interface RelocationCase {
   name: string;
+  /** The site or template the case comes from (cross-validation by site); optional. */
+  site?: string;
   target: Fingerprint;
   candidates: Fingerprint[];
   expected: number | null;

@@ -1,8 +1,30 @@
 /**
  * The package entry of `@assay/analysis` (a service: nothing else of it is
- * imported from outside): the relocation scorers and their corpus tools, for
- * the relocation bench and its fitting script (tests/bench/relocation.*),
- * which import this and nothing deeper.
+ * imported from outside): the relocation scorers, the fitted model and their
+ * corpus and fitting tools, for the analysis service, the relocation bench and
+ * its fitting script (tests/bench/relocation.*), which import this and nothing deeper.
  */
-export { formatDetail, formatScore, loadCorpus, scoreCorpus, type CorpusScore } from './corpus.js';
-export { ASSAY_THRESHOLDS, ASSAY_WEIGHTS, SCORERS, assayRelocate, type AssayWeights, type Scorer } from './scorers.js';
+export { FEATURES, pageFeatures, pageContext, boxOf, visualGroups, similoScore, type FeatureName } from './features.js';
+export {
+  calibrate,
+  checkModel,
+  crossValidateBySite,
+  crossValidatedOutcomes,
+  FIT_OPTIONS,
+  featureCase,
+  fitAbstention,
+  fitModel,
+  probabilities,
+  rankOf,
+  rightProbability,
+  topReadings,
+  type FeatureCase,
+  type FitOptions,
+  type LinearModel,
+  type Outcome,
+  type RelocationModel,
+} from './fit.js';
+export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type CorpusScore } from './corpus.js';
+export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
+export { RELOCATION_MODEL } from './model.js';
+export { elementSignature, roleFamily, type Fingerprint, type RelocationCase } from './fingerprint.js';
