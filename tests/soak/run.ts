@@ -244,7 +244,7 @@ async function main(): Promise<void> {
       `workload ${counts.executionsStarted} async + ${counts.syncExecutions} sync executions, ${counts.testRuns} test runs, ${counts.discoveries} discoveries, ${counts.imports} imports (${counts.importedCases} cases), ${counts.cancellations} cancellations, ${counts.keyRotations} key rotations (revoked keys still accepted: ${counts.revokedKeyAccepted}), ${counts.reads} reads`,
       `executions ${result.executions.total} (${Object.entries(result.executions.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}), cases completed ${result.executions.cases}, results missing/duplicate/unfinished ${result.executions.missingResults.length}/${result.executions.duplicateResults.length}/${result.executions.unfinishedResults.length}`,
       `events produced ${result.events.committed}, to deliver ${result.events.expected}, delivered ${result.events.delivered}, lost ${lost}`,
-      `duplicate deliveries ${result.events.duplicates}, never-committed deliveries ${result.events.phantom.length}, altered deliveries ${result.events.mismatched.length}, out of order per execution ${result.events.outOfOrder} (no order promised to webhooks)`,
+      `duplicate deliveries ${result.events.duplicates}, never-committed deliveries ${result.events.phantom.length}, deliveries of events committed before the run ${result.events.earlier}, altered deliveries ${result.events.mismatched.length}, out of order per execution ${result.events.outOfOrder} (no order promised to webhooks)`,
       `bus order per execution: ${result.events.intakeOutOfOrder} of ${result.events.intakePairs} consecutive event pairs taken in by the dispatcher before the earlier event`,
       `stuck ${stuck}`,
       `cross-org leaks ${leaks}`,
