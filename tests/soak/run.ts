@@ -94,9 +94,16 @@ async function inject(stack: Stack, fault: Fault, random: () => number, receiver
     }
     case 'kafka': {
       const down = 5000 + Math.floor(random() * 5000);
-      say(`fault: Kafka brokers' front restarted (every connection reset, new ones refused for ${(down / 1000).toFixed(0)} s)`);
+      // Mid-batch: wait (at most 30 s) until some group has messages it has not committed yet (fetched or about to be).
+      let inFlight = '';
+      for (const until = Date.now() + 30_000; !inFlight && Date.now() < until; await sleep(100)) {
+        const { unconsumed } = await stack.kafka!.backlog().catch(() => ({ unconsumed: {} as Record<string, number> }));
+        inFlight = Object.entries(unconsumed).map(([k, n]) => `${k} ${n}`).join(', ');
+      }
+      say(`fault: Kafka brokers' front restarted (every connection reset, new ones refused for ${(down / 1000).toFixed(0)} s); uncommitted then: ${inFlight || 'none within 30 s'}`);
+      const struck = Date.now();
       await stack.kafka!.restartFront(down);
-      return { kind: 'kafka', target: 'kafka', start, end: Date.now() };
+      return { kind: 'kafka', target: 'kafka', start: struck, end: Date.now() };
     }
     case 'stall': {
       const down = 15_000 + Math.floor(random() * 10_000);
