@@ -95,8 +95,9 @@ bench-check: setup
 	  pnpm --silent exec tsx tests/bench/run.ts --check $(if $(BENCH_RECORD),--record) $(BENCH)
 
 # make soak [SOAK_MINUTES=5] [SOAK_SEED=n] [BUS=pg|kafka]: the whole stack under a mixed workload while every
-# service is killed and Postgres and Redis restart; audits the database and the webhook receiver's log and
-# prints the figures (README, Soak). Not part of make test; loopback only.
+# service is killed and Postgres and Redis restart (BUS=kafka: librdkafka's mock cluster behind KafkaFront, whose
+# restart resets every consumer mid-batch); audits the database, the webhook receiver's log and the Kafka groups'
+# backlog, and prints the figures (README, Soak). Not part of make test; loopback only.
 SOAK_MINUTES ?= 5
 soak: setup
 	SOAK_MINUTES=$(SOAK_MINUTES) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) $(if $(BUS),BUS=$(BUS)) pnpm --silent exec tsx tests/soak/run.ts

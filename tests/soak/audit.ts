@@ -19,7 +19,7 @@ export interface FaultWindow {
 export interface AuditResult {
   executions: { total: number; terminal: number; byStatus: Record<string, number>; cases: number; missingResults: string[]; duplicateResults: string[]; unfinishedResults: string[] };
   stuck: Array<{ what: string; id: string; detail: string }>;
-  events: { committed: number; expected: number; delivered: number; lost: Array<{ webhook: string; event: string; eventId: string }>; duplicates: number; phantom: string[]; mismatched: string[]; outOfOrder: number; unpublished: number };
+  events: { committed: number; expected: number; delivered: number; lost: Array<{ webhook: string; event: string; eventId: string }>; duplicates: number; earlier: number; phantom: string[]; mismatched: string[]; outOfOrder: number; intakeOutOfOrder: number; intakePairs: number; unpublished: number };
   unexpected5xx: CallRecord[];
   expected503: number;
   refusedWhileDown: number;
@@ -31,7 +31,7 @@ export const FAULT_GRACE_MS = 10_000;
 export function classifyCalls(calls: CallRecord[], windows: FaultWindow[]): Pick<AuditResult, 'unexpected5xx' | 'expected503' | 'refusedWhileDown'> {
   // Redis and the receiver are no dependency of an API answer (rate limits fall back to the process): their
   // windows excuse nothing.
-  const overlaps = (c: CallRecord) => windows.some((w) => (w.kind === 'kill' || w.kind === 'postgres') && c.start <= w.end + FAULT_GRACE_MS && c.end >= w.start);
+  const overlaps = (c: CallRecord) => windows.some((w) => (w.kind === 'kill' || w.kind === 'postgres' || w.kind === 'kafka') && c.start <= w.end + FAULT_GRACE_MS && c.end >= w.start);
   const gatewayDown = (c: CallRecord) => windows.some((w) => w.target === 'gateway' && c.start <= w.end + FAULT_GRACE_MS && c.end >= w.start);
   const unexpected5xx: CallRecord[] = [];
   let expected503 = 0;
@@ -135,11 +135,21 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
       }
       if (!h.enabled) stuck.push({ what: 'webhook', id: h.id, detail: 'disabled' });
     }
-    const { rows: deliveries } = await db.query(`select id, webhook_id, event_id, status, next_attempt_at from webhook.deliveries where org_id = any($1)`, [orgIds]);
+    const { rows: deliveries } = await db.query(`select id, webhook_id, event_id, status, next_attempt_at, created_at from webhook.deliveries where org_id = any($1)`, [orgIds]);
     const deliveryById = new Map(deliveries.map((d) => [d.id, d]));
     for (const d of deliveries.filter((x) => x.status === 'pending' && x.next_attempt_at < new Date(Date.now() - 60_000))) {
       stuck.push({ what: 'delivery', id: d.id, detail: `pending, due ${d.next_attempt_at.toISOString()}` });
     }
+
+    // An event id in any outbox, whenever committed (checked only for deliveries of events outside the run's set).
+    const committedBefore = async (eventId: string): Promise<boolean> => {
+      for (const { table_schema: schema } of schemas) {
+        const { rows } = await db.query(`select 1 from "${schema}".outbox where id = $1`, [eventId]);
+        if (rows.length) return true;
+      }
+      return false;
+    };
+    let earlier = 0;
 
     // The receiver's log, by event id: a 2xx answer counts as delivered.
     const got = new Map<string, number>();
@@ -155,8 +165,10 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
       if (d.event_id === null) continue; // a test event
       const e = eventById.get(d.event_id);
       if (!e) {
-        // Events of before `since` are not in the set; anything else never committed.
-        phantom.push(`delivery ${r.deliveryId}: event ${d.event_id} (${r.event}) is in no outbox`);
+        // Not among the run's events: committed before the run (the setup's, taken in by the dispatcher after the
+        // webhook was made, which a lagging bus allows), or never committed at all.
+        if (await committedBefore(d.event_id)) earlier++;
+        else phantom.push(`delivery ${r.deliveryId}: event ${d.event_id} (${r.event}) is in no outbox`);
         continue;
       }
       if (r.body.event !== e.envelope.event || r.body.timestamp !== e.envelope.timestamp || r.body.organization_id !== e.envelope.organization_id || r.webhookId !== d.webhook_id || !isDeepStrictEqual(r.body.data, e.envelope.data)) {
@@ -185,6 +197,35 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
       for (let i = 1; i < list.length; i++) if (list[i]!.at < list[i - 1]!.at) outOfOrder++;
     }
 
+    // The order the bus handed one aggregate's events to the dispatcher: a delivery row is made when its event
+    // is taken in, so a later event (by outbox seq) whose row is strictly older than an earlier event's row
+    // came off the bus first. Rows of one intake transaction share their time and count as in order.
+    let intakeOutOfOrder = 0;
+    let intakePairs = 0;
+    const intakeByKey = new Map<string, Array<{ seq: number; at: number }>>();
+    for (const d of deliveries) {
+      const e = d.event_id ? eventById.get(d.event_id) : undefined;
+      if (!e) continue;
+      const k = `${d.webhook_id}/${e.schema}/${e.key}`;
+      intakeByKey.set(k, [...(intakeByKey.get(k) ?? []), { seq: e.seq, at: new Date(d.created_at).getTime() }]);
+    }
+    for (const list of intakeByKey.values()) {
+      list.sort((a, b) => a.seq - b.seq);
+      for (let i = 1; i < list.length; i++) {
+        intakePairs++;
+        if (list[i]!.at < list[i - 1]!.at) intakeOutOfOrder++;
+      }
+    }
+
+    // The Kafka bus's parked messages (behind a key held on the retry ladder): none may be left.
+    const { rows: holdTables } = await db.query(`select table_name from information_schema.tables where table_schema = 'bus' and table_name in ('kafka_holds', 'kafka_held_messages')`);
+    if (holdTables.length === 2) {
+      const { rows: holds } = await db.query(`select group_id, key, since from bus.kafka_holds`);
+      for (const h of holds) stuck.push({ what: 'kafka hold', id: `${h.group_id} ${h.key}`, detail: `held since ${new Date(h.since).toISOString()}` });
+      const { rows: parked } = await db.query(`select group_id, key, count(*)::int as n from bus.kafka_held_messages group by 1, 2`);
+      for (const p of parked) stuck.push({ what: 'kafka parked messages', id: `${p.group_id} ${p.key}`, detail: `${p.n} messages` });
+    }
+
     return {
       executions: { total: executions.length, terminal: terminal.length, byStatus, cases, missingResults, duplicateResults, unfinishedResults },
       stuck,
@@ -194,9 +235,12 @@ export async function audit(databaseUrl: string, orgIds: string[], since: Date, 
         delivered: expected.length - lost.length,
         lost,
         duplicates,
+        earlier,
         phantom,
         mismatched,
         outOfOrder,
+        intakeOutOfOrder,
+        intakePairs,
         unpublished: unpublished.length,
       },
     };
@@ -236,6 +280,11 @@ export async function settled(databaseUrl: string, orgIds: string[], since: Date
     for (const { table_schema: schema } of schemas) {
       const { rows } = await db.query(`select count(*)::int as n from "${schema}".outbox where published_at is null`);
       if (rows[0].n > 0) open.push(`${rows[0].n} unpublished in ${schema}`);
+    }
+    const { rows: parked } = await db.query(`select to_regclass('bus.kafka_held_messages') is not null as there`);
+    if (parked[0].there) {
+      const { rows } = await db.query(`select (select count(*)::int from bus.kafka_held_messages) + (select count(*)::int from bus.kafka_holds) as n`);
+      if (rows[0].n > 0) open.push(`${rows[0].n} kafka holds and parked messages`);
     }
     const jobs = await busJobs(db, since);
     if (jobs.length) open.push(`${jobs.length} bus jobs (${[...new Set(jobs.map((j) => `${j.name} ${j.state}`))].slice(0, 5).join(', ')})`);

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureDatabase, freePort } from '@assay/embedded-pg';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
+import { EVENTS, TOPICS, type Topic } from '@assay/contracts';
+import { startKafkaFront, type KafkaFront } from '@assay/testing';
 import { bundleServices, type ServiceBundles } from '../../deploy/local/src/bundle.js';
+import { autoCreateTopics, groupBacklog, mockClusterAvailable, startMockCluster, type GroupBacklog, type MockCluster } from '../../libs/bus/test/mock-cluster.js';
 
 /**
  * The stack of `make soak`: what `make run` starts (deploy/local/src/launch.ts:
@@ -37,8 +40,63 @@ interface Supervised {
   lastLog: string[];
 }
 
+/**
+ * BUS=kafka without KAFKA_BROKERS: librdkafka's mock cluster (three brokers) behind KafkaFront, as
+ * `make test-kafka` runs it (tests/e2e/kafka/stack.ts) but in plaintext: the front names a
+ * controller (kafkajs's idempotent producer needs one) and can be restarted (every connection
+ * reset, new ones refused) while the cluster keeps its data. The topics, each group's retry and
+ * dead-letter topics among them, are made by auto-creation; the services run with
+ * KAFKA_PROVISION_TOPICS=false.
+ */
+export const KAFKA_RETRY_DELAYS = ['2s', '10s', '30s'];
+/** Consumer groups and the topics they consume (the gateway's broadcast groups commit nothing). */
+const PUBLIC_TOPICS = (Object.values(TOPICS) as Topic[]).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
+export const KAFKA_SUBSCRIPTIONS: Record<string, Topic[]> = {
+  'webhook-dispatcher': PUBLIC_TOPICS,
+  analysis: [TOPICS.executionEvents, TOPICS.discoveryEvents],
+  auth: [TOPICS.executionEvents, TOPICS.discoveryEvents],
+  'execution-runner': [TOPICS.executionCommands],
+};
+
+export interface KafkaControl {
+  brokers: string[];
+  /** The brokers' front stopped (open connections reset, new ones refused) for `ms`, then serving again. */
+  restartFront(ms: number): Promise<void>;
+  /** Messages not yet committed by each consumer group (main and retry topics) and dead letters. */
+  backlog(): Promise<GroupBacklog>;
+}
+
+async function startKafka(): Promise<{ control: KafkaControl; front: KafkaFront; cluster: MockCluster }> {
+  if (!mockClusterAvailable) throw new Error('BUS=kafka needs KAFKA_BROKERS or @confluentinc/kafka-javascript (the mock cluster): make setup builds it against Debian librdkafka-dev');
+  const cluster = await startMockCluster(3);
+  const groups = Object.keys(KAFKA_SUBSCRIPTIONS);
+  const retryTopics = (t: string, g: string) => KAFKA_RETRY_DELAYS.map((_, i) => `${t}.retry.${g}.${i + 1}`);
+  const topics = Object.values(TOPICS).flatMap((t) => [t, ...groups.flatMap((g) => [`${t}.dlq.${g}`, ...retryTopics(t, g)])]);
+  await autoCreateTopics(cluster.brokers, topics);
+  const front = await startKafkaFront({ upstream: cluster.brokers });
+  const pairs: Array<[string, string]> = [];
+  const dlqs: string[] = [];
+  for (const [g, ts] of Object.entries(KAFKA_SUBSCRIPTIONS)) {
+    for (const t of ts) {
+      pairs.push([`${g}.${t}`, t], ...retryTopics(t, g).map((r): [string, string] => [`${g}.${t}.retry`, r]));
+      dlqs.push(`${t}.dlq.${g}`);
+    }
+  }
+  const control: KafkaControl = {
+    brokers: front.brokers,
+    async restartFront(ms) {
+      front.refuse();
+      await new Promise((r) => setTimeout(r, ms));
+      front.resume();
+    },
+    backlog: () => groupBacklog(front.brokers, pairs, dlqs),
+  };
+  return { control, front, cluster };
+}
+
 export interface Stack {
   home: string;
+  kafka?: KafkaControl;
   gatewayUrl: string;
   databaseUrl: string;
   internalSecret: string;
@@ -191,6 +249,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     say(`redis-server did not start (${String(err)}): the gateway counts rate limits in process`);
   }
 
+  let kafka: Awaited<ReturnType<typeof startKafka>> | undefined;
+  if (opts.bus === 'kafka' && !opts.kafkaBrokers) kafka = await startKafka();
+
   const ports = {} as Record<ServiceName, number>;
   const taken = new Set<number>([pgPort, redis?.port ?? 0]);
   for (const name of SERVICES) {
@@ -205,6 +266,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     DATABASE_URL: databaseUrl,
     BUS: opts.bus,
     ...(opts.kafkaBrokers ? { KAFKA_BROKERS: opts.kafkaBrokers, KAFKA_REPLICATION_FACTOR: '1', KAFKA_MIN_INSYNC_REPLICAS: '1' } : {}),
+    ...(kafka
+      ? { KAFKA_BROKERS: kafka.control.brokers.join(','), KAFKA_PROVISION_TOPICS: 'false', KAFKA_RETRY_DELAYS: KAFKA_RETRY_DELAYS.join(','), KAFKA_SESSION_TIMEOUT_MS: '10000' }
+      : {}),
     INTERNAL_TOKEN_SECRET: secrets.INTERNAL_TOKEN_SECRET,
     PUBLIC_BASE_URL: gatewayUrl,
     LOG_LEVEL: opts.logLevel ?? 'warn',
@@ -303,6 +367,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     internalSecret: secrets.INTERNAL_TOKEN_SECRET,
     ports,
     redis,
+    ...(kafka ? { kafka: kafka.control } : {}),
     pids: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.proc?.pid])),
     async memoryMb() {
       const out: Partial<Record<ServiceName, number>> = {};
@@ -359,6 +424,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         clearTimeout(timer);
       }
       await redis?.stop();
+      if (kafka) {
+        await kafka.front.close();
+        await kafka.cluster.stop();
+      }
       await stopPostgres();
       await rm(home, { recursive: true, force: true });
     },

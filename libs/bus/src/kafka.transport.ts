@@ -311,17 +311,22 @@ export class KafkaBus implements Bus {
       await this.holds?.init();
       await this.provision([deadLetterTopic(opts.topic, opts.group), ...this.retryDelays.map((_, i) => retryTopic(opts.topic, opts.group, i + 1))]);
     }
-    const main = await this.startSubscription(groupId, opts, 'main');
-    let retry: Running | undefined;
-    if (!opts.broadcast && this.retryDelays.length > 0) {
-      try {
-        retry = await this.startSubscription(`${groupId}.retry`, opts, 'retry');
-      } catch (err) {
-        await this.closeConsumer(main);
-        this.running.delete(main);
-        throw err;
+    // The main and the retry-ladder consumers join their groups at once (a join waits out a dead member's session).
+    const withRetry = !opts.broadcast && this.retryDelays.length > 0;
+    const [mainJoin, retryJoin] = await Promise.allSettled([
+      this.startSubscription(groupId, opts, 'main'),
+      withRetry ? this.startSubscription(`${groupId}.retry`, opts, 'retry') : Promise.resolve(undefined),
+    ]);
+    if (mainJoin.status === 'rejected' || retryJoin.status === 'rejected') {
+      for (const join of [mainJoin, retryJoin]) {
+        if (join.status !== 'fulfilled' || !join.value) continue;
+        await this.closeConsumer(join.value);
+        this.running.delete(join.value);
       }
+      throw mainJoin.status === 'rejected' ? mainJoin.reason : (retryJoin as PromiseRejectedResult).reason;
     }
+    const main = mainJoin.value;
+    const retry: Running | undefined = retryJoin.value;
     return {
       close: async () => {
         // Both consumers leave their groups at once.

@@ -61,3 +61,47 @@ export async function autoCreateTopics(brokers: string[], topics: string[]): Pro
     await consumer.disconnect();
   }
 }
+
+export interface GroupBacklog {
+  /** Messages of a (group, topic) not yet committed by its Kafka group: `${groupId} ${topic}` → count. */
+  unconsumed: Record<string, number>;
+  /** Messages in each non-empty dead-letter topic. */
+  deadLetters: Record<string, number>;
+}
+
+/**
+ * What the brokers still hold for consumers, read through `brokers` (a soak's audit): for each
+ * `[kafkaGroupId, topic]` pair, the messages past the group's committed offset (a partition the group
+ * never committed counts from its low watermark), and every message in the given dead-letter topics.
+ */
+export async function groupBacklog(brokers: string[], pairs: Array<[string, string]>, deadLetterTopics: string[]): Promise<GroupBacklog> {
+  const kafka = new Kafka({ clientId: 'assay-backlog', brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const unconsumed: Record<string, number> = {};
+    const ends = new Map<string, Array<{ partition: number; high: string; low: string }>>();
+    const endsOf = async (topic: string) => {
+      if (!ends.has(topic)) ends.set(topic, await admin.fetchTopicOffsets(topic));
+      return ends.get(topic)!;
+    };
+    for (const [groupId, topic] of pairs) {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      let n = 0;
+      for (const p of await endsOf(topic)) {
+        const at = committed?.partitions.find((c) => c.partition === p.partition)?.offset;
+        const from = at === undefined || Number(at) < 0 ? Number(p.low) : Number(at);
+        n += Math.max(0, Number(p.high) - from);
+      }
+      if (n > 0) unconsumed[`${groupId} ${topic}`] = n;
+    }
+    const deadLetters: Record<string, number> = {};
+    for (const topic of deadLetterTopics) {
+      const n = (await endsOf(topic)).reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+      if (n > 0) deadLetters[topic] = n;
+    }
+    return { unconsumed, deadLetters };
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Bus, EventEnvelope, Subscription } from '@assay/bus';
+import { subscribeEach, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import { TOPICS, isEvent } from '@assay/contracts';
 import { isUuid } from '@assay/http';
 import { markDue, recordWaiting } from '../analysis/analysis.repository.js';
@@ -42,19 +42,16 @@ export async function handleEvent(db: Kysely<AnalysisDatabase>, e: EventEnvelope
 }
 
 export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<AnalysisDatabase>; onWork(): void }): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
-  // One after the other: pg-boss creating several queues at once can deadlock.
-  for (const topic of [TOPICS.executionEvents, TOPICS.discoveryEvents]) {
-    subscriptions.push(
-      await opts.bus.subscribe({
-        topic,
-        group: CONSUMER_GROUP,
-        concurrency: 20,
-        handler: async (envelope) => {
-          if (await handleEvent(opts.db, envelope)) opts.onWork();
-        },
-      }),
-    );
-  }
-  return subscriptions;
+  // One after the other on pg (pg-boss creating several queues at once can deadlock), at once on Kafka.
+  return subscribeEach(
+    opts.bus,
+    [TOPICS.executionEvents, TOPICS.discoveryEvents].map((topic) => ({
+      topic,
+      group: CONSUMER_GROUP,
+      concurrency: 20,
+      handler: async (envelope: EventEnvelope) => {
+        if (await handleEvent(opts.db, envelope)) opts.onWork();
+      },
+    })),
+  );
 }

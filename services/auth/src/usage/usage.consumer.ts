@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { handleOnce, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import { handleOnce, subscribeEach, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import { TOPICS, billedBrowserSeconds, isEvent, type QuotaType } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import type { AuthDatabase } from '../db/database.js';
@@ -52,18 +52,15 @@ function eventTime(envelope: EventEnvelope): Date {
 
 /** Subscribes metering to the execution and discovery events. */
 export async function subscribeMetering(opts: { bus: Bus; db: Kysely<AuthDatabase>; schema: string; logger: Logger }): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
-  for (const topic of [TOPICS.executionEvents, TOPICS.discoveryEvents]) {
-    subscriptions.push(
-      await opts.bus.subscribe({
-        topic,
-        group: 'auth',
-        concurrency: 20,
-        handler: async (envelope) => {
-          await meterEvent(opts.db, opts.schema, envelope);
-        },
-      }),
-    );
-  }
-  return subscriptions;
+  return subscribeEach(
+    opts.bus,
+    [TOPICS.executionEvents, TOPICS.discoveryEvents].map((topic) => ({
+      topic,
+      group: 'auth',
+      concurrency: 20,
+      handler: async (envelope: EventEnvelope) => {
+        await meterEvent(opts.db, opts.schema, envelope);
+      },
+    })),
+  );
 }

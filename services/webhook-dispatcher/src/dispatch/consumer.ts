@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { handleManyOnce, MESSAGES_PER_JOB, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import { handleManyOnce, MESSAGES_PER_JOB, subscribeEach, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import type { Logger } from '@assay/logger';
 import { activeTraceparent } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
@@ -54,20 +54,17 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookData
     });
     if (made > 0) opts.onDeliveries();
   });
-  const subscriptions: Subscription[] = [];
-  // One after the other: pg-boss creating several queues at once can deadlock.
-  for (const topic of PUBLIC_TOPICS) {
-    subscriptions.push(
-      await opts.bus.subscribe({
-        topic,
-        group: CONSUMER_GROUP,
-        // A whole bus job of events (up to MESSAGES_PER_JOB) goes into one intake transaction.
-        concurrency: opts.concurrency ?? MESSAGES_PER_JOB,
-        handler: async (envelope) => {
-          if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add(envelope);
-        },
-      }),
-    );
-  }
-  return subscriptions;
+  // One after the other on pg (pg-boss creating several queues at once can deadlock), at once on Kafka.
+  return subscribeEach(
+    opts.bus,
+    PUBLIC_TOPICS.map((topic) => ({
+      topic,
+      group: CONSUMER_GROUP,
+      // A whole bus job of events (up to MESSAGES_PER_JOB) goes into one intake transaction.
+      concurrency: opts.concurrency ?? MESSAGES_PER_JOB,
+      handler: async (envelope: EventEnvelope) => {
+        if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add(envelope);
+      },
+    })),
+  );
 }
