@@ -66,7 +66,8 @@ describe.each([
 ])('MCP over %s', (transport, connect) => {
   it('finds the plan, runs it and reads the failing step with its screenshot', async () => {
     const mcp = await connect();
-    expect((await mcp.listTools()).tools).toHaveLength(12);
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toContain('accept_screenshot');
+    expect((await mcp.listTools()).tools).toHaveLength(13);
     const projects = json(await mcp.callTool({ name: 'list_projects', arguments: { search: 'Shop' } }));
     expect(projects.projects.map((p: { id: string }) => p.id)).toContain(projectId);
     const plans = json(await mcp.callTool({ name: 'list_test_plans', arguments: { project_id: projectId } }));
@@ -85,7 +86,7 @@ describe.each([
         test_id: expect.any(String),
         name: 'Wrong price',
         error: 'Expected text "$99.00" but found "$20.00"',
-        failed_step: { number: 2, name: 'assert_text #price' },
+        failed_step: { number: 2, name: 'assert_text #price', step_id: expect.any(String) },
         screenshot: expect.stringMatching(/\/api\/v1\/artifacts\//),
       },
     ]);
