@@ -1,7 +1,6 @@
 // assert_accessible (axe-core through @axe-core/playwright) on the shop fixture's newsletter page,
 // its export run by Playwright Test, and both new steps on a real third-party app (Verdaccio).
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
@@ -10,6 +9,7 @@ import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright
 import { startShop, type Shop } from '../fixtures/shop/server.js';
 import { startVerdaccio, type Verdaccio } from '../fixtures/verdaccio/server.js';
 import { repoRoot } from './support/launcher.js';
+import { runPlaywrightTest } from './support/playwright-test.js';
 
 jest.setTimeout(180_000);
 
@@ -71,7 +71,7 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     });
     expect(spec).toContain("import AxeBuilder from '@axe-core/playwright';");
     await writeFile(path.join(work, 'a11y.spec.ts'), spec);
-    const result = await playwrightTest(work);
+    const result = await runPlaywrightTest(work);
     expect({ code: result.code, outcomes: result.outcomes }).toEqual({ code: 1, outcomes: { 'Broken newsletter': 'failed', 'Fixed newsletter': 'passed' } });
     expect(result.output).toContain('color-contrast (serious)');
   });
@@ -92,28 +92,3 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     expect(outcome).toMatch(/^passed$|^\d+ accessibility violations? \(wcag2aa, serious or worse\): [a-z-]+ \((serious|critical)\): .+ \[https:\/\/dequeuniversity\.com\/.+\] at .+/);
   });
 });
-
-function playwrightTest(dir: string): Promise<{ code: number | null; outcomes: Record<string, string>; output: string }> {
-  const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.ts'), '--reporter=json'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('exit', async (code) => {
-      const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => 'null'));
-      const outcomes: Record<string, string> = {};
-      const walk = (suite: any) => {
-        for (const s of suite.specs ?? []) outcomes[s.title] = s.tests[0].results[0].status;
-        for (const c of suite.suites ?? []) walk(c);
-      };
-      for (const suite of report?.suites ?? []) walk(suite);
-      resolve({ code, outcomes, output: output + JSON.stringify(report) });
-    });
-  });
-}

@@ -7,6 +7,7 @@ import { validateJUnit } from '../../apps/cli/test/junit-schema/validate.js';
 import { startShop } from '../fixtures/shop/server.js';
 import { clientFor, FAILING_CASE, PASSING_CASES, seed } from './support/clients.js';
 import { launchForFile, repoRoot } from './support/launcher.js';
+import { runPlaywrightTest } from './support/playwright-test.js';
 
 // The `assay` command as a real process against the launcher's real stack and
 // the fixture shop: runs with exit codes and JUnit, import, export (run by
@@ -41,26 +42,6 @@ function assay(args: string[], env: Record<string, string> = {}, bin = path.join
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Runs Playwright Test on `dir` with the headless shell; its JSON report. */
-function playwrightTest(dir: string): Promise<{ code: number | null; report: any; output: string }> {
-  const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.ts'), '--reporter=json'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', BASE_URL: shop.url, PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('exit', async (code) => {
-      const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => 'null'));
-      resolve({ code, report, output });
-    });
   });
 }
 
@@ -218,7 +199,7 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     expect(spec).toContain("page.getByRole('link', { name: 'Manual (PDF)' }).first()");
     expect(spec).toContain(`process.env.BASE_URL ?? '${shop.url}'`);
 
-    const passing = await playwrightTest(dir);
+    const passing = await runPlaywrightTest(dir, { env: { BASE_URL: shop.url } });
     expect({ code: passing.code, outcomes: outcomes(passing.report) }).toEqual({
       code: 0,
       outcomes: Object.fromEntries(Object.keys(PASSING_CASES).map((n) => [n, 'passed'])),
@@ -228,7 +209,7 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     await rm(path.join(dir, 'shop-smoke.spec.ts'));
     const failure = await assay(['export', '--plan', planIds['Shop with a failure']!, '--out', path.join(dir, 'failure.spec.ts')]);
     expect(failure.code).toBe(0);
-    const failing = await playwrightTest(dir);
+    const failing = await runPlaywrightTest(dir, { env: { BASE_URL: shop.url } });
     expect(failing.code).toBe(1);
     expect(outcomes(failing.report)).toEqual({ 'Wrong price': 'failed', 'Menu opens on hover': 'passed' });
     expect(JSON.stringify(failing.report)).toContain('$99.00');

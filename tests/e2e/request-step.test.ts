@@ -1,7 +1,6 @@
 // The `request` step on the shop fixture's real API (POST /api/items), through the one step engine,
 // and the same case exported to Playwright Test and run by it.
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
@@ -9,6 +8,7 @@ import { runStep, StepError, type Step, type StepContext } from '@assay/steps';
 import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright.js';
 import { startShop, type Shop } from '../fixtures/shop/server.js';
 import { repoRoot } from './support/launcher.js';
+import { runPlaywrightTest } from './support/playwright-test.js';
 
 jest.setTimeout(120_000);
 
@@ -73,33 +73,8 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     });
     expect(spec).toContain('await apiRequest(page, {"method":"POST","url":"/api/items","body":{"name":"{{item}}"}}');
     await writeFile(path.join(work, 'api.spec.ts'), spec);
-    const run = await playwrightTest(work, { ASSAY_VAR_item: 'Exported item' });
+    const run = await runPlaywrightTest(work, { env: { ASSAY_VAR_item: 'Exported item' } });
     expect({ code: run.code, outcomes: run.outcomes }).toEqual({ code: 1, outcomes: { 'Item made by the API': 'passed', 'Wrong status': 'failed' } });
     expect(run.output).toContain('Error: status=200');
   });
 });
-
-function playwrightTest(dir: string, env: Record<string, string>): Promise<{ code: number | null; outcomes: Record<string, string>; output: string }> {
-  const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.ts'), '--reporter=json'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('exit', async (code) => {
-      const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => 'null'));
-      const outcomes: Record<string, string> = {};
-      const walk = (suite: any) => {
-        for (const s of suite.specs ?? []) outcomes[s.title] = s.tests[0].results[0].status;
-        for (const c of suite.suites ?? []) walk(c);
-      };
-      for (const suite of report?.suites ?? []) walk(suite);
-      resolve({ code, outcomes, output: output + JSON.stringify(report) });
-    });
-  });
-}

@@ -2,8 +2,7 @@
 // every fresh load (animations and a changing stamp included), a real third-party app (Verdaccio's
 // React UI) matches its own baseline twice, and the Playwright export runs under Playwright Test.
 // The runner's baselines, artifacts and API are covered by services/execution-runner/test/screenshots.test.ts.
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
@@ -12,6 +11,7 @@ import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright
 import { startShop, type Shop } from '../fixtures/shop/server.js';
 import { startVerdaccio, type Verdaccio } from '../fixtures/verdaccio/server.js';
 import { repoRoot } from './support/launcher.js';
+import { runPlaywrightTest } from './support/playwright-test.js';
 
 jest.setTimeout(180_000);
 
@@ -122,36 +122,11 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
       });
     expect(spec('')).toContain("await expect(page.locator('#visual').first()).toHaveScreenshot('sale-section.png', { animations: 'disabled', caret: 'hide', scale: 'css', threshold: 0.1, mask: [page.locator('#stamp')], maskColor: '#FF00FF' });");
     await writeFile(path.join(work, 'visual.spec.ts'), spec(''));
-    expect(await playwrightTest(work, ['--update-snapshots'])).toMatchObject({ code: 0 });
-    expect(await playwrightTest(work)).toMatchObject({ code: 0, outcomes: { 'Sale section': 'passed' } });
+    expect(await runPlaywrightTest(work, { args: ['--update-snapshots'] })).toMatchObject({ code: 0 });
+    expect(await runPlaywrightTest(work)).toMatchObject({ code: 0, outcomes: { 'Sale section': 'passed' } });
     await writeFile(path.join(work, 'visual.spec.ts'), spec('?color=1'));
-    const changed = await playwrightTest(work);
+    const changed = await runPlaywrightTest(work);
     expect({ code: changed.code, outcomes: changed.outcomes }).toEqual({ code: 1, outcomes: { 'Sale section': 'failed' } });
     expect(changed.output).toMatch(/pixels \(ratio [\d.]+ of all image pixels\) are different/);
   });
 });
-
-function playwrightTest(dir: string, extra: string[] = []): Promise<{ code: number | null; outcomes: Record<string, string>; output: string }> {
-  const cli = path.join(repoRoot(), 'tests', 'node_modules', '@playwright', 'test', 'cli.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.ts'), '--reporter=json', ...extra], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('exit', async (code) => {
-      const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => 'null'));
-      const outcomes: Record<string, string> = {};
-      const walk = (suite: any) => {
-        for (const s of suite.specs ?? []) outcomes[s.title] = s.tests[0].results[0].status;
-        for (const c of suite.suites ?? []) walk(c);
-      };
-      for (const suite of report?.suites ?? []) walk(suite);
-      resolve({ code, outcomes, output: output + JSON.stringify(report) });
-    });
-  });
-}
