@@ -7,6 +7,7 @@ import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { runStep, StepError, type Step, type StepContext } from '@assay/steps';
 import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright.js';
 import { startShop, type Shop } from '../fixtures/shop/server.js';
+import { startVerdaccio, VERDACCIO_PACKAGES } from '../fixtures/verdaccio/server.js';
 import { repoRoot } from './support/launcher.js';
 import { runPlaywrightTest } from './support/playwright-test.js';
 
@@ -76,5 +77,26 @@ export default defineConfig({ testDir: '.', outputDir: './results', workers: 1, 
     const run = await runPlaywrightTest(work, { env: { ASSAY_VAR_item: 'Exported item' } });
     expect({ code: run.code, outcomes: run.outcomes }).toEqual({ code: 1, outcomes: { 'Item made by the API': 'passed', 'Wrong status': 'failed' } });
     expect(run.output).toContain('Error: status=200');
+  });
+});
+
+describe('request step on a real third-party API', () => {
+  it("reads a package's metadata from Verdaccio's registry API (npm), keeps its id for a later call, and fails naming both values on a wrong expectation", async () => {
+    const registry = await startVerdaccio();
+    try {
+      const pkg = VERDACCIO_PACKAGES.find((p) => p.name === 'left-pad-lite')!;
+      const variables: Record<string, string> = {};
+      const ctx: StepContext = { page, baseUrl: registry.url, variables, stepTimeoutMs: 10_000, navigationTimeoutMs: 30_000 };
+      await runStep(ctx, { step_id: 'r1', action: 'request', request: { method: 'GET', url: `/${pkg.name}` }, expect: ['status=200', `$.name="${pkg.name}"`, '$.versions exists'], save_as: { package_id: '$._id' } });
+      expect(variables.package_id).toBe(pkg.name);
+      // The kept value drives a later call.
+      await runStep(ctx, { step_id: 'r1b', action: 'request', request: { method: 'GET', url: '/{{package_id}}' }, expect: ['status=200', `$._id="${pkg.name}"`] });
+      const wrong = await runStep(ctx, { step_id: 'r2', action: 'request', request: { method: 'GET', url: `/${pkg.name}` }, expect: ['$.name="another-package"'] }).catch((e: unknown) => e);
+      expect(wrong).toBeInstanceOf(StepError);
+      // Both values after the URL (which names the package too).
+      expect((wrong as StepError).message.split(': ').slice(1).join(': ')).toMatch(new RegExp(`another-package.*but it is.*${pkg.name}`));
+    } finally {
+      await registry.close();
+    }
   });
 });
