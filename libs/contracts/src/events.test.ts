@@ -26,6 +26,7 @@ const SAMPLES: { [N in keyof EventData]: EventData[N] } = {
   'test.execution.completed': { execution: { id: 'e1', test_case_id: 'tc', test_case_name: 'Case', project_id: 'p', project_name: 'Shop', status: 'passed', priority: 'high', duration_ms: 5 } },
   'discovery.session.completed': { session_id: 's1', target_url: 'http://shop.test', pages_found: 3, flows_detected: 1 },
   'test.completed': { execution_id: 'e1', status: 'cancelled', duration_ms: 1200 },
+  'discovery.pages.crawled': { session_id: 's1', pages: 50 },
   'discovery.page.crawled': { session_id: 's1', url: 'http://shop.test/' },
   'billing.subscription.updated': { old_plan: 'starter', new_plan: 'growth', source: 'operator' },
 };

@@ -505,10 +505,16 @@ function saasEvents(): Record<string, EventContract> {
         additionalProperties: false,
       },
     },
+    'discovery.pages.crawled': {
+      topic: TOPICS.discoveryEvents,
+      visibility: 'internal',
+      description: 'The crawler fetched `pages` more pages of a session since its last such event (auth meters discovery pages from it). Emitted every 50 pages or 2 s of a crawl and when the crawl stops, so every page counts exactly once.',
+      data: { type: 'object', required: ['session_id', 'pages'], properties: { session_id: { type: 'string' }, pages: { type: 'integer', minimum: 1 } } },
+    },
     'discovery.page.crawled': {
       topic: TOPICS.discoveryEvents,
       visibility: 'internal',
-      description: 'The crawler fetched one page of a session (auth meters discovery pages from it).',
+      description: 'One page crawled: what crawlers before `discovery.pages.crawled` emitted per page. No longer emitted; auth still meters any left on the bus.',
       data: { type: 'object', required: ['session_id', 'url'], properties: { session_id: { type: 'string' }, url: { type: 'string' } } },
     },
     'auth.organization.access_changed': {
@@ -547,6 +553,7 @@ export interface EventData {
   };
   'test.completed': { execution_id: string; status: 'completed' | 'failed' | 'cancelled'; duration_ms: number };
   'discovery.session.completed': { session_id: string; target_url: string; pages_found: number; flows_detected: number } & Record<string, unknown>;
+  'discovery.pages.crawled': { session_id: string; pages: number };
   'discovery.page.crawled': { session_id: string; url: string };
   'billing.subscription.updated': { old_plan: PlanName; new_plan: PlanName; source: 'operator' | 'stripe'; stripe_subscription_id?: string; changed_at?: string };
 }

@@ -38,6 +38,7 @@ const caseCompleted = (orgId: string, executionId: string, durationMs: number) =
 const planStarted = (orgId: string, executionId: string) =>
   envelope('test.plan.started', orgId, { execution_id: executionId, test_plan: { id: 'tp', name: 'Plan', project_id: 'p', tests: [{ id: 't', name: 'Login' }] } });
 const pageCrawled = (orgId: string) => envelope('discovery.page.crawled', orgId, { session_id: randomUUID(), url: `http://shop.test/${randomUUID()}` });
+const pagesCrawled = (orgId: string, pages: number) => envelope('discovery.pages.crawled', orgId, { session_id: randomUUID(), pages });
 
 async function publish(...envelopes: EventEnvelope[]) {
   for (const e of envelopes) {
@@ -55,6 +56,18 @@ async function usage(owner: Principal) {
 const quota = (body: any, name: string) => body.quotas.find((q: { quota: string }) => q.quota === name);
 
 describe('metering', () => {
+  it('counts the pages a crawl reports in batches, each batch once', async () => {
+    const a = await auth.newOrganization('starter');
+    const batch = pagesCrawled(a.orgId, 50);
+    // A redelivered batch adds nothing; an event from a crawler of before the batches still counts one.
+    await publish(batch, pagesCrawled(a.orgId, 7), batch, pageCrawled(a.orgId));
+    const body = await eventually(async () => {
+      const b = await usage(a.owner);
+      return quota(b, 'discovery_pages').used === 58 ? b : undefined;
+    }, 15_000);
+    expect(quota(body, 'discovery_pages')).toMatchObject({ used: 58, limit: 5000 });
+  });
+
   it('bills browser time per test case run in 30-second units, counts executions once and pages one by one', async () => {
     const a = await auth.newOrganization('starter');
     const exec = randomUUID();

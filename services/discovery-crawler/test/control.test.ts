@@ -15,6 +15,8 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const progress = async (id: string) => (await t.dc('GET', `/api/v1/discovery/${id}/progress`)).body;
+/** Pages the session reported to auth (`discovery.pages.crawled`, in batches). */
+const metered = async (id: string) => (await h.events('discovery.pages.crawled')).filter((e) => e.data.session_id === id).reduce((sum, e) => sum + e.data.pages, 0);
 const pageRows = (id: string) => h.database.db.selectFrom('pages').select(['url', 'state']).where('session_id', '=', id).execute();
 
 describe('controlling a discovery session', () => {
@@ -47,6 +49,8 @@ describe('controlling a discovery session', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(h.site.requests.length).toBe(requestsAtStop);
     expect((await progress(id)).progress.pages_crawled).toBe(frozen.progress.pages_crawled);
+    // The crawler reported every page it crawled before it stopped, though fewer than a batch.
+    expect(await metered(id)).toBe(frozen.progress.pages_crawled);
 
     h.startCrawler();
     const resumed = await t.dc('POST', `/api/v1/discovery/${id}/resume`);
@@ -61,6 +65,7 @@ describe('controlling a discovery session', () => {
     expect(fetched.length - 14).toBeLessThanOrEqual(3);
     const rows = await pageRows(id);
     expect(rows.filter((p) => p.state === 'crawled')).toHaveLength(14);
+    expect(await metered(id)).toBe(14);
   });
 
   it('cancels within seconds, ends the stream, and refuses a second cancel', async () => {
@@ -78,6 +83,9 @@ describe('controlling a discovery session', () => {
     expect((await t.dc('DELETE', `/api/v1/discovery/${id}`)).status).toBe(409);
     expect((await t.dc('POST', `/api/v1/discovery/${id}/resume`)).status).toBe(409);
     expect((await progress(id)).status).toBe('cancelled');
+    // Each page crawled before the cancel is reported once, when the crawler let the session go.
+    const crawled = (await progress(id)).progress.pages_crawled;
+    await eventually(async () => (await metered(id)) === crawled, 10_000, 100);
   });
 
   it('streams with keep-alives and a reconnect with Last-Event-ID misses nothing', async () => {

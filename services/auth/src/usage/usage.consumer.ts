@@ -14,7 +14,8 @@ type Metered = { quota: QuotaType; amount: number; executionId?: string };
 /**
  * What an event adds to the quotas: an execution when its plan run starts
  * (once per execution, even if a crashed run starts again), the billed
- * browser time of each finished test case run, one page per crawled page.
+ * browser time of each finished test case run, the pages a crawl reports
+ * (`discovery.pages.crawled`; the older per-page event counts one).
  */
 export function meteredBy(envelope: EventEnvelope): Metered | null {
   if (isEvent(envelope, 'test.plan.started')) return typeof envelope.data.execution_id === 'string' ? { quota: 'executions', amount: 1, executionId: envelope.data.execution_id } : null;
@@ -22,6 +23,7 @@ export function meteredBy(envelope: EventEnvelope): Metered | null {
     const ms = envelope.data.execution?.duration_ms;
     return typeof ms === 'number' ? { quota: 'browser_minutes', amount: billedBrowserSeconds(ms) } : null;
   }
+  if (isEvent(envelope, 'discovery.pages.crawled')) return Number.isInteger(envelope.data.pages) && envelope.data.pages > 0 ? { quota: 'discovery_pages', amount: envelope.data.pages } : null;
   if (isEvent(envelope, 'discovery.page.crawled')) return { quota: 'discovery_pages', amount: 1 };
   return null;
 }

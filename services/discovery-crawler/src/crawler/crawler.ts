@@ -24,6 +24,8 @@ import {
   renewLease,
   savePage,
   setCurrentPage,
+  countPageCrawled,
+  takeUnmeteredPages,
   updateSession,
   claimSession,
   releaseSession,
@@ -72,6 +74,10 @@ interface CrawlState {
   warnings: SessionWarnings;
   /** Links robots.txt refused so far (each counts once in the warning). */
   refusedLinks: Set<string>;
+  /** When the pages crawled were last reported to auth (`discovery.pages.crawled`). */
+  meteredAt: number;
+  /** When flows and patterns were last judged over every page seen. */
+  judgedAt: number;
 }
 
 type Stop = 'paused' | 'cancelled' | 'lost' | 'shutdown';
@@ -83,6 +89,17 @@ interface Control {
 }
 
 const MAX_LINKS_PER_PAGE = 500;
+/** Pages crawled are reported to auth in one event every METER_PAGES pages or METER_MS, and when the crawl stops. */
+const METER_PAGES = 50;
+const METER_MS = 2000;
+/**
+ * Flows and patterns are judged over every page seen: after each of the first
+ * JUDGE_EVERY_PAGE pages, then at most every JUDGE_MS (each judgement reads all
+ * pages, so judging at every page would cost a crawl the square of its pages),
+ * and once more when the crawl completes.
+ */
+const JUDGE_EVERY_PAGE = 20;
+const JUDGE_MS = 1000;
 
 /**
  * The crawl worker: takes running sessions nobody holds (new, resumed, or left
@@ -138,7 +155,15 @@ export class Crawler {
   private async ended(row: SessionRow, status: 'failed'): Promise<void> {
     await withTransaction(this.o.db, async (trx) => {
       await appendStreamEvent(trx, row.id, 'completion', { session_id: row.id, status, error: row.error });
+      await enqueueEvents(trx, this.o.schema, await this.meter(trx, row));
     });
+  }
+
+  /** The `discovery.pages.crawled` event for the session's pages not reported yet (none when there are none), taken under its row lock. */
+  private async meter(trx: Kysely<DiscoveryDatabase>, session: SessionRow): Promise<NewEvent[]> {
+    const pages = await takeUnmeteredPages(trx, session.id);
+    if (pages === 0) return [];
+    return [{ event: 'discovery.pages.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, pages } }];
   }
 
   private halt(ctl: Control, why: Stop): void {
@@ -199,7 +224,7 @@ export class Crawler {
       await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
       const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
       const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
-      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set() };
+      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set(), meteredAt: Date.now(), judgedAt: 0 };
       const frontier = await pendingPages(db, session.id);
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
@@ -313,6 +338,11 @@ export class Crawler {
     } finally {
       clearInterval(watch);
       await ctl.context?.close().catch(() => undefined);
+      // Paused, cancelled or stopped: the pages crawled since the last report are reported now (a crawler
+      // that died leaves them in the session's counter for the next one, or for the reaper).
+      await withTransaction(db, async (trx) => enqueueEvents(trx, this.o.schema, await this.meter(trx, session))).catch((err: unknown) =>
+        this.o.logger.warn({ err, session_id: session.id }, 'reporting the pages crawled failed; they are reported when the session next runs or ends'),
+      );
     }
   }
 
@@ -414,9 +444,11 @@ export class Crawler {
     // without the other's page both missed it (a list of four items was saved as three). A lost
     // lease halts this crawl, so nothing reads the state after a transaction that did not commit.
     if (analysis) s.analysed.push({ url: page.url, title: ex!.title, analysis });
-    const flows = analysis ? detectFlows(s.analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
+    const judge = !!analysis && (s.analysed.length <= JUDGE_EVERY_PAGE || Date.now() - s.judgedAt >= JUDGE_MS);
+    if (judge) s.judgedAt = Date.now();
+    const flows = judge ? detectFlows(s.analysed).filter((f) => s.knownFlows.get(f.key) !== flowSignature(f)) : [];
     for (const f of flows) s.knownFlows.set(f.key, flowSignature(f));
-    const patterns = analysis ? detectPatterns(s.analysed).length : undefined;
+    const patterns = judge ? detectPatterns(s.analysed).length : undefined;
     // The session's warnings are changed in place, here, before anything is awaited: pages are
     // crawled in parallel, and a copy taken now and put back after the transaction would drop
     // what another page added meanwhile (a robots_blocked warning went missing that way).
@@ -446,11 +478,15 @@ export class Crawler {
       await appendStreamEvent(trx, session.id, 'page_discovered', { url: page.url, title: ex?.title ?? '', status_code: loaded.status_code, depth: page.depth, content_type: loaded.content_type, reached_by: reachedBy });
       if (warnings.length || freshRefusals.length || unreachable) await setWarnings(trx, session.id, sessionWarnings.list());
       for (const code of newKinds) await appendStreamEvent(trx, session.id, 'warning', sessionWarnings.get(code)! as unknown as Record<string, unknown>);
-      // One internal event per page crawled: auth meters discovery pages from it.
-      const events: NewEvent[] = [{ event: 'discovery.page.crawled', organization_id: session.org_id, project_id: session.project_id, key: session.id, data: { session_id: session.id, url: page.url } }];
+      const events: NewEvent[] = [];
       await this.saveFlows(trx, session, flows, events);
+      // Auth meters discovery pages from one internal event per METER_PAGES pages or METER_MS, not one per page.
+      const unmetered = await countPageCrawled(trx, session.id, patterns);
+      if (unmetered >= METER_PAGES || Date.now() - s.meteredAt >= METER_MS) {
+        s.meteredAt = Date.now();
+        events.push(...(await this.meter(trx, session)));
+      }
       await enqueueEvents(trx, this.o.schema, events);
-      if (patterns !== undefined) await updateSession(trx, session.id, { patterns_found: patterns });
       return added;
     });
     if (added === undefined) return undefined;
@@ -486,6 +522,7 @@ export class Crawler {
       const changed = detectFlows(s.analysed).filter((f) => stored.get(f.key) !== flowSignature(f) + JSON.stringify(f.evidence));
       const flowEvents: NewEvent[] = [];
       await this.saveFlows(trx, session, changed, flowEvents);
+      flowEvents.push(...(await this.meter(trx, session)));
       if (flowEvents.length) await enqueueEvents(trx, this.o.schema, flowEvents);
       const counts = await countSession(trx, session.id);
       const flows = await listFlows(trx, session.id);

@@ -57,12 +57,12 @@ const SCHEDULER_QUIET_MS = 30;
 // nothing, so it is never waited on); records client-side route changes
 // (pushState, replaceState, hash changes) and uncaught script errors.
 const INSTRUMENT = `(() => {
-  let started = 0, mutations = 0, lastMutation = 0, parsed = false;
+  let started = 0, lastStart = 0, mutations = 0, lastMutation = 0, parsed = false;
   const routes = [], errors = [];
   const fetch = window.fetch;
-  window.fetch = function (...args) { started++; return fetch.apply(this, args); };
+  window.fetch = function (...args) { started++; lastStart = performance.now(); return fetch.apply(this, args); };
   const send = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) { started++; return send.apply(this, args); };
+  XMLHttpRequest.prototype.send = function (...args) { started++; lastStart = performance.now(); return send.apply(this, args); };
   // Timers due within a second that the page's scripts set (a framework throttling a render, a debounce) mean
   // more is coming. A timer set by a timer's callback three deep is a loop (polling, a carousel): not waited on.
   const timers = new Map();
@@ -94,10 +94,10 @@ const INSTRUMENT = `(() => {
   addEventListener('hashchange', route);
   addEventListener('error', (e) => { if (errors.length < 20) errors.push(String(e.message || e.error || 'error').slice(0, 300)); });
   addEventListener('unhandledrejection', (e) => { if (errors.length < 20) errors.push(String((e.reason && e.reason.message) || e.reason).slice(0, 300)); });
-  Object.defineProperty(window, '__assayState', { value: () => ({ started, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
+  Object.defineProperty(window, '__assayState', { value: () => ({ scripts: document.scripts.length, started, sinceStart: started ? performance.now() - lastStart : -1, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
 
-const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
+const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { scripts: document.scripts.length, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
 
 /** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */
 const PENDING_TYPES = new Set(['xhr', 'fetch', 'script']);
@@ -209,7 +209,7 @@ export class PageLoader {
 
   /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
   async state(): Promise<PageState> {
-    return this.page.evaluate(READ_STATE).catch(() => ({ started: 0, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
+    return this.page.evaluate(READ_STATE).catch(() => ({ scripts: 0, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
   }
 
   /**
@@ -225,17 +225,16 @@ export class PageLoader {
    */
   async settle(visit: Visit, capMs: number): Promise<{ still: boolean; state: PageState }> {
     const deadline = Date.now() + capMs;
-    let quietSince = Date.now();
-    let seen = -1;
+    const firstLook = Date.now();
     for (;;) {
       const state = await this.state();
       const now = Date.now();
-      if (state.started !== seen) {
-        seen = state.started;
-        quietSince = now;
-      }
+      // Quiet is counted from the network's clock (a call or script started or ended) and the page's (its last
+      // call started). A page with scripts is also watched for the window itself (a script may start a call from
+      // a callback nothing here counts); a page without any is still at the first look, with no wait.
       const calls = visit.calls.filter((c) => !c.document).length;
-      const netQuietFor = now - Math.max(quietSince, this.lastNetworkAt);
+      const watched = state.scripts > 0 ? now - firstLook : Infinity;
+      const netQuietFor = Math.min(watched, state.sinceStart < 0 ? Infinity : state.sinceStart, now - this.lastNetworkAt);
       const dynamic = state.started > 0 || state.mutations > 0 || state.timers > 0;
       const window = dynamic ? STILL_MS : QUIET_MS;
       const domStill = state.mutations === 0 || state.sinceMutation >= window;

@@ -15,8 +15,12 @@ export interface ApiCall {
 }
 
 export interface PageState {
+  /** The document's script elements. */
+  scripts: number;
   /** fetch/XHR calls the page's scripts started. */
   started: number;
+  /** ms since the last of them started (-1: none). */
+  sinceStart: number;
   /** DOM changes since the document was parsed. */
   mutations: number;
   /** ms since the last of them (-1: none). */

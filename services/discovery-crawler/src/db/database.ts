@@ -42,6 +42,8 @@ export interface SessionTable {
   cancelled_at: NullableTimestamp;
   completed_at: NullableTimestamp;
   patterns_found: Generated<number>;
+  /** Pages crawled since the last `discovery.pages.crawled` event (see sessions.repository, countPageCrawled). */
+  pages_unmetered: Generated<number>;
   /** What may make the results incomplete (shell pages, script errors, robots.txt refusals, ...), kept up to date while crawling. */
   warnings: ColumnType<SessionWarning[], string | undefined, string>;
   /** The analysis service's enrichment (enable_ai_analysis), written once the crawl ended. */

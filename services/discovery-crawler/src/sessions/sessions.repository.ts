@@ -119,6 +119,33 @@ export async function setCurrentPage(db: Db, id: string, owner: string, url: str
   await db.updateTable('sessions').set({ current_page: url }).where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').execute();
 }
 
+/**
+ * Counts one more page crawled and not yet reported to auth, and sets the
+ * patterns count when given, under the session's row lock (the caller holds it,
+ * see lockIfHeld). Answers the pages not yet reported.
+ */
+export async function countPageCrawled(db: Db, id: string, patternsFound: number | undefined): Promise<number> {
+  const row = await db
+    .updateTable('sessions')
+    .set((eb) => ({ pages_unmetered: eb('pages_unmetered', '+', 1), ...(patternsFound !== undefined ? { patterns_found: patternsFound } : {}) }))
+    .where('id', '=', id)
+    .returning('pages_unmetered')
+    .executeTakeFirst();
+  return row?.pages_unmetered ?? 0;
+}
+
+/**
+ * Takes the session's pages not yet reported to auth (locks its row; zero
+ * when there are none or no such session), for a `discovery.pages.crawled`
+ * event written in the same transaction.
+ */
+export async function takeUnmeteredPages(db: Db, id: string): Promise<number> {
+  const row = await db.selectFrom('sessions').select('pages_unmetered').where('id', '=', id).forUpdate().executeTakeFirst();
+  const pages = row?.pages_unmetered ?? 0;
+  if (pages > 0) await db.updateTable('sessions').set({ pages_unmetered: 0 }).where('id', '=', id).execute();
+  return pages;
+}
+
 export async function updateSession(db: Db, id: string, patch: Record<string, unknown>): Promise<SessionRow | undefined> {
   return db.updateTable('sessions').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -4,6 +4,7 @@ import * as createDiscoveryTables from './20261122150000_create_discovery_tables
 import * as addEnrichment from './20261123110000_add_enrichment.js';
 import * as endpointTimings from './20261125210000_endpoint_timings.js';
 import * as spaPages from './20261203100000_spa_pages.js';
+import * as meteredPages from './20261204100000_metered_pages.js';
 
 /** Every migration of the `discovery` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '20261125210000_endpoint_timings': endpointTimings,
   '20261202100000_outbox_traceparent': outboxTraceparentMigration,
   '20261203100000_spa_pages': spaPages,
+  '20261204100000_metered_pages': meteredPages,
 };
