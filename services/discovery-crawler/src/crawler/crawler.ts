@@ -92,6 +92,8 @@ const MAX_LINKS_PER_PAGE = 500;
 /** Pages crawled are reported to auth in one event every METER_PAGES pages or METER_MS, and when the crawl stops. */
 const METER_PAGES = 50;
 const METER_MS = 2000;
+/** `current_page` is written at most this often (ms). */
+const CURRENT_PAGE_MS = 250;
 /**
  * Flows and patterns are judged over every page seen: after each of the first
  * JUDGE_EVERY_PAGE pages, then at most every JUDGE_MS (each judgement reads all
@@ -228,6 +230,7 @@ export class Crawler {
       const frontier = await pendingPages(db, session.id);
       let crawled = (await countSession(db, session.id)).crawled;
       let inFlight = 0;
+      let currentNotedAt = 0;
       // Link-like elements clicked to find client-side routes, across the session's pages: a menu on every page is clicked once.
       const triedRoutes = new Set<string>();
       // Search boxes typed into and chrome buttons clicked while exploring, across the session's pages.
@@ -274,7 +277,11 @@ export class Crawler {
           inFlight++;
           try {
             if (ctl.stopped) return frontier.unshift(next);
-            await setCurrentPage(db, session.id, this.o.workerId, next.url);
+            // The page being loaded, for progress: noted at most every CURRENT_PAGE_MS (a write per page cost a crawl more than its progress is worth).
+            if (Date.now() - currentNotedAt >= CURRENT_PAGE_MS) {
+              currentNotedAt = Date.now();
+              await setCurrentPage(db, session.id, this.o.workerId, next.url);
+            }
             let loaded: LoadedPage;
             let reachedBy: 'direct' | 'in_app' = 'direct';
             // A client-side route that neither its URL nor a click through the app reached.

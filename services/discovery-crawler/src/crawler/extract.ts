@@ -15,10 +15,10 @@ export interface PageExtract extends Omit<PageAnalysis, 'reads' | 'writes'> {
   buttons: number;
 }
 
-// Runs in the page (see in-page.ts for the selector rules).
-const EXTRACT = new Function(
+// Runs in the page (see in-page.ts for the selector rules). The body of a function answering a PageExtract.
+export const EXTRACT_BODY =
   IN_PAGE +
-    `
+  `
   const links = [];
   const linkSelectors = {};
   for (const a of document.querySelectorAll('a[href]')) {
@@ -57,7 +57,8 @@ const EXTRACT = new Function(
   for (const b of document.querySelectorAll(BUTTONS)) if (!b.closest('form') && visible(b)) buttons++;
   const text = (document.body && document.body.innerText || '').replace(/\\s+/g, ' ').trim();
   return { title: document.title, links, link_selectors: linkSelectors, forms, headings, lists, navs, modals, pagination, script_writes: scriptWrites, text_chars: text.length, handler_links: handlerLinks, buttons };
-`) as () => PageExtract;
+`;
+const EXTRACT = new Function(EXTRACT_BODY) as () => PageExtract;
 
 /** Reads links, forms, headings, lists, navigation, modals and script-made write calls from a loaded page. */
 export async function extractPage(page: Page): Promise<PageExtract> {

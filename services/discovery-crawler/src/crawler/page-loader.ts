@@ -3,7 +3,7 @@ import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { FormInfo } from '../db/database.js';
 import { probeClientRoutes, type ClientRoute } from './client-routes.js';
 import { explorePage, type ExploreFindings, type ExploreLimits } from './explore.js';
-import { extractPage, type PageExtract } from './extract.js';
+import { EXTRACT_BODY, extractPage, type PageExtract } from './extract.js';
 import type { ApiCall, PageState } from './page-state.js';
 import { normaliseUrl } from './urls.js';
 
@@ -97,7 +97,10 @@ const INSTRUMENT = `(() => {
   Object.defineProperty(window, '__assayState', { value: () => ({ scripts: document.scripts.length, started, sinceStart: started ? performance.now() - lastStart : -1, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
 
-const READ_STATE = new Function('return window.__assayState ? window.__assayState() : { scripts: document.scripts.length, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }') as () => PageState;
+const STATE_EXPRESSION = 'window.__assayState ? window.__assayState() : { scripts: document.scripts.length, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }';
+const READ_STATE = new Function(`return ${STATE_EXPRESSION}`) as () => PageState;
+/** The state and the page's extract in one call: a page still at the first look is read with one round trip. */
+const READ_STATE_AND_EXTRACT = new Function(`const state = ${STATE_EXPRESSION}; return { state, extract: (function () { ${EXTRACT_BODY} })() };`) as () => { state: PageState; extract: PageExtract };
 
 /** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */
 const PENDING_TYPES = new Set(['xhr', 'fetch', 'script']);
@@ -223,11 +226,13 @@ export class PageLoader {
    * renders what a response brought a few tasks after it arrived. Answers
    * whether it got still within the cap, and the page's state then.
    */
-  async settle(visit: Visit, capMs: number): Promise<{ still: boolean; state: PageState }> {
+  async settle(visit: Visit, capMs: number, extractFirst = false): Promise<{ still: boolean; state: PageState; extract?: PageExtract }> {
     const deadline = Date.now() + capMs;
     const firstLook = Date.now();
-    for (;;) {
-      const state = await this.state();
+    for (let look = 0; ; look++) {
+      // The first look of a page about to be read reads it too, kept if the page is still then.
+      const both = extractFirst && look === 0 ? await this.page.evaluate(READ_STATE_AND_EXTRACT).catch(() => undefined) : undefined;
+      const state = both?.state ?? (await this.state());
       const now = Date.now();
       // Quiet is counted from the network's clock (a call or script started or ended) and the page's (its last
       // call started). A page with scripts is also watched for the window itself (a script may start a call from
@@ -239,7 +244,7 @@ export class PageLoader {
       const window = dynamic ? STILL_MS : QUIET_MS;
       const domStill = state.mutations === 0 || state.sinceMutation >= window;
       const idle = state.sinceTask < 0 || state.sinceTask >= SCHEDULER_QUIET_MS;
-      if (this.pending.size === 0 && calls >= state.started && state.timers === 0 && idle && netQuietFor >= window && domStill) return { still: true, state };
+      if (this.pending.size === 0 && calls >= state.started && state.timers === 0 && idle && netQuietFor >= window && domStill) return { still: true, state, ...(both ? { extract: both.extract } : {}) };
       if (now >= deadline) return { still: false, state };
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
@@ -349,8 +354,8 @@ export class PageLoader {
   }
 
   private async read(visit: Visit, main: NonNullable<Visit['main']>, opts: { waitForApi: boolean; settleMs?: number }): Promise<LoadedPage> {
-    const settled = opts.waitForApi ? await this.settle(visit, opts.settleMs ?? DEFAULT_SETTLE_MS) : { still: true, state: await this.state() };
-    const extract = await extractPage(this.page);
+    const settled: { still: boolean; state: PageState; extract?: PageExtract } = opts.waitForApi ? await this.settle(visit, opts.settleMs ?? DEFAULT_SETTLE_MS, true) : { still: true, state: await this.state() };
+    const extract = settled.extract ?? (await extractPage(this.page));
     // Calls made while the page was read belong to this visit too.
     return {
       status_code: main.status,

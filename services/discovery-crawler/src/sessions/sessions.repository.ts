@@ -110,8 +110,8 @@ export async function renewLease(db: Db, id: string, owner: string, leaseSeconds
 }
 
 /** Locks the session if this crawler still holds it and it is running. */
-export async function lockIfHeld(db: Db, id: string, owner: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('sessions').selectAll().where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst();
+export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
+  return !!(await db.selectFrom('sessions').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst());
 }
 
 /** Notes the page being loaded, while this crawler still holds the running session. */
