@@ -98,9 +98,9 @@ const INSTRUMENT = `(() => {
 })();`;
 
 const STATE_EXPRESSION = 'window.__assayState ? window.__assayState() : { scripts: document.scripts.length, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }';
-const READ_STATE = new Function(`return ${STATE_EXPRESSION}`) as () => PageState;
 /** The state and the page's extract in one call: a page still at the first look is read with one round trip. */
-const READ_STATE_AND_EXTRACT = new Function(`const state = ${STATE_EXPRESSION}; return { state, extract: (function () { ${EXTRACT_BODY} })() };`) as () => { state: PageState; extract: PageExtract };
+const STATE_AND_EXTRACT_EXPRESSION = `(() => { const state = ${STATE_EXPRESSION}; return { state, extract: (function () { ${EXTRACT_BODY} })() }; })()`;
+const EMPTY_STATE: Omit<PageState, 'href'> = { scripts: 0, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [] };
 
 /** Fetch.requestPaused, the fields read here. */
 interface PausedRequest {
@@ -152,10 +152,15 @@ export class PageLoader {
   /** Documents between their request and response stages, by Fetch request id. */
   private readonly documents = new Map<string, DocumentInFlight>();
 
-  private constructor(readonly page: Page) {}
+  private constructor(
+    readonly page: Page,
+    private readonly cdp: CDPSession,
+  ) {}
 
   static async open(context: BrowserContext): Promise<PageLoader> {
-    const loader = new PageLoader(await context.newPage());
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const loader = new PageLoader(page, cdp);
     await loader.page.addInitScript(INSTRUMENT);
     // A click that opens a new tab or window: nothing of the crawl happens there.
     loader.page.on('popup', (p) => void p.close().catch(() => undefined));
@@ -163,7 +168,6 @@ export class PageLoader {
     // every request, turn the HTTP cache off (every page of an app would fetch its scripts again) and, with
     // route.fetch, carry each document through this process twice. Measured on the discovery bench: a tenth of a
     // crawl's CPU. Subresources, calls and frames go straight through the context's egress proxy.
-    const cdp = await context.newCDPSession(loader.page);
     const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
     loader.mainFrameId = tree.frameTree.frame.id;
     cdp.on('Fetch.requestPaused', (e) => void loader.paused(cdp, e));
@@ -257,7 +261,19 @@ export class PageLoader {
 
   /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
   async state(): Promise<PageState> {
-    return this.page.evaluate(READ_STATE).catch(() => ({ scripts: 0, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: this.page.url() }));
+    return (await this.evaluate<PageState>(`(${STATE_EXPRESSION})`)) ?? { ...EMPTY_STATE, routes: [], errors: [], href: this.page.url() };
+  }
+
+  /**
+   * Evaluates an expression in the page's main world straight through the
+   * DevTools protocol: read several times a page, page.evaluate's own work (its
+   * helper script injected into each new document, the call's validation and
+   * stack capture) cost more than the reading. Undefined when it threw or the
+   * page was between documents.
+   */
+  private async evaluate<T>(expression: string): Promise<T | undefined> {
+    const out = (await this.cdp.send('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined)) as { result?: { value?: T }; exceptionDetails?: unknown } | undefined;
+    return out && !out.exceptionDetails ? out.result?.value : undefined;
   }
 
   /**
@@ -276,7 +292,7 @@ export class PageLoader {
     const firstLook = Date.now();
     for (let look = 0; ; look++) {
       // The first look of a page about to be read reads it too, kept if the page is still then.
-      const both = extractFirst && look === 0 ? await this.page.evaluate(READ_STATE_AND_EXTRACT).catch(() => undefined) : undefined;
+      const both = extractFirst && look === 0 ? await this.evaluate<{ state: PageState; extract: PageExtract }>(STATE_AND_EXTRACT_EXPRESSION) : undefined;
       const state = both?.state ?? (await this.state());
       const now = Date.now();
       // Quiet is counted from the network's clock (a call or script started or ended) and the page's (its last
