@@ -561,6 +561,7 @@ export class KafkaBus implements Bus {
 
   private async runHandler(groupId: string, opts: SubscribeOptions, key: string, value: Buffer, headers: IHeaders | Record<string, string> | undefined): Promise<void> {
     const envelope = JSON.parse(value.toString('utf8')) as EventEnvelope;
+    if (opts.events && !opts.events.includes(envelope.event)) return;
     const header = headers?.traceparent;
     const traceparent = (Array.isArray(header) ? header[0] : header)?.toString('utf8');
     await handleInSpan(opts.handler, envelope, { topic: opts.topic, key, group: groupId, traceparent });

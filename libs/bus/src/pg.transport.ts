@@ -184,9 +184,9 @@ export class PgBus implements Bus {
   private readonly schema: string;
   private readonly instance = randomBytes(4).toString('hex');
   private started = false;
-  /** The channel a publish notifies with the topic's name. */
+  /** The channel a publish notifies with the name of each queue it gave jobs. */
   private readonly channel: string;
-  /** This process's pg-boss workers by topic: a notification for the topic wakes them. */
+  /** pg-boss worker ids by queue name, to wake on a notification naming the queue. */
   private readonly workers = new Map<string, Set<string>>();
   private listener: pg.Client | undefined;
   /** (topic, group) pairs this process has broadcast subscriptions of: their dead siblings are swept. */
@@ -257,20 +257,44 @@ export class PgBus implements Bus {
   async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
     // pg-boss's own publish() drops failed sends (Promise.allSettled); insert() throws, which at-least-once needs.
+    // A group subscribed to the topic gets every message; one subscribed to some of its event types (`topic#event`) those.
     const { rows } = await this.boss
       .getDb()
-      .executeSql(`select name from ${this.schema}.subscription where event = $1`, [topic]);
-    const perJob = ONE_MESSAGE_PER_JOB.has(topic) ? 1 : MESSAGES_PER_JOB;
-    const chunks: JobData[] = [];
-    for (let i = 0; i < messages.length; i += perJob) {
-      const chunk = messages.slice(i, i + perJob).map(carry);
-      chunks.push(chunk.length === 1 ? chunk[0]! : { batch: chunk });
+      .executeSql(`select event, name from ${this.schema}.subscription where event = $1 or starts_with(event, $1 || '#')`, [topic]);
+    const wants = new Map<string, Set<string> | 'all'>();
+    for (const { event, name } of rows as Array<{ event: string; name: string }>) {
+      const want = wants.get(name);
+      if (event === topic) wants.set(name, 'all');
+      else if (want !== 'all') wants.set(name, (want ?? new Set<string>()).add(event.slice(topic.length + 1)));
     }
-    const jobs = (rows as Array<{ name: string }>).flatMap(({ name }) => chunks.map((data) => ({ id: orderedId(), name, data })));
+    const perJob = ONE_MESSAGE_PER_JOB.has(topic) ? 1 : MESSAGES_PER_JOB;
+    const chunksOf = (list: BusMessage[]): JobData[] => {
+      const chunks: JobData[] = [];
+      for (let i = 0; i < list.length; i += perJob) {
+        const chunk = list.slice(i, i + perJob).map(carry);
+        chunks.push(chunk.length === 1 ? chunk[0]! : { batch: chunk });
+      }
+      return chunks;
+    };
+    const all = chunksOf(messages);
+    const jobs = [...wants].flatMap(([name, want]) => (want === 'all' ? all : chunksOf(messages.filter((m) => want.has(m.value.event)))).map((data) => ({ id: orderedId(), name, data })));
     if (jobs.length === 0) return;
     await this.boss.insert(jobs);
-    // Wakes the subscribed workers of every process; a lost notification costs a poll interval at most.
-    await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, topic]);
+    // Wakes the workers of the queues that got jobs, in every process; a lost notification costs a poll interval at most.
+    await this.boss.getDb().executeSql('select pg_notify($1, q) from unnest($2::text[]) q', [this.channel, [...new Set(jobs.map((j) => j.name))]]);
+  }
+
+  /**
+   * Points the queue at the topic, or at some of its event types only
+   * (`topic#event` subscriptions), dropping what an earlier version of the
+   * group subscribed to that it no longer wants.
+   */
+  private async subscribeTo(topic: Topic, name: string, events: readonly string[] | undefined): Promise<void> {
+    const wanted = events ? [...new Set(events)].map((e) => `${topic}#${e}`) : [topic];
+    await this.boss
+      .getDb()
+      .executeSql(`delete from ${this.schema}.subscription where name = $1 and (event = $2 or starts_with(event, $2 || '#')) and not (event = any($3::text[]))`, [name, topic, wanted]);
+    for (const event of wanted) await this.boss.subscribe(event, name);
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -291,7 +315,7 @@ export class PgBus implements Bus {
         ...(opts.broadcast ? { retentionMinutes: 5, expireInSeconds: 60 } : { expireInSeconds: 15 * 60 }),
       }),
     );
-    await this.boss.subscribe(opts.topic, name);
+    await this.subscribeTo(opts.topic, name, opts.events);
     const concurrency = Math.max(1, opts.concurrency ?? 1);
     // Up to `concurrency` jobs per fetch (a command job is one message; an event job up to
     // MESSAGES_PER_JOB), their messages handled at most `concurrency` at once.
@@ -353,8 +377,8 @@ export class PgBus implements Bus {
         if (jobs.length > 0 && worker.id && !closing) this.boss.notifyWorker(worker.id);
       },
     );
-    const mine = this.workers.get(opts.topic) ?? new Set<string>();
-    this.workers.set(opts.topic, mine.add(worker.id));
+    const mine = this.workers.get(name) ?? new Set<string>();
+    this.workers.set(name, mine.add(worker.id));
     if (opts.broadcast) this.watchBroadcastGroup(opts.topic, opts.group);
     else this.watchAbandoned(name);
     return {
@@ -516,7 +540,7 @@ export class PgBus implements Bus {
       await this.boss.complete(dlq, jobs.map((j) => j.id));
       replayed += jobs.length;
     }
-    if (replayed > 0) await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, topic]);
+    if (replayed > 0) await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, queue]);
     this.opts.logger.info({ topic, group, replayed }, 'dead letters replayed onto the group queue');
     return replayed;
   }

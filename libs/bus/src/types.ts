@@ -37,6 +37,13 @@ export interface SubscribeOptions {
   /** Messages handled at once by this process (default 1). */
   concurrency?: number;
   /**
+   * The event types the handler acts on (default: every event of the topic).
+   * Others never reach it: the pg bus does not even make jobs of them for the
+   * group (a consumer that ignored most of a busy topic's events paid a fetch and
+   * a completion for each); Kafka skips them before the handler.
+   */
+  events?: readonly string[];
+  /**
    * Every process of the group gets every message published while it is
    * subscribed, with no replay of older ones: for cache eviction.
    */

@@ -119,6 +119,32 @@ describe('pg bus jobs', () => {
     expect(new Set(seen).size).toBe(n);
   });
 
+  it('makes a group jobs only of the event types it subscribed to, and replaces a whole-topic subscription of an earlier version', async () => {
+    const publisher = await newBus();
+    const bus = await newBus();
+    const subscriptions = async (queue: string) => (await database.pool.query<{ event: string }>(`select event from bus.subscription where name = $1 order by event`, [queue])).rows.map((r) => r.event);
+    // An earlier version of the group took the whole topic.
+    const old = await bus.subscribe({ topic: TOPICS.orgEvents, group: 'picky', handler: async () => undefined });
+    await old.close();
+    expect(await subscriptions('assay_org_events__picky')).toEqual([TOPICS.orgEvents]);
+    const seen: string[] = [];
+    const picky = await bus.subscribe({ topic: TOPICS.orgEvents, group: 'picky', events: ['organization.member.removed'], handler: async (e) => void seen.push(e.event) });
+    expect(await subscriptions('assay_org_events__picky')).toEqual([`${TOPICS.orgEvents}#organization.member.removed`]);
+    const all: string[] = [];
+    await bus.subscribe({ topic: TOPICS.orgEvents, group: 'everything', handler: async (e) => void all.push(e.event) });
+    await picky.close();
+    const messages = Array.from({ length: 6 }, (_, i) => ({ key: 'k', value: { ...envelope(30_000 + i), ...(i % 2 ? { event: 'organization.quota.warning' } : {}) } }));
+    await publisher.publish(TOPICS.orgEvents, messages);
+    // One job of the three events it wants; the group without a list gets all six.
+    expect(await jobsOf('assay_org_events__picky')).toEqual({ n: 1, messages: 3 });
+    expect((await jobsOf('assay_org_events__everything')).messages).toBe(6);
+    await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: { ...envelope(30_010), event: 'organization.quota.warning' } }]);
+    expect(await jobsOf('assay_org_events__picky')).toEqual({ n: 1, messages: 3 });
+    await bus.subscribe({ topic: TOPICS.orgEvents, group: 'picky', events: ['organization.member.removed'], handler: async (e) => void seen.push(e.event) });
+    await eventually(async () => seen.length >= 3 && all.length >= 7, 30_000);
+    expect(seen).toEqual(['organization.member.removed', 'organization.member.removed', 'organization.member.removed']);
+  });
+
   it('keeps commands one per job, so the processes of a group share them out', async () => {
     const publisher = await newBus();
     const [w1, w2] = [await newBus(), await newBus()];

@@ -98,6 +98,26 @@ export function describeBusContract(fixture: () => BusFixture): void {
     expect([...byB].sort()).toEqual([...ids].sort());
   });
 
+  it('hands a group only the event types it subscribed to, and every type to a group that named none', async () => {
+    const f = fixture();
+    const [publisher, a, b] = [await f.newBus(), await f.newBus(), await f.newBus()];
+    const { messages, mine } = batch(8);
+    messages.forEach((m, i) => {
+      if (i % 2) m.value.event = 'organization.quota.warning';
+    });
+    const picked: string[] = [];
+    const everything: string[] = [];
+    const [groupA, groupB] = [freshGroup('picky'), freshGroup('all-types')];
+    subs.push(await a.subscribe({ topic: TOPICS.orgEvents, group: groupA, events: ['organization.member.removed'], handler: async (e) => void (mine(e) && picked.push(e.event)) }));
+    subs.push(await b.subscribe({ topic: TOPICS.orgEvents, group: groupB, handler: async (e) => void (mine(e) && everything.push(e.event)) }));
+    await sleep(1000);
+    await publisher.publish(TOPICS.orgEvents, messages);
+    await eventually(async () => picked.length >= 4 && everything.length >= 8, DELIVERY_MS);
+    await sleep(1000); // time for a wrong delivery to show up
+    expect(picked).toEqual(Array(4).fill('organization.member.removed'));
+    expect(everything.sort()).toEqual([...Array(4).fill('organization.member.removed'), ...Array(4).fill('organization.quota.warning')].sort());
+  });
+
   it('lets one service consume several topics in one group across two processes', async () => {
     const f = fixture();
     const [publisher, p1, p2] = [await f.newBus(), await f.newBus(), await f.newBus()];

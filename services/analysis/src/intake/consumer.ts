@@ -8,6 +8,9 @@ import { enqueueEnrichment } from '../discovery/enrichment.repository.js';
 
 export const CONSUMER_GROUP = 'analysis';
 
+/** The events handleEvent acts on; the bus delivers the service no others (a test case's own events are many). */
+export const INTAKE_EVENTS = ['test.plan.started', 'test.plan.completed', 'test.completed', 'discovery.session.completed'] as const;
+
 /**
  * What the analysis service takes from the bus. Every handler is an
  * idempotent upsert (redeliveries and any order are harmless): the runner's
@@ -49,6 +52,7 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<AnalysisDat
       topic,
       group: CONSUMER_GROUP,
       concurrency: 20,
+      events: INTAKE_EVENTS,
       handler: async (envelope: EventEnvelope) => {
         if (await handleEvent(opts.db, envelope)) opts.onWork();
       },

@@ -11,6 +11,9 @@ export const METERING_CONSUMER = 'auth-metering';
 
 type Metered = { quota: QuotaType; amount: number; executionId?: string };
 
+/** The events metering reads (meteredBy); the bus delivers it no others. */
+export const METERED_EVENTS = ['test.plan.started', 'test.execution.completed', 'discovery.pages.crawled', 'discovery.page.crawled'] as const;
+
 /**
  * What an event adds to the quotas: an execution when its plan run starts
  * (once per execution, even if a crashed run starts again), the billed
@@ -60,6 +63,7 @@ export async function subscribeMetering(opts: { bus: Bus; db: Kysely<AuthDatabas
       topic,
       group: 'auth',
       concurrency: 20,
+      events: METERED_EVENTS,
       handler: async (envelope: EventEnvelope) => {
         await meterEvent(opts.db, opts.schema, envelope);
       },
