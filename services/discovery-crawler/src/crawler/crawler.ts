@@ -24,7 +24,7 @@ import {
   renewLease,
   savePage,
   setCurrentPage,
-  countPageCrawled,
+  holdAndCountPage,
   takeUnmeteredPages,
   updateSession,
   claimSession,
@@ -468,7 +468,8 @@ export class Crawler {
     if (unreachable && sessionWarnings.add('unreachable_routes', page.url)) newKinds.push('unreachable_routes');
 
     const added = await withTransaction(db, async (trx) => {
-      if (!(await lockIfHeld(trx, session.id, this.o.workerId))) return undefined;
+      const unmetered = await holdAndCountPage(trx, session.id, this.o.workerId, patterns);
+      if (unmetered === undefined) return undefined;
       await savePage(trx, page.id, {
         title: ex?.title ?? '',
         status_code: loaded.status_code,
@@ -488,7 +489,6 @@ export class Crawler {
       const events: NewEvent[] = [];
       await this.saveFlows(trx, session, flows, events);
       // Auth meters discovery pages from one internal event per METER_PAGES pages or METER_MS, not one per page.
-      const unmetered = await countPageCrawled(trx, session.id, patterns);
       if (unmetered >= METER_PAGES || Date.now() - s.meteredAt >= METER_MS) {
         s.meteredAt = Date.now();
         events.push(...(await this.meter(trx, session)));

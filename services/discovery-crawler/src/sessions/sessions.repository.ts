@@ -120,18 +120,22 @@ export async function setCurrentPage(db: Db, id: string, owner: string, url: str
 }
 
 /**
- * Counts one more page crawled and not yet reported to auth, and sets the
- * patterns count when given, under the session's row lock (the caller holds it,
- * see lockIfHeld). Answers the pages not yet reported.
+ * Locks the session if this crawler still holds it and it is running, and
+ * counts one more page crawled and not yet reported to auth (sets the patterns
+ * count when given): in one statement, first in a page's transaction. Answers
+ * the pages not yet reported; undefined when the session is no longer this
+ * crawler's (nothing changed).
  */
-export async function countPageCrawled(db: Db, id: string, patternsFound: number | undefined): Promise<number> {
+export async function holdAndCountPage(db: Db, id: string, owner: string, patternsFound: number | undefined): Promise<number | undefined> {
   const row = await db
     .updateTable('sessions')
     .set((eb) => ({ pages_unmetered: eb('pages_unmetered', '+', 1), ...(patternsFound !== undefined ? { patterns_found: patternsFound } : {}) }))
     .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
     .returning('pages_unmetered')
     .executeTakeFirst();
-  return row?.pages_unmetered ?? 0;
+  return row?.pages_unmetered;
 }
 
 /**
@@ -266,8 +270,9 @@ export async function listFlows(db: Db, sessionId: string): Promise<FlowRow[]> {
 
 /** Appends to the session's replayable stream and wakes listeners on commit. */
 export async function appendStreamEvent(db: Db, sessionId: string, type: string, data: Record<string, unknown>): Promise<void> {
-  await db.insertInto('session_events').values({ session_id: sessionId, type, data: JSON.stringify(data) }).execute();
-  await sql`select pg_notify(${DISCOVERY_CHANNEL}, ${sessionId})`.execute(db);
+  // One round trip: the insert and the wake-up of the stream's listeners (sent at commit).
+  await sql`with added as (insert into session_events (session_id, type, data) values (${sessionId}, ${type}, ${JSON.stringify(data)}) returning 1)
+    select pg_notify(${DISCOVERY_CHANNEL}, ${sessionId}) from added`.execute(db);
 }
 
 export async function streamEventsAfter(db: Db, sessionId: string, afterSeq: number) {
