@@ -4,7 +4,7 @@ import type { Logger } from '@assay/logger';
 import { activeTraceparent } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
-import { fanOutMany, PUBLIC_EVENTS, PUBLIC_TOPICS } from './intake.js';
+import { fanOutMany, PUBLIC_EVENTS, PUBLIC_TOPICS, publicEventsOf } from './intake.js';
 
 export const CONSUMER_GROUP = 'webhook-dispatcher';
 
@@ -60,6 +60,7 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookData
     PUBLIC_TOPICS.map((topic) => ({
       topic,
       group: CONSUMER_GROUP,
+      events: publicEventsOf(topic),
       // A whole bus job of events (up to MESSAGES_PER_JOB) goes into one intake transaction.
       concurrency: opts.concurrency ?? MESSAGES_PER_JOB,
       handler: async (envelope: EventEnvelope) => {

@@ -14,6 +14,8 @@ type Db = Kysely<WebhookDatabase>;
 /** Every public event type of the catalog, and the topics that carry them. */
 export const PUBLIC_EVENTS = new Set(Object.entries(EVENTS).filter(([, c]) => c.visibility === 'public').map(([type]) => type));
 export const PUBLIC_TOPICS: Topic[] = Object.values(TOPICS).filter((t) => Object.values(EVENTS).some((c) => c.topic === t && c.visibility === 'public'));
+/** The public event types a topic carries: all the dispatcher asks the bus for (internal ones never become deliveries). */
+export const publicEventsOf = (topic: Topic): string[] => Object.entries(EVENTS).flatMap(([type, c]) => (c.topic === topic && c.visibility === 'public' ? [type] : []));
 
 /**
  * The webhook events one bus event becomes: itself, when it is public.
