@@ -10,7 +10,7 @@ import { loadConfig } from './config.js';
 import { Crawler } from './crawler/crawler.js';
 import type { DiscoveryDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
-import { DISCOVERY_CHANNEL } from './sessions/sessions.repository.js';
+import { DISCOVERY_CHANNEL, SESSIONS_READY } from './sessions/sessions.repository.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
@@ -36,6 +36,8 @@ startMain(async () => {
           exploreBudgetMs: config.exploreBudgetMs,
           settleMs: config.settleMs,
           workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+          // A session started or resumed (by this process or another) is taken at once, not at the next poll.
+          onSessionsReady: (wake) => notifier!.on(SESSIONS_READY, wake),
         });
         crawler.start();
       }

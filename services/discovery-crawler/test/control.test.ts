@@ -68,6 +68,23 @@ describe('controlling a discovery session', () => {
     expect(await metered(id)).toBe(14);
   });
 
+  it('takes a started or resumed session at once, not at its next poll', async () => {
+    // A crawler that polls only once a minute: what wakes it is the notification of the start and of the resume.
+    await h.stopCrawlers();
+    h.startCrawler({ pollMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 300)); // past its first look, which found nothing
+    const id = await t.start({ max_pages: 3, request_delay_ms: 300 });
+    await eventually(async () => (await progress(id)).progress.pages_crawled >= 1, 10_000, 50);
+    expect((await t.dc('POST', `/api/v1/discovery/${id}/pause`)).status).toBe(200);
+    await eventually(async () => (await progress(id)).status === 'paused', 10_000, 50);
+    await new Promise((r) => setTimeout(r, 500)); // the crawler lets the paused session go
+    expect((await t.dc('POST', `/api/v1/discovery/${id}/resume`)).status).toBe(200);
+    const done = await t.waitFor(id, 'completed');
+    expect(done.progress.pages_crawled).toBe(3);
+    await h.stopCrawlers();
+    h.startCrawler();
+  });
+
   it('cancels within seconds, ends the stream, and refuses a second cancel', async () => {
     const id = await t.start({ max_pages: 40, request_delay_ms: 400 });
     await eventually(async () => (await progress(id)).progress.pages_crawled >= 1, 30_000, 50);

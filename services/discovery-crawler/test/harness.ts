@@ -13,7 +13,7 @@ import { TestCaseClient } from '../src/clients/test-case.client.js';
 import { Crawler } from '../src/crawler/crawler.js';
 import type { DiscoveryDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { DISCOVERY_CHANNEL } from '../src/sessions/sessions.repository.js';
+import { DISCOVERY_CHANNEL, SESSIONS_READY } from '../src/sessions/sessions.repository.js';
 
 // The discovery-crawler with its real neighbours: the test-case service (its
 // app on a real port), Postgres, Chromium, and the fixture site as the target.
@@ -28,7 +28,7 @@ export interface DiscoveryHarness {
   strictUrl: string;
   tenant(): Promise<Tenant>;
   crawler: Crawler;
-  startCrawler(opts?: { leaseSeconds?: number }): Crawler;
+  startCrawler(opts?: { leaseSeconds?: number; pollMs?: number }): Crawler;
   /** Stops every crawler started so far (as if their processes went away cleanly). */
   stopCrawlers(): Promise<void>;
   events(type?: string): Promise<any[]>;
@@ -68,7 +68,8 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       navigationTimeoutMs: 20_000,
       leaseSeconds: o.leaseSeconds ?? 30,
       workerId: `test-${randomBytes(3).toString('hex')}`,
-      pollMs: 100,
+      pollMs: o.pollMs ?? 100,
+      onSessionsReady: (wake) => notifier.on(SESSIONS_READY, wake),
       // Generous: a loaded test machine must not cut a page's exploration short (the default is 8 s).
       exploreBudgetMs: 30_000,
     });

@@ -57,6 +57,8 @@ export interface CrawlerOptions {
   exploreBudgetMs?: number;
   /** How often the crawler looks for sessions to take and checks running ones for pause/cancel (ms). */
   pollMs?: number;
+  /** Tells the crawler a session became ready (started or resumed), so it takes it before the next poll; answers how to stop listening. */
+  onSessionsReady?: (wake: () => void) => () => void;
   /** The longest a page is waited on to get still after load (ms; default DEFAULT_SETTLE_MS). */
   settleMs?: number;
 }
@@ -114,6 +116,8 @@ export class Crawler {
   private timer: NodeJS.Timeout | undefined;
   private readonly active = new Map<string, Control>();
   private ticking = false;
+  private tickAgain = false;
+  private unlisten: (() => void) | undefined;
   private stopping = false;
 
   /** robots.txt comes through the same egress policy as the browser's connections. */
@@ -126,13 +130,17 @@ export class Crawler {
   start(): void {
     this.timer = setInterval(() => void this.tick(), this.o.pollMs ?? 500);
     this.timer.unref();
+    this.unlisten = this.o.onSessionsReady?.(() => void this.tick());
     void this.tick();
   }
 
   /** Takes sessions while there is room; fails the abandoned ones. */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopping) return;
+    if (this.stopping) return;
+    // Asked again while taking sessions (a session became ready meanwhile): look once more when done.
+    if (this.ticking) return void (this.tickAgain = true);
     this.ticking = true;
+    this.tickAgain = false;
     try {
       for (const failed of await failAbandoned(this.o.db)) await this.ended(failed, 'failed');
       while (this.active.size < this.o.sessions && !this.stopping) {
@@ -151,6 +159,7 @@ export class Crawler {
     } finally {
       this.ticking = false;
     }
+    if (this.tickAgain) void this.tick();
   }
 
   /** Stream and events of a session that ended without its crawler (failed by the reaper). */
@@ -572,6 +581,7 @@ export class Crawler {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
+    this.unlisten?.();
     // Sessions still running keep their frontier and are left to their leases: another crawler (or this one restarted) goes on.
     for (const ctl of this.active.values()) this.halt(ctl, 'shutdown');
     for (const id of this.active.keys()) await releaseSession(this.o.db, id, this.o.workerId).catch(() => undefined);

@@ -7,6 +7,13 @@ type Db = Kysely<DiscoveryDatabase>;
 
 /** NOTIFY channel of session stream events; the payload is the session id. */
 export const DISCOVERY_CHANNEL = 'assay_discovery_events';
+/** The payload on DISCOVERY_CHANNEL that says a session is ready to crawl (started or resumed): crawlers take it at once. */
+export const SESSIONS_READY = 'sessions-ready';
+
+/** Tells the crawlers a session is ready to crawl (sent at commit). */
+export async function notifySessionsReady(db: Db): Promise<void> {
+  await sql`select pg_notify(${DISCOVERY_CHANNEL}, ${SESSIONS_READY})`.execute(db);
+}
 
 /** A session is given up after its crawler died this many times. */
 export const MAX_ATTEMPTS = 3;

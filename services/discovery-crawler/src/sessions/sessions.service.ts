@@ -7,7 +7,7 @@ import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
 import { discoveryConfidence } from '../crawler/flows.js';
 import { normaliseUrl } from '../crawler/urls.js';
-import { appendStreamEvent, countSession, streamEventsAfter, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, transition, type ListedSession } from './sessions.repository.js';
+import { appendStreamEvent, countSession, streamEventsAfter, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, notifySessionsReady, transition, type ListedSession } from './sessions.repository.js';
 
 export interface StartRequest {
   project_id: string;
@@ -71,6 +71,7 @@ export async function startSession(ctx: DiscoveryContext, orgId: string, req: St
         data: { session_id: row.id, project_id: row.project_id, target_url: row.target_url, started_at: row.started_at.toISOString(), configuration: config },
       },
     ]);
+    await notifySessionsReady(trx);
     return row;
   });
 }
@@ -214,6 +215,7 @@ export async function resumeSession(ctx: DiscoveryContext, orgId: string, id: st
   const current = await getSession(ctx, orgId, id);
   const row = await transition(ctx.db, orgId, current.id, ['paused'], { status: 'running', resumed_at: new Date(), attempts: 0 });
   if (!row) throw wrongState(await getSession(ctx, orgId, id), 'resume', ['paused']);
+  await notifySessionsReady(ctx.db);
   return { session_id: row.id, status: 'running' as const, resumed_at: iso(row.resumed_at) };
 }
 
