@@ -1,0 +1,68 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startDiscoveryHarness, type DiscoveryHarness, type Tenant } from './harness.js';
+
+// Issue 30: only documents are held (DevTools Fetch on documents); a page's scripts, styles and calls go
+// straight through, so the browser's HTTP cache works across the pages of a crawl. Before, page.route
+// paused every request and turned the cache off: each page fetched its assets again.
+jest.setTimeout(120_000);
+
+const PAGES = 12;
+
+interface Site {
+  url: string;
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** Twelve pages linked in a ring, each loading the same cacheable stylesheet and script, and one PDF link. */
+async function startAssetSite(): Promise<Site> {
+  const hits = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (path === '/app.css') return res.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=3600' }).end('body { margin: 0 }');
+    if (path === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' }).end('document.documentElement.dataset.ready = "1";');
+    if (path === '/guide.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n');
+    const n = path === '/' ? 0 : Number(path.slice(3));
+    if (!(n >= 0 && n < PAGES) || path === '/p/0') return res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title>');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(
+      `<!doctype html><html><head><title>Page ${n}</title><link rel="stylesheet" href="/app.css"><script src="/app.js"></script></head>` +
+        `<body><h1>Page ${n}</h1><a href="${n + 1 < PAGES ? `/p/${n + 1}` : '/'}">next</a> <a href="/guide.pdf">guide</a></body></html>`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+let h: DiscoveryHarness;
+let t: Tenant;
+let site: Site;
+beforeAll(async () => {
+  [h, site] = await Promise.all([startDiscoveryHarness(), startAssetSite()]);
+  t = await h.tenant();
+});
+afterAll(async () => {
+  await h?.close();
+  await site?.close();
+});
+
+describe('a crawl’s subresources', () => {
+  it('come from the HTTP cache after the first page, while each document is still read with its status and type', async () => {
+    const id = await t.start({ target_url: `${site.url}/`, max_pages: 50, max_depth: 20 });
+    await t.waitFor(id, 'completed');
+    const results = (await t.dc('GET', `/api/v1/discovery/${id}/results`)).body;
+    const pages = results.pages.filter((p: any) => p.content_type === 'text/html');
+    expect(pages).toHaveLength(PAGES);
+    // The PDF was asked for once, recorded with its type, and not rendered.
+    expect(results.pages.find((p: any) => p.url.endsWith('/guide.pdf'))).toMatchObject({ status_code: 200, content_type: 'application/pdf' });
+    expect(site.hits.get('/guide.pdf')).toBe(1);
+    // Every page's script ran (its stylesheet and script loaded), yet each asset was fetched at most once per tab.
+    expect(site.hits.get('/app.css')).toBeGreaterThanOrEqual(1);
+    expect(site.hits.get('/app.js')).toBeGreaterThanOrEqual(1);
+    expect(site.hits.get('/app.css')!).toBeLessThanOrEqual(3);
+    expect(site.hits.get('/app.js')!).toBeLessThanOrEqual(3);
+  });
+});
