@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import { TOPICS, type Topic } from '@assay/contracts';
+import { COMMAND_TOPICS, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { handleInSpan } from './tracing.js';
 import { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
@@ -100,7 +100,6 @@ const carry = (m: BusMessage): Carried => ({ key: m.key, value: m.value, ...(m.t
  * rather than per event (the webhook intake bench: pg-boss's per-job cost was most of it).
  */
 export const MESSAGES_PER_JOB = 500;
-const ONE_MESSAGE_PER_JOB = new Set<string>([TOPICS.executionCommands, TOPICS.discoveryCommands]);
 
 /**
  * Runs `fn` over `items` in order, at most `limit` at once, starting no new one once `stop()` is true.
@@ -267,7 +266,7 @@ export class PgBus implements Bus {
       if (event === topic) wants.set(name, 'all');
       else if (want !== 'all') wants.set(name, (want ?? new Set<string>()).add(event.slice(topic.length + 1)));
     }
-    const perJob = ONE_MESSAGE_PER_JOB.has(topic) ? 1 : MESSAGES_PER_JOB;
+    const perJob = COMMAND_TOPICS.has(topic) ? 1 : MESSAGES_PER_JOB;
     const chunksOf = (list: BusMessage[]): JobData[] => {
       const chunks: JobData[] = [];
       for (let i = 0; i < list.length; i += perJob) {

@@ -6,6 +6,6 @@
  */
 export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
 export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
-export { EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
+export { COMMAND_TOPICS, EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
 export { PLAN_CATALOG, PLAN_NAMES, QUOTA_TYPES, planLimits, type PlanLimits, type PlanName, type QuotaType } from './plans.js';

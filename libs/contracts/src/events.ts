@@ -15,6 +15,14 @@ export const TOPICS = {
 } as const;
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
 
+/**
+ * Topics of commands: each message is a unit of work for one process of a
+ * group (run this execution, crawl this session), so a transport hands them
+ * out one by one and never batches them (the pg bus carries the events of
+ * other topics up to 500 to a job).
+ */
+export const COMMAND_TOPICS: ReadonlySet<Topic> = new Set<Topic>([TOPICS.executionCommands, TOPICS.discoveryCommands]);
+
 export interface EventContract {
   topic: Topic;
   /** Public events reach webhooks; internal ones stay between services. */

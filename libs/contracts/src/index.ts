@@ -20,7 +20,7 @@ export {
   type SessionCases,
   type SnapshotCase,
 } from './internal.js';
-export { EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
+export { COMMAND_TOPICS, EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS, DISCOVERY_WARNING_CODES } from './discovery.schemas.js';
