@@ -28,7 +28,7 @@ export interface DiscoveryHarness {
   strictUrl: string;
   tenant(): Promise<Tenant>;
   crawler: Crawler;
-  startCrawler(opts?: { leaseSeconds?: number; pollMs?: number }): Crawler;
+  startCrawler(opts?: { leaseSeconds?: number; pollMs?: number; navigationTimeoutMs?: number; pagesInParallel?: number }): Crawler;
   /** Stops every crawler started so far (as if their processes went away cleanly). */
   stopCrawlers(): Promise<void>;
   events(type?: string): Promise<any[]>;
@@ -64,8 +64,8 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       logger,
       browsers: new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true })),
       sessions: 2,
-      pagesInParallel: 3,
-      navigationTimeoutMs: 20_000,
+      pagesInParallel: o.pagesInParallel ?? 3,
+      navigationTimeoutMs: o.navigationTimeoutMs ?? 20_000,
       leaseSeconds: o.leaseSeconds ?? 30,
       workerId: `test-${randomBytes(3).toString('hex')}`,
       pollMs: o.pollMs ?? 100,

@@ -12,29 +12,49 @@ const PAGES = 12;
 interface Site {
   url: string;
   hits: Map<string, number>;
+  /** Whether the first page links to the page that never answers. */
+  hang: boolean;
   close(): Promise<void>;
 }
 
 /** Twelve pages linked in a ring, each loading the same cacheable stylesheet and script, and one PDF link. */
 async function startAssetSite(): Promise<Site> {
   const hits = new Map<string, number>();
+  const hanging: http.ServerResponse[] = [];
+  const state = { hang: false };
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     if (path === '/app.css') return res.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=3600' }).end('body { margin: 0 }');
     if (path === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' }).end('document.documentElement.dataset.ready = "1";');
     if (path === '/guide.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n');
+    // Never answers: its request is dropped when the navigation times out.
+    if (path === '/hang') return void hanging.push(res);
     const n = path === '/' ? 0 : Number(path.slice(3));
     if (!(n >= 0 && n < PAGES) || path === '/p/0') return res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title>');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(
       `<!doctype html><html><head><title>Page ${n}</title><link rel="stylesheet" href="/app.css"><script src="/app.js"></script></head>` +
-        `<body><h1>Page ${n}</h1><a href="${n + 1 < PAGES ? `/p/${n + 1}` : '/'}">next</a> <a href="/guide.pdf">guide</a></body></html>`,
+        `<body><h1>Page ${n}</h1><a href="${n + 1 < PAGES ? `/p/${n + 1}` : '/'}">next</a> <a href="/guide.pdf">guide</a>${n === 0 && state.hang ? ' <a href="/hang">slow</a>' : ''}</body></html>`,
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    get hang() {
+      return state.hang;
+    },
+    set hang(on: boolean) {
+      state.hang = on;
+    },
+    close: () => {
+      for (const r of hanging) r.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 let h: DiscoveryHarness;
@@ -50,7 +70,27 @@ afterAll(async () => {
 });
 
 describe('a crawl’s subresources', () => {
+  it('go on after a page that never answers, with a request delay (its turn ends with its navigation)', async () => {
+    // One tab whose navigations give up after 3 s. The pacing turn of the page that never answers ends with its
+    // navigation; before, nothing ended it and the session waited for ever. (Pacing waits for each answer, so with
+    // several tabs the others' navigations wait on it and may time out too: politeness first.)
+    site.hang = true;
+    await h.stopCrawlers();
+    h.startCrawler({ navigationTimeoutMs: 3000, pagesInParallel: 1 });
+    const id = await t.start({ target_url: `${site.url}/`, max_pages: 6, max_depth: 20, request_delay_ms: 200 });
+    const done = await t.waitFor(id, 'completed', 60_000);
+    expect(done.progress.pages_crawled).toBe(6);
+    const r = (await t.dc('GET', `/api/v1/discovery/${id}/results`)).body;
+    expect(r.pages.find((p: any) => p.url.endsWith('/hang'))).toMatchObject({ status_code: 0 });
+    expect(r.pages.filter((p: any) => p.status_code === 200)).toHaveLength(5);
+    expect(site.hits.get('/hang')).toBe(1);
+    await h.stopCrawlers();
+    h.startCrawler();
+    site.hang = false;
+  });
+
   it('come from the HTTP cache after the first page, while each document is still read with its status and type', async () => {
+    site.hits.clear();
     const id = await t.start({ target_url: `${site.url}/`, max_pages: 50, max_depth: 20 });
     await t.waitFor(id, 'completed');
     const results = (await t.dc('GET', `/api/v1/discovery/${id}/results`)).body;

@@ -120,7 +120,11 @@ interface DocumentInFlight {
   cause?: string;
   /** Ends its turn (pacing). */
   done?: () => void;
+  timer?: NodeJS.Timeout;
 }
+
+/** The longest a document's request holds the session's pacing turn (ms). */
+const MAX_TURN_MS = 60_000;
 
 /** Requests a page waits on before it counts as loaded: its calls and the scripts (chunks) it loads. */
 const PENDING_TYPES = new Set(['xhr', 'fetch', 'script']);
@@ -220,11 +224,16 @@ export class PageLoader {
       if (exploring) this.heldDocument = true;
       if (exploring && (e.request.method === 'GET' || !this.cause)) return void (await fail());
       const inFlight: DocumentInFlight = { visit: this.visit, t0: 0, ...(exploring ? { cause: this.cause! } : {}) };
+      // A tab asks for one document at a time: one still waiting for its answer was given up (superseded).
+      this.releaseTurns();
       // Pacing happens here, right before the request leaves, so the target never sees two closer than the delay.
       const done = await this.pace().catch(() => undefined);
       if (!done) return void (await fail());
       inFlight.done = done;
       inFlight.t0 = Date.now();
+      // The last resort: a turn is never held longer than this, whatever happens to the request.
+      inFlight.timer = setTimeout(() => this.endTurn(inFlight), MAX_TURN_MS);
+      inFlight.timer.unref?.();
       this.documents.set(e.requestId, inFlight);
       const sent = await cdp.send('Fetch.continueRequest', { requestId: e.requestId, interceptResponse: true }).then(
         () => true,
@@ -254,9 +263,27 @@ export class PageLoader {
   private finishDocument(requestId: string): DocumentInFlight | undefined {
     const inFlight = this.documents.get(requestId);
     this.documents.delete(requestId);
-    inFlight?.done?.();
-    if (inFlight) inFlight.done = undefined;
+    if (inFlight) this.endTurn(inFlight);
     return inFlight;
+  }
+
+  private endTurn(inFlight: DocumentInFlight): void {
+    clearTimeout(inFlight.timer);
+    inFlight.done?.();
+    inFlight.done = undefined;
+  }
+
+  /**
+   * Ends the turn of every document of this tab still waiting for its answer:
+   * the navigation that asked for it ended (loaded, failed or timed out) or was
+   * superseded, and a request the browser dropped is never answered. Without
+   * this, with a request delay, such a request held every tab's next request
+   * for ever. A late answer is still read.
+   */
+  private releaseTurns(): void {
+    for (const inFlight of this.documents.values()) this.endTurn(inFlight);
+    // Requests that were never answered are forgotten once there are many.
+    if (this.documents.size > 50) this.documents.clear();
   }
 
   /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
@@ -321,6 +348,7 @@ export class PageLoader {
     } finally {
       this.exploring = was.exploring;
       this.cause = was.cause;
+      this.releaseTurns();
     }
   }
 
@@ -345,6 +373,7 @@ export class PageLoader {
     } finally {
       this.exploring = false;
       this.cause = undefined;
+      this.releaseTurns();
     }
     return { calls: visit.calls.slice(before).filter((c) => c.cause), found };
   }
@@ -371,6 +400,7 @@ export class PageLoader {
     if (new URL(url).hash && stripHash(this.page.url()) === stripHash(url)) await this.page.goto('about:blank').catch(() => undefined);
     let navError: unknown;
     await this.page.goto(url, { waitUntil: 'load', timeout: opts.timeoutMs }).catch((err: unknown) => (navError = err));
+    this.releaseTurns();
     const main = visit.main;
     if (!main) throw navError ?? new Error(`No response for ${url}`);
     if (!main.rendered) {
