@@ -6,7 +6,7 @@ import type { Logger } from '@assay/logger';
 import { withTraceparent } from '@assay/telemetry';
 import { handleInSpan } from './tracing.js';
 import { KafkaHolds } from './kafka-holds.js';
-import type { Bus, BusHealth, BusMessage, EventEnvelope, SubscribeOptions, Subscription } from './types.js';
+import { wantedEvents, type Bus, type BusHealth, type BusMessage, type EventEnvelope, type SubscribeOptions, type Subscription } from './types.js';
 
 export interface KafkaTopicSettings {
   /** Partitions of each topic: the ceiling on busy consumers of one group (runner, crawler replicas). */
@@ -130,6 +130,8 @@ export class KafkaBus implements Bus {
   private readonly producer: Producer;
   private readonly admin: Admin;
   private readonly running = new Set<Running>();
+  /** The event types each subscription hands its handler (see wantedEvents). */
+  private readonly wanted = new WeakMap<SubscribeOptions, ReadonlySet<string> | undefined>();
   private readonly instance = randomBytes(4).toString('hex');
   private readonly log: Logger;
   private readonly sessionTimeout: number;
@@ -303,6 +305,7 @@ export class KafkaBus implements Bus {
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (this.stopped) throw new Error('bus is stopped');
+    this.wanted.set(opts, wantedEvents(opts));
     const groupId = opts.broadcast
       ? `${kafkaGroupId(opts.group, opts.topic)}${BROADCAST_MARK}${this.instance}`
       : kafkaGroupId(opts.group, opts.topic);
@@ -561,7 +564,8 @@ export class KafkaBus implements Bus {
 
   private async runHandler(groupId: string, opts: SubscribeOptions, key: string, value: Buffer, headers: IHeaders | Record<string, string> | undefined): Promise<void> {
     const envelope = JSON.parse(value.toString('utf8')) as EventEnvelope;
-    if (opts.events && !opts.events.includes(envelope.event)) return;
+    const wanted = this.wanted.get(opts);
+    if (wanted && !wanted.has(envelope.event)) return;
     const header = headers?.traceparent;
     const traceparent = (Array.isArray(header) ? header[0] : header)?.toString('utf8');
     await handleInSpan(opts.handler, envelope, { topic: opts.topic, key, group: groupId, traceparent });

@@ -5,7 +5,7 @@ import PgBoss from 'pg-boss';
 import { COMMAND_TOPICS, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { handleInSpan } from './tracing.js';
-import { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
+import { MAX_ATTEMPTS, wantedEvents, type Bus, type BusHealth, type BusMessage, type SubscribeOptions, type Subscription, type EventEnvelope } from './types.js';
 
 export interface PgBusOptions {
   connectionString: string;
@@ -256,15 +256,17 @@ export class PgBus implements Bus {
   async publish(topic: Topic, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
     // pg-boss's own publish() drops failed sends (Promise.allSettled); insert() throws, which at-least-once needs.
-    // A group subscribed to the topic gets every message; one subscribed to some of its event types (`topic#event`) those.
+    // Every group is subscribed to the topic; one that named its event types also to `topic#event` for each, and
+    // gets only those. (A publisher of before the event lists reads only the topic rows and sends such a group
+    // everything, which it skips: a rolling upgrade loses nothing.)
     const { rows } = await this.boss
       .getDb()
       .executeSql(`select event, name from ${this.schema}.subscription where event = $1 or starts_with(event, $1 || '#')`, [topic]);
     const wants = new Map<string, Set<string> | 'all'>();
     for (const { event, name } of rows as Array<{ event: string; name: string }>) {
       const want = wants.get(name);
-      if (event === topic) wants.set(name, 'all');
-      else if (want !== 'all') wants.set(name, (want ?? new Set<string>()).add(event.slice(topic.length + 1)));
+      if (event !== topic) wants.set(name, (want instanceof Set ? want : new Set<string>()).add(event.slice(topic.length + 1)));
+      else if (!want) wants.set(name, 'all');
     }
     const perJob = COMMAND_TOPICS.has(topic) ? 1 : MESSAGES_PER_JOB;
     const chunksOf = (list: BusMessage[]): JobData[] => {
@@ -284,20 +286,21 @@ export class PgBus implements Bus {
   }
 
   /**
-   * Points the queue at the topic, or at some of its event types only
-   * (`topic#event` subscriptions), dropping what an earlier version of the
-   * group subscribed to that it no longer wants.
+   * Points the queue at the topic and, when the group names its event types,
+   * at `topic#event` for each (publishers then make it jobs of those only);
+   * drops the event types an earlier version of the group named and no longer does.
    */
   private async subscribeTo(topic: Topic, name: string, events: readonly string[] | undefined): Promise<void> {
-    const wanted = events ? [...new Set(events)].map((e) => `${topic}#${e}`) : [topic];
+    const wanted = [topic, ...[...new Set(events ?? [])].map((e) => `${topic}#${e}`)];
     await this.boss
       .getDb()
-      .executeSql(`delete from ${this.schema}.subscription where name = $1 and (event = $2 or starts_with(event, $2 || '#')) and not (event = any($3::text[]))`, [name, topic, wanted]);
+      .executeSql(`delete from ${this.schema}.subscription where name = $1 and starts_with(event, $2 || '#') and not (event = any($3::text[]))`, [name, topic, wanted]);
     for (const event of wanted) await this.boss.subscribe(event, name);
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (!GROUP_NAME.test(opts.group)) throw new Error(`Invalid consumer group "${opts.group}"`);
+    const wanted = wantedEvents(opts);
     const name = queueName(opts.topic, opts.group, opts.broadcast ? this.instance : undefined);
     const maxAttempts = this.opts.maxAttempts ?? MAX_ATTEMPTS;
     const deadLetters = deadLetterQueue(opts.topic, opts.group);
@@ -323,7 +326,8 @@ export class PgBus implements Bus {
     const worker: { id?: string } = {};
     // Set by close(): the messages of a fetched job not started yet go back to the group.
     let closing = false;
-    const handle = (m: Carried) => handleInSpan(opts.handler, m.value, { topic: opts.topic, key: m.key, group: opts.group, traceparent: m.traceparent });
+    // Events the group did not name (sent by a publisher of before the event lists) are skipped as handled.
+    const handle = (m: Carried) => (wanted && !wanted.has(m.value.event) ? Promise.resolve() : handleInSpan(opts.handler, m.value, { topic: opts.topic, key: m.key, group: opts.group, traceparent: m.traceparent }));
     // Each message succeeds or fails on its own; a job keeps only the messages that failed for its next attempt.
     const settleBatch = async (jobs: Array<PgBoss.JobWithMetadata<JobData>>): Promise<void> => {
       const work = jobs.flatMap((job) => messagesOf(job.data).map((message) => ({ job, message })));

@@ -81,3 +81,13 @@ export interface Bus {
   replayDeadLetters(topic: Topic, group: string): Promise<number>;
   stop(): Promise<void>;
 }
+
+/**
+ * The event types a subscription hands its handler (undefined: every one).
+ * @throws Error for an empty list, which would hand it nothing: a mistake, never meant.
+ */
+export function wantedEvents(opts: Pick<SubscribeOptions, 'group' | 'topic' | 'events'>): ReadonlySet<string> | undefined {
+  if (!opts.events) return undefined;
+  if (opts.events.length === 0) throw new Error(`Consumer group "${opts.group}" names no event types: leave \`events\` out to take every event of ${opts.topic}`);
+  return new Set(opts.events);
+}
