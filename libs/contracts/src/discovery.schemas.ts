@@ -1,3 +1,4 @@
+import { ACCESSIBILITY_VIOLATION } from './execution.schemas.js';
 import type { JsonSchema } from './json-schema.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
@@ -180,11 +181,7 @@ export const discoverySchemas: Record<string, JsonSchema> = {
               properties: {
                 violations: {
                   type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
-                    properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
-                  },
+                  items: ACCESSIBILITY_VIOLATION,
                 },
                 error: { type: 'string' },
               },

@@ -1,6 +1,13 @@
 import type { JsonSchema } from './json-schema.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
+
+/** One WCAG violation axe-core found: in a failed `assert_accessible` step and in a discovery page's scan. */
+export const ACCESSIBILITY_VIOLATION = {
+  type: 'object',
+  required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
+  properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
+} as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' };
 const runOptions = {
   test_plan_id: { type: 'string', minLength: 1, maxLength: 64 },
@@ -41,11 +48,7 @@ const stepResult = {
         min_impact: { type: 'string' },
         violations: {
           type: 'array',
-          items: {
-            type: 'object',
-            required: ['rule', 'impact', 'help', 'help_url', 'nodes'],
-            properties: { rule: { type: 'string' }, impact: { type: ['string', 'null'] }, help: { type: 'string' }, help_url: { type: 'string' }, nodes: { type: 'array', items: { type: 'string' } } },
-          },
+          items: ACCESSIBILITY_VIOLATION,
         },
       },
     },
