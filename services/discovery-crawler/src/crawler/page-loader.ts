@@ -97,10 +97,11 @@ const INSTRUMENT = `(() => {
   Object.defineProperty(window, '__assayState', { value: () => ({ scripts: document.scripts.length, started, sinceStart: started ? performance.now() - lastStart : -1, mutations, sinceMutation: mutations ? performance.now() - lastMutation : -1, sinceTask: lastPost < 0 ? -1 : performance.now() - lastPost, timers: timers.size, routes: routes.slice(), errors: errors.slice(), href: location.href }) });
 })();`;
 
-const STATE_EXPRESSION = 'window.__assayState ? window.__assayState() : { scripts: document.scripts.length, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [], href: location.href }';
+/** The state of a page whose instrumentation did not run (or that could not be read): nothing seen. */
+const EMPTY_STATE: Omit<PageState, 'href'> = { scripts: 0, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [] };
+const STATE_EXPRESSION = `(window.__assayState ? window.__assayState() : { ...${JSON.stringify(EMPTY_STATE)}, scripts: document.scripts.length, href: location.href })`;
 /** The state and the page's extract in one call: a page still at the first look is read with one round trip. */
 const STATE_AND_EXTRACT_EXPRESSION = `(() => { const state = ${STATE_EXPRESSION}; return { state, extract: (function () { ${EXTRACT_BODY} })() }; })()`;
-const EMPTY_STATE: Omit<PageState, 'href'> = { scripts: 0, started: 0, sinceStart: -1, mutations: 0, sinceMutation: -1, sinceTask: -1, timers: 0, routes: [], errors: [] };
 
 /** Fetch.requestPaused, the fields read here. */
 interface PausedRequest {
@@ -174,7 +175,7 @@ export class PageLoader {
     // crawl's CPU. Subresources, calls and frames go straight through the context's egress proxy.
     const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
     loader.mainFrameId = tree.frameTree.frame.id;
-    cdp.on('Fetch.requestPaused', (e) => void loader.paused(cdp, e));
+    cdp.on('Fetch.requestPaused', (e) => void loader.paused(e));
     await cdp.send('Fetch.enable', { patterns: [{ resourceType: 'Document', requestStage: 'Request' }] });
     const visits = new WeakMap<Request, { visit: Visit; cause: string | undefined }>();
     loader.page.on('request', (r) => {
@@ -214,8 +215,8 @@ export class PageLoader {
    * answer recorded as a call of the action that submitted it, and not rendered.
    * Documents of frames go on untouched.
    */
-  private async paused(cdp: CDPSession, e: PausedRequest): Promise<void> {
-    const send = (method: 'Fetch.continueRequest' | 'Fetch.failRequest', params: Record<string, unknown>) => cdp.send(method, { requestId: e.requestId, ...params }).catch(() => undefined);
+  private async paused(e: PausedRequest): Promise<void> {
+    const send = (method: 'Fetch.continueRequest' | 'Fetch.failRequest', params: Record<string, unknown>) => this.cdp.send(method, { requestId: e.requestId, ...params }).catch(() => undefined);
     const fail = () => send('Fetch.failRequest', { errorReason: 'Aborted' });
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     if (!atResponse) {
@@ -231,11 +232,10 @@ export class PageLoader {
       if (!done) return void (await fail());
       inFlight.done = done;
       inFlight.t0 = Date.now();
-      // The last resort: a turn is never held longer than this, whatever happens to the request.
-      inFlight.timer = setTimeout(() => this.endTurn(inFlight), MAX_TURN_MS);
-      inFlight.timer.unref?.();
+      // The last resort: a turn is never held longer than this, and a request never answered by then is forgotten.
+      inFlight.timer = setTimeout(() => this.finishDocument(e.requestId), MAX_TURN_MS).unref();
       this.documents.set(e.requestId, inFlight);
-      const sent = await cdp.send('Fetch.continueRequest', { requestId: e.requestId, interceptResponse: true }).then(
+      const sent = await this.cdp.send('Fetch.continueRequest', { requestId: e.requestId, interceptResponse: true }).then(
         () => true,
         () => false,
       );
@@ -278,17 +278,15 @@ export class PageLoader {
    * the navigation that asked for it ended (loaded, failed or timed out) or was
    * superseded, and a request the browser dropped is never answered. Without
    * this, with a request delay, such a request held every tab's next request
-   * for ever. A late answer is still read.
+   * for ever. A late answer is still read (a form post's is still not rendered).
    */
   private releaseTurns(): void {
     for (const inFlight of this.documents.values()) this.endTurn(inFlight);
-    // Requests that were never answered are forgotten once there are many.
-    if (this.documents.size > 50) this.documents.clear();
   }
 
   /** The page's instrumentation, read now (a closed or navigating page reads as empty). */
   async state(): Promise<PageState> {
-    return (await this.evaluate<PageState>(`(${STATE_EXPRESSION})`)) ?? { ...EMPTY_STATE, routes: [], errors: [], href: this.page.url() };
+    return (await this.evaluate<PageState>(STATE_EXPRESSION)) ?? { ...EMPTY_STATE, routes: [], errors: [], href: this.page.url() };
   }
 
   /**
