@@ -72,6 +72,32 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
   }
 }
 
+/**
+ * A harness started before a test file's tests and closed after them, in one
+ * line instead of a `let`, a `beforeAll` and an `afterAll`:
+ * `const svc = useHarness(() => startTestCaseService());`. The object answered
+ * stands for the harness: each property read goes to the started one (methods
+ * bound to it). Read it only inside tests and hooks: before `beforeAll` has
+ * run there is no harness yet, and it says so.
+ */
+export function useHarness<T extends { close(): unknown }>(start: () => Promise<T>): T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as T, {
+    get(_, key) {
+      if (!started) throw new Error(`The harness is not started yet (read of ${String(key)}): use it inside a test or a hook`);
+      const value: unknown = Reflect.get(started, key);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+    has: (_, key) => !!started && Reflect.has(started, key),
+  });
+}
+
 export const TEST_INTERNAL_SECRET = 'test-internal-token-secret-0123456789abcdef';
 
 export { freePort as freePortForTests } from '@assay/embedded-pg';

@@ -1,13 +1,10 @@
 import { SignJWT } from 'jose';
 import { signPrincipal } from '@assay/principal';
-import { startAuth, keyPrincipal, SESSION_SECRET, type AuthHarness } from './harness.js';
+import { startAuth, keyPrincipal, SESSION_SECRET } from './harness.js';
 import { insertMembership, insertUser } from '../src/organizations/organizations.repository.js';
+import { useHarness } from '@assay/testing';
 
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 describe('login and sessions', () => {
   it('logs in with e-mail and password and the token authenticates as the owner', async () => {

@@ -2,16 +2,12 @@ import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { contractValidator } from '@assay/contracts';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { STRIPE_SECRET, startAuth, type AuthHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { STRIPE_SECRET, startAuth } from './harness.js';
 
 // Stripe is an edge we do not own: its calls are built here as Stripe sends them, signed with
 // the stripe package's own test-header helper. No network.
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 const customerId = () => `cus_${randomUUID().replace(/-/g, '').slice(0, 14)}`;
 

@@ -1,12 +1,9 @@
 import { contractValidator } from '@assay/contracts';
 import type { Principal } from '@assay/principal';
-import { keyPrincipal, startAuth, type AuthHarness } from './harness.js';
+import { keyPrincipal, startAuth } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 const email = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}@example.test`;
 const asMember = (orgId: string, userId: string, role: Principal['role']): Principal => ({ org_id: orgId, sub: userId, kind: 'session', role, scopes: [], plan: 'pro' });

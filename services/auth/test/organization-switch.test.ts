@@ -1,10 +1,7 @@
-import { keyPrincipal, startAuth, type AuthHarness } from './harness.js';
+import { keyPrincipal, startAuth } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 describe('switching organization (the console’s organization menu)', () => {
   it('lists the user’s organizations and mints a session in another one they belong to', async () => {

@@ -1,11 +1,8 @@
 import { sql } from 'kysely';
-import { startAuth, keyPrincipal, type AuthHarness } from './harness.js';
+import { startAuth, keyPrincipal } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 describe('service keys', () => {
   it('creates a key whose secret is shown once, lists it with usage, and authenticates with it', async () => {

@@ -1,15 +1,11 @@
 import { servicePrincipal, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startAuth, keyPrincipal, type AuthHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startAuth, keyPrincipal } from './harness.js';
 
 // Console sign-ins that survive a reload: the access token in the body, the
 // refresh token in an HttpOnly cookie scoped to the refresh route, rotated on
 // use, ended by sign-out (here or everywhere) and by a password change.
-let auth: AuthHarness;
-beforeAll(async () => {
-  auth = await startAuth();
-});
-afterAll(() => auth.close());
+const auth = useHarness(() => startAuth());
 
 const COOKIE = '__Secure-assay_refresh';
 

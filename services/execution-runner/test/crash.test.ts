@@ -1,14 +1,10 @@
-import { eventually } from '@assay/testing';
-import { startRunnerHarness, type RunnerHarness } from './harness.js';
+import { eventually, useHarness } from '@assay/testing';
+import { startRunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
 
 // Leases of 2 s so an abandoned execution is noticed quickly.
-let h: RunnerHarness;
-beforeAll(async () => {
-  h = await startRunnerHarness({ leaseSeconds: 2 });
-});
-afterAll(() => h.close());
+const h = useHarness(() => startRunnerHarness({ leaseSeconds: 2 }));
 
 describe('a runner that dies mid-run', () => {
   it('leaves no execution running forever: another runner retries it once and completes it', async () => {

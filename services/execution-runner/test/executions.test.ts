@@ -1,14 +1,10 @@
 import { strFromU8, unzipSync } from 'fflate';
-import { eventually } from '@assay/testing';
-import { credentials, login, startRunnerHarness, PUBLIC_BASE_URL, type RunnerHarness } from './harness.js';
+import { eventually, useHarness } from '@assay/testing';
+import { credentials, login, startRunnerHarness, PUBLIC_BASE_URL } from './harness.js';
 
 jest.setTimeout(120_000);
 
-let h: RunnerHarness;
-beforeAll(async () => {
-  h = await startRunnerHarness({ stepTimeoutMs: 2000 });
-});
-afterAll(() => h.close());
+const h = useHarness(() => startRunnerHarness({ stepTimeoutMs: 2000 }));
 beforeEach(() => h.resetShop());
 
 const artifactId = (url: string) => url.slice(`${PUBLIC_BASE_URL}/api/v1/artifacts/`.length);

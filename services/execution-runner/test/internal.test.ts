@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startRunnerHarness, type RunnerHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startRunnerHarness } from './harness.js';
 
 // What the analysis service reads from the runner: an execution with what a
 // re-run needs, and each test's stored evidence (candidates on failure).
 jest.setTimeout(120_000);
 
-let h: RunnerHarness;
-beforeAll(async () => {
-  h = await startRunnerHarness({ stepTimeoutMs: 1500 });
-});
-afterAll(() => h.close());
+const h = useHarness(() => startRunnerHarness({ stepTimeoutMs: 1500 }));
 
 const internal = async (orgId: string | null, path: string) => {
   const token = await signPrincipal(TEST_INTERNAL_SECRET, { ...servicePrincipal('analysis'), org_id: orgId });

@@ -1,18 +1,14 @@
 import { unzipSync } from 'fflate';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { eventually, TEST_INTERNAL_SECRET } from '@assay/testing';
-import { credentials, startRunnerHarness, type RunnerHarness } from './harness.js';
+import { eventually, TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { credentials, startRunnerHarness } from './harness.js';
 
 // Issue 31: what a person asks of a run (did it pass?), names where ids were,
 // a run of one stored test case, re-running just the failed cases, and
 // project secrets that steps use but no output shows.
 jest.setTimeout(120_000);
 
-let h: RunnerHarness;
-beforeAll(async () => {
-  h = await startRunnerHarness({ stepTimeoutMs: 3000 });
-});
-afterAll(() => h.close());
+const h = useHarness(() => startRunnerHarness({ stepTimeoutMs: 3000 }));
 
 const passing = [{ action: 'navigate', value: '/products/1' }, { action: 'assert_visible', selector: '#add-to-cart' }];
 const failing = [{ action: 'navigate', value: '/products/1' }, { action: 'assert_text', selector: '#cart-count', value: '99' }];

@@ -1,6 +1,7 @@
 import { PNG } from 'pngjs';
 import { sql } from 'kysely';
-import { startRunnerHarness, type RunnerHarness, type Tenant } from './harness.js';
+import { startRunnerHarness, type Tenant } from './harness.js';
+import { useHarness } from '@assay/testing';
 
 // Issue 27: assert_screenshot through real executions (test-case service, runner, Postgres, Chromium,
 // the shop's /visual page): the first passing run stores the baseline, a colour, a font size and a
@@ -8,11 +9,7 @@ import { startRunnerHarness, type RunnerHarness, type Tenant } from './harness.j
 // failed capture accepted through the API is what the next run compares against.
 jest.setTimeout(180_000);
 
-let h: RunnerHarness;
-beforeAll(async () => {
-  h = await startRunnerHarness({ stepTimeoutMs: 5000 });
-});
-afterAll(() => h.close());
+const h = useHarness(() => startRunnerHarness({ stepTimeoutMs: 5000 }));
 
 const visualCase = (mask: string[]) => [
   { action: 'navigate', value: '/visual?{{variant}}' },

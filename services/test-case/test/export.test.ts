@@ -1,12 +1,8 @@
 import { PRINCIPAL_HEADER, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startTestCaseService, type TestCaseHarness, type Tenant } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startTestCaseService, type Tenant } from './harness.js';
 
-let svc: TestCaseHarness;
-beforeAll(async () => {
-  svc = await startTestCaseService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startTestCaseService());
 
 /** A GET whose answer is read as text (the harness parses JSON only). */
 async function download(t: Tenant, path: string) {

@@ -1,10 +1,7 @@
 import { startTestCaseService, type TestCaseHarness } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let svc: TestCaseHarness;
-beforeAll(async () => {
-  svc = await startTestCaseService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startTestCaseService());
 
 const csvFile = (content: string) => ({ name: 'cases.csv', type: 'text/csv', content });
 const count = async (t: ReturnType<TestCaseHarness['tenant']>, projectId: string) =>

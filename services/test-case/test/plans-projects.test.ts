@@ -1,12 +1,8 @@
 import { servicePrincipal, signPrincipal, PRINCIPAL_HEADER } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startTestCaseService, type TestCaseHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startTestCaseService } from './harness.js';
 
-let svc: TestCaseHarness;
-beforeAll(async () => {
-  svc = await startTestCaseService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startTestCaseService());
 
 describe('projects', () => {
   it('creates, reads, lists, updates and deletes a project with environments', async () => {

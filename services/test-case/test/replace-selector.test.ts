@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startTestCaseService, type TestCaseHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startTestCaseService } from './harness.js';
 
 // The route the analysis service applies a verified selector through.
-let h: TestCaseHarness;
-beforeAll(async () => {
-  h = await startTestCaseService();
-});
-afterAll(() => h.close());
+const h = useHarness(() => startTestCaseService());
 
 async function replace(orgId: string | null, id: string, body: unknown) {
   const token = await signPrincipal(TEST_INTERNAL_SECRET, { ...servicePrincipal('analysis'), org_id: orgId });

@@ -1,10 +1,7 @@
-import { startTestCaseService, type TestCaseHarness } from './harness.js';
+import { startTestCaseService } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let svc: TestCaseHarness;
-beforeAll(async () => {
-  svc = await startTestCaseService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startTestCaseService());
 
 describe('test cases', () => {
   it('creates an active case with a step_id per step and emits test.case.created with its steps', async () => {

@@ -1,14 +1,10 @@
 import { servicePrincipal, signPrincipal } from '@assay/principal';
-import { TEST_INTERNAL_SECRET } from '@assay/testing';
-import { startTestCaseService, type TestCaseHarness } from './harness.js';
+import { TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
+import { startTestCaseService } from './harness.js';
 
 // Per-project variables and secrets (issue 31): secrets sealed at rest,
 // write-only through the API, in clear only on the runner's internal route.
-let h: TestCaseHarness;
-beforeAll(async () => {
-  h = await startTestCaseService();
-});
-afterAll(() => h.close());
+const h = useHarness(() => startTestCaseService());
 
 const SECRET = 'hunter2-correct-horse';
 

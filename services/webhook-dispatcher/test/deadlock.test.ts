@@ -1,12 +1,9 @@
 import pg from 'pg';
 import { sql } from '@assay/db';
-import { startWebhookService, type WebhookHarness } from './harness.js';
+import { startWebhookService } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let svc: WebhookHarness;
-beforeAll(async () => {
-  svc = await startWebhookService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startWebhookService());
 
 describe('deleting a webhook while a delivery batch holds its rows', () => {
   it('answers 200 after Postgres breaks the deadlock by aborting the delete, which then runs again', async () => {

@@ -1,17 +1,11 @@
-import { freePortForTests } from '@assay/testing';
+import { freePortForTests, useHarness } from '@assay/testing';
 import { endpointOf, Sender } from '../src/dispatch/sender.js';
 import { signDelivery } from '../src/dispatch/signing.js';
-import { startReceiver, TEST_EGRESS, type Receiver } from './harness.js';
+import { startReceiver, TEST_EGRESS } from './harness.js';
 
 // The sender on its own, against the receiver process: what it keeps of an
 // answer, and the deadline over the whole request.
-let receiver: Receiver;
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const receiver = useHarness(() => startReceiver());
 
 const body = JSON.stringify({ event: 'test.case.created', data: {} });
 const headers = (id: string) => signDelivery({ deliveryId: id, event: 'test.case.created', body, secrets: ['s'.repeat(32)], at: new Date() });

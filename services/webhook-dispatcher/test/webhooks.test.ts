@@ -1,11 +1,8 @@
 import { contractValidator } from '@assay/contracts';
-import { startWebhookService, type WebhookHarness } from './harness.js';
+import { startWebhookService } from './harness.js';
+import { useHarness } from '@assay/testing';
 
-let svc: WebhookHarness;
-beforeAll(async () => {
-  svc = await startWebhookService();
-});
-afterAll(() => svc.close());
+const svc = useHarness(() => startWebhookService());
 
 const valid = (body: unknown, schema: string) => expect(contractValidator().validate(schema, body)).toEqual([]);
 
