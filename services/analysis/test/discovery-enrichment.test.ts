@@ -7,8 +7,7 @@ import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@ass
 import { createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
 import { call, createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
-import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
-import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { startTestCaseServer, type TestCaseServer } from '../../test-case/test/server.js';
 import { buildApp as buildDiscoveryApp } from '../../discovery-crawler/src/app.js';
 import { TestCaseClient as DiscoveryTestCaseClient } from '../../discovery-crawler/src/clients/test-case.client.js';
 import { Crawler } from '../../discovery-crawler/src/crawler/crawler.js';
@@ -68,10 +67,9 @@ async function startFakeLlm(): Promise<FakeLlm> {
 let testDb: TestDatabase;
 let site: Site;
 let llm: FakeLlm;
-let tcDb: Database<any>;
 let dcDb: Database<any>;
 let anDb: Database<AnalysisDatabase>;
-let tcServer: TestServer;
+let tcServer: TestCaseServer;
 let dcServer: TestServer;
 let notifier: PgNotifier;
 let crawler: Crawler;
@@ -104,9 +102,7 @@ beforeAll(async () => {
   testDb = await createTestDatabase();
   site = await startSite();
   llm = await startFakeLlm();
-  tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
-  await migrateToLatest(tcDb, testCaseMigrations);
-  tcServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  tcServer = await startTestCaseServer(testDb.url, logger);
   dcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'discovery' });
   await migrateToLatest(dcDb, discoveryMigrations);
   anDb = createDatabase<AnalysisDatabase>({ connectionString: testDb.url, schema: 'analysis' });
@@ -164,7 +160,6 @@ afterAll(async () => {
   await tcServer?.close();
   await site?.close();
   await llm?.close();
-  await tcDb?.close();
   await dcDb?.close();
   await anDb?.close();
   await testDb?.drop();

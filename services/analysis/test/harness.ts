@@ -4,9 +4,8 @@ import { PgBus, startOutboxRelay, type OutboxRelay, type Subscription } from '@a
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
-import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
-import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
+import { startTestCaseServer } from '../../test-case/test/server.js';
 import { buildApp as buildRunnerApp } from '../../execution-runner/src/app.js';
 import { TestCaseClient as RunnerTestCaseClient } from '../../execution-runner/src/clients/test-case.client.js';
 import { migrations as runnerMigrations } from '../../execution-runner/src/db/migrations/index.js';
@@ -73,9 +72,7 @@ export interface Tenant {
 export async function startAnalysisHarness(opts: { llm?: { url: string; model: string }; discoveryUrl?: string; rerunEnabled?: boolean } = {}): Promise<AnalysisHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const app = await startRedesignApp();
-  const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
-  await migrateToLatest(tcDb, testCaseMigrations);
-  const tcServer: TestServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const tcServer = await startTestCaseServer(testDb.url, logger);
 
   const exDb = createDatabase<any>({ connectionString: testDb.url, schema: 'execution' });
   await migrateToLatest(exDb, runnerMigrations);
@@ -167,7 +164,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   return {
     app,
     database,
-    tcDatabase: tcDb,
+    tcDatabase: tcServer.db,
     analysisUrl: anServer.url,
     context,
     tenant() {
@@ -208,7 +205,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
       };
     },
     async testCaseEvents(type) {
-      const rows = await tcDb.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
+      const rows = await tcServer.db.db.selectFrom('outbox').select('envelope').orderBy('seq').execute();
       const all = rows.map((r: { envelope: unknown }) => r.envelope as any);
       return type ? all.filter((e) => e.event === type) : all;
     },
@@ -223,7 +220,6 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
       for (const b of buses) await b.stop().catch(() => undefined);
       await tcServer.close();
       await app.close();
-      await tcDb.close();
       await exDb.close();
       await database.close();
       await testDb.drop();

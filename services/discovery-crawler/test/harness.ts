@@ -4,9 +4,8 @@ import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { call, createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type Reply, type TestDatabase, type TestServer } from '@assay/testing';
-import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
-import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { call, createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type Reply, type TestDatabase } from '@assay/testing';
+import { startTestCaseServer } from '../../test-case/test/server.js';
 import { startSite, type Site, type SiteOptions } from '../../../tests/fixtures/site/server.js';
 import { buildApp } from '../src/app.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
@@ -48,9 +47,7 @@ export interface Tenant {
 export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Promise<DiscoveryHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const site = await startSite(siteOptions);
-  const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
-  await migrateToLatest(tcDb, testCaseMigrations);
-  const tcServer: TestServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const tcServer = await startTestCaseServer(testDb.url, logger);
   const database = createDatabase<DiscoveryDatabase>({ connectionString: testDb.url, schema: 'discovery' });
   await migrateToLatest(database, migrations);
   const notifier = new PgNotifier(database.pool, DISCOVERY_CHANNEL);
@@ -98,7 +95,7 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
   return {
     site,
     database,
-    tcDb,
+    tcDb: tcServer.db,
     url: server.url,
     strictUrl: strict.url,
     crawler,
@@ -146,7 +143,6 @@ export async function startDiscoveryHarness(siteOptions: SiteOptions = {}): Prom
       await notifier.stop();
       await tcServer.close();
       await site.close();
-      await tcDb.close();
       await database.close();
       await testDb.drop();
     },

@@ -3,9 +3,8 @@ import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
-import { buildApp as buildTestCaseApp } from '../../test-case/src/app.js';
-import { migrations as testCaseMigrations } from '../../test-case/src/db/migrations/index.js';
+import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
+import { startTestCaseServer } from '../../test-case/test/server.js';
 import { startShop } from '../../../tests/fixtures/shop/server.js';
 import { buildApp } from '../src/app.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
@@ -79,9 +78,7 @@ export async function startRunnerHarness(
   const artifacts: ArtifactLimits = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024 * 1024, ...opts.artifacts };
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
-  const tcDb = createDatabase<any>({ connectionString: testDb.url, schema: 'testcase' });
-  await migrateToLatest(tcDb, testCaseMigrations);
-  const tcServer: TestServer = await listen(buildTestCaseApp({ db: tcDb.db, schema: 'testcase', logger, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const tcServer = await startTestCaseServer(testDb.url, logger);
   const database = createDatabase<ExecutionDatabase>({ connectionString: testDb.url, schema: 'execution' });
   await migrateToLatest(database, migrations);
 
@@ -204,7 +201,6 @@ export async function startRunnerHarness(
       for (const b of buses) await b.stop().catch(() => undefined);
       await tcServer.close();
       await shop.close();
-      await tcDb.close();
       await database.close();
       await testDb.drop();
     },
