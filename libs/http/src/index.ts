@@ -24,3 +24,4 @@ export { iso, isUuid, parsePagination, validateBody, type Pagination } from './v
 export { createServiceApp, type ServiceAppDeps, type ServiceAppOptions } from './service-app.js';
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
 export { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';
+export { cleanFilename, readMultipart, type MultipartOptions, type MultipartUpload, type UploadedPart } from './multipart.js';

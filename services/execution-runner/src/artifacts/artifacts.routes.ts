@@ -1,15 +1,15 @@
 import { Router } from 'express';
-import { orgPrincipal } from '@assay/http';
+import { orgPrincipal, readMultipart, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { readArtifact, uploadArtifact } from './artifacts.service.js';
-import { readFileUpload } from './artifacts.upload.js';
 
 /** Screenshots (PNG), traces and uploaded files, only to the organization that owns them; screenshots and traces until they expire. */
 export function artifactRoutes(ctx: ExecutionContext): Router {
   const router = Router();
 
   router.post('/api/v1/artifacts', async (req, res) => {
-    const file = await readFileUpload(req, ctx.artifacts.maxBytes);
+    const { file } = await readMultipart(req, { maxBytes: ctx.artifacts.maxBytes, usage: 'one field "file" (curl -F file=@photo.png)' });
+    if (!file) throw validationError([{ field: 'file', message: 'is required: send the file as the multipart field "file"' }]);
     res.status(201).json(await uploadArtifact(ctx, orgPrincipal(res).org_id, file));
   });
 

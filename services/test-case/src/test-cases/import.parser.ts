@@ -44,6 +44,9 @@ export class ImportFileError extends Error {
   }
 }
 
+/** The largest import file read (a larger one is refused with 413 while it is read). */
+export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
+
 /**
  * Parses an uploaded CSV, JSON or Selenium IDE (`.side`) file of test cases into one entry per case.
  * Row problems become `{ok: false}` entries and never stop the other rows.

@@ -1,10 +1,9 @@
 import { Router } from 'express';
-import { AppError, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { AppError, notFound, orgPrincipal, parsePagination, readMultipart, validateBody, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import { getProject } from '../projects/projects.service.js';
 import { isUuid, queryBoolean, queryString } from '../shared.js';
-import { ImportFileError, parseImportFile } from './import.parser.js';
-import { readImportUpload } from './import.upload.js';
+import { ImportFileError, MAX_IMPORT_BYTES, parseImportFile } from './import.parser.js';
 import {
   assertValidTestCaseBody,
   bulkDeleteTestCases,
@@ -56,13 +55,14 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
 
   router.post('/api/v1/test-cases/import', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;
-    const upload = await readImportUpload(req);
-    if (!upload.projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const upload = await readMultipart(req, { maxBytes: MAX_IMPORT_BYTES, fields: ['project_id'], usage: 'fields project_id and file' });
+    const projectId = upload.fields.project_id;
+    if (!projectId) throw validationError([{ field: 'project_id', message: 'is required' }]);
     if (!upload.file) throw validationError([{ field: 'file', message: 'is required' }]);
-    await getProject(ctx.db, orgId, upload.projectId);
+    await getProject(ctx.db, orgId, projectId);
     let parsed;
     try {
-      parsed = parseImportFile(upload.file.content, { filename: upload.file.filename, mimetype: upload.file.mimetype });
+      parsed = parseImportFile(upload.file.data, { filename: upload.file.filename, mimetype: upload.file.contentType });
     } catch (err) {
       if (err instanceof ImportFileError) {
         const code = err.status === 413 ? 'payload_too_large' : err.status === 415 ? 'unsupported_media_type' : 'validation_error';
@@ -71,7 +71,7 @@ export function testCaseRoutes(ctx: TestCaseContext): Router {
       throw err;
     }
     const valid = parsed.rows.flatMap((r) => (r.ok ? [r.candidate] : []));
-    const created = await createTestCases(ctx.db, ctx.schema, orgId, upload.projectId, valid, 'import');
+    const created = await createTestCases(ctx.db, ctx.schema, orgId, projectId, valid, 'import');
     const idByRow = new Map(valid.map((c, i) => [c.row, created[i]!.id]));
     const results = parsed.rows.map((r) =>
       r.ok

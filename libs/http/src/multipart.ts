@@ -1,11 +1,30 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { AppError, validationError } from '@assay/http';
+import { AppError, validationError } from './errors.js';
 
+/** The one file of a multipart upload. */
 export interface UploadedPart {
+  /** Its base name, cleaned (`cleanFilename`). */
   filename: string;
+  /** Its declared type when well formed, lower-cased; else `application/octet-stream`. */
   contentType: string;
   data: Buffer;
+}
+
+export interface MultipartUpload {
+  /** The text fields named in `fields` that were sent (others are ignored). */
+  fields: Record<string, string>;
+  /** The `file` field, when one was sent. */
+  file: UploadedPart | undefined;
+}
+
+export interface MultipartOptions {
+  /** The most of the file that is kept; past it the upload is refused with 413. */
+  maxBytes: number;
+  /** Text fields read besides the file. */
+  fields?: readonly string[];
+  /** How to send it, for the 415 answer (e.g. `curl -F file=@photo.png`). */
+  usage: string;
 }
 
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
@@ -20,16 +39,19 @@ export function cleanFilename(raw: string | undefined): string {
 const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MB` : `${bytes} bytes`);
 
 /**
- * Reads a multipart/form-data upload with one `file` field. The body is read
- * to its end even past the cap (so the answer reaches the client through any
- * proxy), but no more than `maxBytes` of it is kept.
- * @throws AppError 415 for another content type, 413 past `maxBytes`, 400 without a file or for a malformed body.
+ * Reads a multipart/form-data body: one file in the field `file` and the text
+ * fields named in `fields`. The body is read to its end even past the cap (so
+ * the answer reaches the client through any proxy), but no more than
+ * `maxBytes` of the file is kept. A missing file is the caller's to refuse
+ * (`file` is undefined): it knows which field to name first.
+ * @throws AppError 415 for another content type; 413 past `maxBytes`; 400 for a
+ * file in another field, more than one file, or a malformed or aborted body.
  */
-export function readFileUpload(req: Request, maxBytes: number): Promise<UploadedPart> {
+export function readMultipart(req: Request, options: MultipartOptions): Promise<MultipartUpload> {
+  const { maxBytes } = options;
   const type = (req.header('content-type') ?? '').toLowerCase();
-  if (!type.startsWith('multipart/form-data')) {
-    return Promise.reject(new AppError('unsupported_media_type', 'Send multipart/form-data with one field "file" (curl -F file=@photo.png)'));
-  }
+  if (!type.startsWith('multipart/form-data')) return Promise.reject(new AppError('unsupported_media_type', `Send multipart/form-data: ${options.usage}`));
+  const wanted = new Set(options.fields ?? []);
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
@@ -37,8 +59,11 @@ export function readFileUpload(req: Request, maxBytes: number): Promise<Uploaded
     } catch {
       return reject(validationError([{ field: 'body', message: 'malformed multipart body (boundary missing?)' }]));
     }
-    let file: UploadedPart | undefined;
+    const upload: MultipartUpload = { fields: {}, file: undefined };
     let failure: AppError | undefined;
+    bb.on('field', (name, value) => {
+      if (wanted.has(name)) upload.fields[name] = value;
+    });
     bb.on('file', (name, stream, info) => {
       if (name !== 'file') {
         failure ??= validationError([{ field: name, message: 'is not a known field; send the file as "file"' }]);
@@ -53,18 +78,14 @@ export function readFileUpload(req: Request, maxBytes: number): Promise<Uploaded
       stream.on('close', () => {
         if (failure) return;
         const contentType = MIME.test(info.mimeType ?? '') ? info.mimeType.toLowerCase() : 'application/octet-stream';
-        file = { filename: cleanFilename(info.filename), contentType, data: Buffer.concat(chunks) };
+        upload.file = { filename: cleanFilename(info.filename), contentType, data: Buffer.concat(chunks) };
       });
     });
     bb.on('filesLimit', () => {
       failure ??= validationError([{ field: 'file', message: 'send exactly one file' }]);
     });
     bb.on('error', () => reject(validationError([{ field: 'body', message: 'malformed multipart body' }])));
-    bb.on('close', () => {
-      if (failure) return reject(failure);
-      if (!file) return reject(validationError([{ field: 'file', message: 'is required: send the file as the multipart field "file"' }]));
-      resolve(file);
-    });
+    bb.on('close', () => (failure ? reject(failure) : resolve(upload)));
     req.on('aborted', () => reject(validationError([{ field: 'body', message: 'upload aborted' }])));
     req.pipe(bb);
   });
