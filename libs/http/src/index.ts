@@ -25,3 +25,4 @@ export { createServiceApp, type ServiceAppDeps, type ServiceAppOptions } from '.
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
 export { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';
 export { cleanFilename, readMultipart, type MultipartOptions, type MultipartUpload, type UploadedPart } from './multipart.js';
+export { queryBoolean, queryOneOf, queryString, requiredQueryString, type Query } from './query.js';

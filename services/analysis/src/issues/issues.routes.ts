@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { iso, isUuid, notFound, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { iso, isUuid, notFound, orgPrincipal, parsePagination, queryOneOf, queryString, validateBody } from '@assay/http';
 import { CATEGORIES } from '../analysis/categories.js';
 import { toItemBody } from '../analysis/failure-analysis.service.js';
 import type { AnalysisContext } from '../context.js';
@@ -32,17 +32,9 @@ export function toIssueBody(row: IssueRow) {
   };
 }
 
-function oneOf<T extends string>(query: Record<string, unknown>, name: string, allowed: readonly T[]): T | undefined {
-  const v = query[name];
-  if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string' || !allowed.includes(v as T)) throw validationError([{ field: name, message: `must be one of ${allowed.join(', ')}` }]);
-  return v as T;
-}
-
 function uuidQuery(query: Record<string, unknown>, name: string): string | undefined | null {
-  const v = query[name];
-  if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string') throw validationError([{ field: name, message: 'must be given once' }]);
+  const v = queryString(query, name);
+  if (v === undefined) return undefined;
   // An id that is no uuid matches nothing: an empty list, as for another organization's project.
   return isUuid(v) ? v : null;
 }
@@ -54,8 +46,8 @@ export function issueRoutes(ctx: AnalysisContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
     const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
-    const status = oneOf(query, 'status', STATUSES);
-    const category = oneOf(query, 'category', CATEGORIES);
+    const status = queryOneOf(query, 'status', STATUSES);
+    const category = queryOneOf(query, 'category', CATEGORIES);
     const projectId = uuidQuery(query, 'project_id');
     const testCaseId = uuidQuery(query, 'test_case_id');
     if (projectId === null) throw notFound('Project');

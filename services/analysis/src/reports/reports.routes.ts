@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { iso, orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { iso, orgPrincipal, parsePagination, requiredQueryString, validateBody, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import { dashboardTable, DASHBOARD_TABLES } from './dashboard.js';
 import { toCsv, toHtml } from './report-render.js';
@@ -33,8 +33,7 @@ export function reportRoutes(ctx: AnalysisContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
     const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
-    const projectId = query.project_id;
-    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const projectId = requiredQueryString(query, 'project_id');
     const { rows, total } = await listReportPage(ctx, orgId, projectId, limit, offset);
     res.json({ data: rows.map(toReportBody), pagination: { limit, offset, total } });
   });
@@ -43,8 +42,7 @@ export function reportRoutes(ctx: AnalysisContext): Router {
   router.get('/api/v1/reports/dashboard', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
-    const projectId = query.project_id;
-    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
+    const projectId = requiredQueryString(query, 'project_id');
     const days = query.days === undefined ? 30 : Number(query.days);
     if (!Number.isInteger(days) || days < 1 || days > 90) throw validationError([{ field: 'days', message: 'must be a whole number of days from 1 to 90' }]);
     const format = query.format ?? 'json';

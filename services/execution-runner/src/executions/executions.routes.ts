@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { orgPrincipal, parsePagination, serveEventStream, validateBody, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, serveEventStream, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import {
@@ -72,19 +72,15 @@ export function executionRoutes(ctx: ExecutionContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
     const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
-    const projectId = query.project_id;
-    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
-    const status = query.status;
-    if (status !== undefined && !STATUSES.includes(status as ExecutionStatus)) {
-      throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
-    }
+    const projectId = requiredQueryString(query, 'project_id');
+    const status = queryOneOf(query, 'status', STATUSES);
     const outcome = query.outcome;
     if (outcome !== undefined && !OUTCOMES.includes(outcome as never)) throw validationError([{ field: 'outcome', message: `must be one of ${OUTCOMES.join(', ')}` }]);
     const createdAfter = isoQuery(query, 'created_after');
     const createdBefore = isoQuery(query, 'created_before');
     const { rows, total } = await listExecutionPage(ctx, orgId, {
       projectId,
-      status: status as ExecutionStatus | undefined,
+      status,
       outcome: outcome as (typeof OUTCOMES)[number] | undefined,
       createdAfter,
       createdBefore,

@@ -1,8 +1,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { contractValidator, validateSteps } from '@assay/contracts';
-import { orgPrincipal, parsePagination, validateBody, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
-import { TERMINAL, type ExecutionStatus } from '../db/database.js';
+import { TERMINAL } from '../db/database.js';
 import { STATUSES, streamExecution } from '../executions/executions.routes.js';
 import { cancel, estimateWaitSeconds, listExecutionPage, resultsOf, waitForEnd } from '../executions/executions.service.js';
 import { createTestRun, getTestRun, saveTestRun, toTestRunBody, type SaveRequest, type TestRunRequest } from './test-runs.service.js';
@@ -44,13 +44,9 @@ export function testRunRoutes(ctx: ExecutionContext): Router {
     const orgId = orgPrincipal(res).org_id;
     const query = req.query as Record<string, unknown>;
     const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
-    const projectId = query.project_id;
-    if (typeof projectId !== 'string' || projectId === '') throw validationError([{ field: 'project_id', message: 'is required' }]);
-    const status = query.status;
-    if (status !== undefined && !STATUSES.includes(status as ExecutionStatus)) {
-      throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
-    }
-    const { rows, total } = await listExecutionPage(ctx, orgId, { projectId, kind: 'run', status: status as ExecutionStatus | undefined, limit, offset });
+    const projectId = requiredQueryString(query, 'project_id');
+    const status = queryOneOf(query, 'status', STATUSES);
+    const { rows, total } = await listExecutionPage(ctx, orgId, { projectId, kind: 'run', status, limit, offset });
     res.json({ data: rows.map(toTestRunBody), pagination: { limit, offset, total } });
   });
 

@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { WEBHOOK_EVENT_TYPES } from '@assay/contracts';
-import { orgPrincipal, parsePagination, requireRole, requireScope, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, queryString, requireRole, requireScope, validationError } from '@assay/http';
 import type { WebhookContext } from '../context.js';
 import type { DeliveryStatus } from '../db/database.js';
 import { toDeliveryBody } from '../deliveries/deliveries.service.js';
@@ -19,13 +19,6 @@ import {
 } from './webhooks.service.js';
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
-
-function queryValue(query: Record<string, unknown>, name: string): string | undefined {
-  const raw = query[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string') throw validationError([{ field: name, message: 'must be given once' }]);
-  return raw;
-}
 
 export function webhookRoutes(ctx: WebhookContext): Router {
   const router = Router();
@@ -77,9 +70,9 @@ export function webhookRoutes(ctx: WebhookContext): Router {
   router.get('/api/v1/webhooks/:id/deliveries', async (req, res) => {
     const query = req.query as Record<string, unknown>;
     const { limit, offset } = parsePagination(query, { defaultLimit: 20, maxLimit: 100 });
-    const status = queryValue(query, 'status');
+    const status = queryString(query, 'status');
     if (status !== undefined && !(STATUSES as string[]).includes(status)) throw validationError([{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
-    const event = queryValue(query, 'event');
+    const event = queryString(query, 'event');
     if (event !== undefined && !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) throw validationError([{ field: 'event', message: 'must be a webhook event type' }]);
     res.json(await listWebhookDeliveries(ctx.db, orgPrincipal(res).org_id, req.params.id, { status: status as DeliveryStatus | undefined, event, limit, offset }));
   });
