@@ -11,3 +11,4 @@ export { StepError, type StepErrorType } from './step-error.js';
 export { firstLine, normalise, resolveUrl, stepName, substitute, waitUntil } from './values.js';
 export { baselineKey, compareScreenshots, diffRegions, percent, MAX_REGIONS, type BaselineKey, type Comparison, type ComparisonOptions, type DiffRegion } from './visual.js';
 export { scanAccessibility, type AccessibilityViolation } from './kinds/accessibility.js';
+export { readStepTimeouts, type StepTimeouts } from './settings.js';

@@ -1,8 +1,9 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import { readStepTimeouts, type StepTimeouts } from '@assay/steps';
 
-export interface AnalysisConfig extends CommonConfig {
+export interface AnalysisConfig extends CommonConfig, StepTimeouts {
   schema: string;
   executionRunnerUrl: string;
   testCaseUrl: string;
@@ -18,8 +19,6 @@ export interface AnalysisConfig extends CommonConfig {
   rerunEnabled: boolean;
   /** Re-runs per execution at most; the rest are reported as not verified. */
   maxRerunsPerExecution: number;
-  stepTimeoutMs: number;
-  navigationTimeoutMs: number;
   /** How often due report schedules are looked for. */
   reportSchedulerIntervalMs: number;
   /** What verification re-runs may connect to (EGRESS_*, as for the runner). */
@@ -48,8 +47,7 @@ export function loadConfig(env: Env): AnalysisConfig {
       leaseSeconds: r.int('ANALYSIS_LEASE_SECONDS', { default: 60, min: 5, max: 3600 }),
       rerunEnabled: r.bool('ANALYSIS_RERUN_ENABLED', { default: true }),
       maxRerunsPerExecution: r.int('ANALYSIS_MAX_RERUNS', { default: 10, min: 0, max: 100 }),
-      stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 120_000 }),
-      navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
+      ...readStepTimeouts(r),
       reportSchedulerIntervalMs: r.int('REPORT_SCHEDULER_INTERVAL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
       egress: readEgressSettings(r),
       ...(llmUrl && llmModel ? { llm: { url: llmUrl, model: llmModel, ...(llmKey ? { apiKey: llmKey } : {}), timeoutMs: llmTimeoutMs } } : {}),

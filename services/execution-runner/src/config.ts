@@ -1,9 +1,10 @@
 import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
+import { readStepTimeouts, type StepTimeouts } from '@assay/steps';
 import type { RecorderLimits } from './recordings/recordings.service.js';
 
-export interface ExecutionConfig extends CommonConfig {
+export interface ExecutionConfig extends CommonConfig, StepTimeouts {
   schema: string;
   testCaseUrl: string;
   /** Discovery-crawler, asked for a session's generated cases when a test run names one; unset: such runs answer 501. */
@@ -15,8 +16,6 @@ export interface ExecutionConfig extends CommonConfig {
   contextMaxCases: number;
   /** false: API only, no browser work in this process. */
   runnerEnabled: boolean;
-  stepTimeoutMs: number;
-  navigationTimeoutMs: number;
   leaseSeconds: number;
   /** Largest screenshot or trace stored, and bytes one organization may keep (ARTIFACT_MAX_BYTES, ARTIFACT_ORG_QUOTA_BYTES). */
   artifacts: { maxBytes: number; orgQuotaBytes: number };
@@ -46,8 +45,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
     contextMaxCases: r.int('RUNNER_CONTEXT_MAX_CASES', { default: 50, min: 1, max: 10_000 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),
-    stepTimeoutMs: r.int('STEP_TIMEOUT_MS', { default: 5000, min: 100, max: 300_000 }),
-    navigationTimeoutMs: r.int('NAVIGATION_TIMEOUT_MS', { default: 15_000, min: 1000, max: 300_000 }),
+    ...readStepTimeouts(r),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
     artifacts: {
       maxBytes: r.int('ARTIFACT_MAX_BYTES', { default: 50 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 }),
