@@ -5,7 +5,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
 import { createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
-import { startTestCaseServer } from '../../test-case/test/server.js';
+import { createPlan, startTestCaseServer } from '../../test-case/test/server.js';
 import { buildApp as buildRunnerApp } from '../../execution-runner/src/app.js';
 import { TestCaseClient as RunnerTestCaseClient } from '../../execution-runner/src/clients/test-case.client.js';
 import { migrations as runnerMigrations } from '../../execution-runner/src/db/migrations/index.js';
@@ -178,18 +178,7 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
         tc,
         ex,
         an,
-        async plan(cases, baseUrl = app.url) {
-          const proj = await tc('POST', '/api/v1/projects', { name: 'Acme', base_url: baseUrl });
-          if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));
-          const caseIds: string[] = [];
-          for (const [name, steps] of Object.entries(cases)) {
-            const c = await tc('POST', '/api/v1/test-cases', { project_id: proj.body.id, name, steps });
-            if (c.status !== 201) throw new Error(JSON.stringify(c.body));
-            caseIds.push(c.body.id);
-          }
-          const plan = await tc('POST', '/api/v1/test-plans', { project_id: proj.body.id, name: 'Regression', test_case_ids: caseIds });
-          return { projectId: proj.body.id, planId: plan.body.id, caseIds };
-        },
+        plan: (cases, baseUrl = app.url) => createPlan(tc, { name: 'Acme', base_url: baseUrl }, cases, 'Regression'),
         async run(p, variables) {
           const r = await ex('POST', '/api/v1/executions', { test_plan_id: p.planId, project_id: p.projectId, ...(variables ? { variables } : {}) });
           if (r.status !== 200) throw new Error(`execution answered ${r.status}: ${JSON.stringify(r.body)}`);

@@ -4,7 +4,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
 import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
-import { startTestCaseServer } from '../../test-case/test/server.js';
+import { createPlan, startTestCaseServer } from '../../test-case/test/server.js';
 import { startShop } from '../../../tests/fixtures/shop/server.js';
 import { buildApp } from '../src/app.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
@@ -171,18 +171,7 @@ export async function startRunnerHarness(
           const res = await fetch(`${execServer.url}/api/v1/artifacts`, { method: 'POST', headers, body: form });
           return { status: res.status, body: await res.json(), headers: res.headers };
         },
-        async plan(cases, project = {}) {
-          const proj = await tc('POST', '/api/v1/projects', { name: 'Shop', base_url: shop.url, ...project });
-          if (proj.status !== 201) throw new Error(JSON.stringify(proj.body));
-          const caseIds: string[] = [];
-          for (const [name, steps] of Object.entries(cases)) {
-            const c = await tc('POST', '/api/v1/test-cases', { project_id: proj.body.id, name, steps });
-            if (c.status !== 201) throw new Error(JSON.stringify(c.body));
-            caseIds.push(c.body.id);
-          }
-          const plan = await tc('POST', '/api/v1/test-plans', { project_id: proj.body.id, name: 'Plan', test_case_ids: caseIds });
-          return { projectId: proj.body.id, planId: plan.body.id, caseIds };
-        },
+        plan: (cases, project = {}) => createPlan(tc, { name: 'Shop', base_url: shop.url, ...project }, cases),
       };
     },
     async events(type) {

@@ -29,3 +29,24 @@ export async function startTestCaseServer(connectionString: string, logger: Logg
     },
   };
 }
+
+/** A call to the test-case API as one tenant. */
+export type TestCaseCall = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/**
+ * A project, one test case per entry of `cases` (name → steps) and a plan of
+ * them all, made through the test-case API as a user would.
+ * @throws Error with the answer when any of them is refused.
+ */
+export async function createPlan(tc: TestCaseCall, project: Record<string, unknown>, cases: Record<string, unknown[]>, planName = 'Plan'): Promise<{ projectId: string; planId: string; caseIds: string[] }> {
+  const made = async (path: string, body: unknown) => {
+    const r = await tc('POST', path, body);
+    if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
+    return r.body.id as string;
+  };
+  const projectId = await made('/api/v1/projects', project);
+  const caseIds: string[] = [];
+  for (const [name, steps] of Object.entries(cases)) caseIds.push(await made('/api/v1/test-cases', { project_id: projectId, name, steps }));
+  const planId = await made('/api/v1/test-plans', { project_id: projectId, name: planName, test_case_ids: caseIds });
+  return { projectId, planId, caseIds };
+}
