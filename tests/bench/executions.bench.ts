@@ -2,7 +2,10 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CHROMIUM_ARGS, chromiumArgs, DEFAULT_CHROMIUM_PATH, FULL_CHROMIUM_PATH } from '@assay/browser';
+import { BrowserPool, CHROMIUM_ARGS, chromiumArgs, DEFAULT_CHROMIUM_PATH, FULL_CHROMIUM_PATH, type FreshPage } from '@assay/browser';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
+import { createSilentLogger } from '@assay/logger';
+import { runStep, type Step } from '@assay/steps';
 import { startShop } from '../fixtures/shop/server.js';
 import { removeAssayHome, repoRoot, startAssay } from '../e2e/support/launcher.js';
 import { startCpuMeter, type CpuMeter } from './cpu.js';
@@ -25,6 +28,14 @@ const WANTED_BROWSERS = (process.env.BENCH_BROWSER ?? 'shell') === 'both' ? ['sh
 // flags too (see the execution-runner README, Performance).
 const BASELINE_TUNED = process.env.BENCH_BASELINE_ARGS === 'assay';
 const ARGS = BASELINE_TUNED ? chromiumArgs() : CHROMIUM_ARGS;
+/**
+ * BENCH_FLOOR=1: each round also runs the same cases through Assay's step
+ * engine and browser pool alone (`@assay/steps` on recycled contexts behind
+ * the egress proxy, two lanes, as the runner does), with no API, database,
+ * bus or other service: the browser work Assay cannot avoid, so the figures
+ * show how much of Assay's time is its services and how much is Chromium.
+ */
+const FLOOR = process.env.BENCH_FLOOR === '1';
 const STEPS = [
   { action: 'navigate', value: '/products' },
   { action: 'fill', selector: '#q', value: 'shoes' },
@@ -118,6 +129,35 @@ async function runAssay(shopUrl: string, meter: CpuMeter, chromium: string): Pro
   }
 }
 
+/** The floor: the cases through the step engine and browser pool directly, in this process (see FLOOR). */
+async function runFloor(shopUrl: string, meter: CpuMeter, chromium: string): Promise<Run> {
+  const logger = createSilentLogger();
+  const pool = new BrowserPool(chromium, logger, new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true }), { maxCases: 50 });
+  const steps = STEPS.map((s, i) => ({ ...s, step_id: `s${i}` })) as Step[];
+  const lanes = Number(process.env.BENCH_RUNNER_CONCURRENCY ?? 2);
+  try {
+    await pool.get();
+    const fingerprints = new Map();
+    const started = performance.now();
+    const cpuBefore = meter.read();
+    const kinds = cpuByKind();
+    let next = 0;
+    const lane = async () => {
+      let fresh: FreshPage | undefined;
+      while (next < CASES) {
+        next += 1;
+        fresh = (fresh && (await pool.recycle(fresh))) || (await pool.freshPage(0));
+        for (const step of steps) await runStep({ page: fresh.page, baseUrl: shopUrl, variables: {}, stepTimeoutMs: 5000, navigationTimeoutMs: 15_000, fingerprints, egress: { policy: pool.egress, proxy: fresh.egress } }, step);
+      }
+      await fresh?.context.close();
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return { seconds: (performance.now() - started) / 1000, cpu: meter.read() - cpuBefore, kinds: kinds.stop() };
+  } finally {
+    await pool.close();
+  }
+}
+
 /** The same 100 cases as a Playwright Test suite with 2 workers on the same Chromium. */
 async function runPlaywrightTest(shopUrl: string, meter: CpuMeter, chromium: string): Promise<Run> {
   const dir = path.join(repoRoot(), 'tests', 'bench', '.tmp', 'pwt');
@@ -163,7 +203,7 @@ for (let i = 0; i < ${CASES}; i++) {
 
 interface Comparison {
   browser: string;
-  rounds: Array<{ baseline: Run; assay: Run }>;
+  rounds: Array<{ baseline: Run; assay: Run & { floor?: Run } }>;
   cpuMethod: string;
 }
 
@@ -182,14 +222,15 @@ async function compare(shop: Awaited<ReturnType<typeof startShop>>, browser: { l
   let cpuMethod = '';
   const rounds = await interleaved(
     () => side(shop, 'playwright', (m) => runPlaywrightTest(shop.url, m, browser.path)),
-    async () => {
+    async (): Promise<Run & { floor?: Run }> => {
       const r = await side(shop, 'assay', (m) => runAssay(shop.url, m, browser.path));
       cpuMethod = r.method;
-      return r;
+      return FLOOR ? { ...r, floor: await side(shop, 'floor', (m) => runFloor(shop.url, m, browser.path)) } : r;
     },
     (i, b, a, first) =>
       console.log(
-        `  round ${i + 1} (${first} first, load ${load()}): playwright test ${b.seconds.toFixed(2)} s, ${b.cpu.toFixed(1)} CPU s [${formatKinds(b.kinds)}]; assay ${a.seconds.toFixed(2)} s, ${a.cpu.toFixed(1)} CPU s [${formatKinds(a.kinds)}]; ratio ${(a.seconds / b.seconds).toFixed(2)}x wall`,
+        `  round ${i + 1} (${first} first, load ${load()}): playwright test ${b.seconds.toFixed(2)} s, ${b.cpu.toFixed(1)} CPU s [${formatKinds(b.kinds)}]; assay ${a.seconds.toFixed(2)} s, ${a.cpu.toFixed(1)} CPU s [${formatKinds(a.kinds)}]; ratio ${(a.seconds / b.seconds).toFixed(2)}x wall` +
+          (a.floor ? `; floor (step engine + browser pool alone) ${a.floor.seconds.toFixed(2)} s, ${a.floor.cpu.toFixed(1)} CPU s [${formatKinds(a.floor.kinds)}], ${(a.floor.seconds / b.seconds).toFixed(2)}x wall` : ''),
       ),
   );
   return { browser: `${browser.label} (${browser.path})`, rounds, cpuMethod };
@@ -214,6 +255,13 @@ export async function benchExecutions(): Promise<Figure[]> {
       console.log(
         `    ratio assay / playwright test: ${spread(wall)} wall (target <= 0.70x), ${(m((r) => r.assay.cpu) / m((r) => r.baseline.cpu)).toFixed(2)}x CPU (${cpuMethod}; the fixture server counts on both sides)`,
       );
+      const floors = rounds.flatMap((r) => (r.assay.floor ? [{ floor: r.assay.floor, baseline: r.baseline }] : []));
+      if (floors.length) {
+        const f = (g: (r: (typeof floors)[number]) => number) => median(floors.map(g));
+        console.log(
+          `    floor (the same cases through @assay/steps and @assay/browser alone, no services): ${f((r) => r.floor.seconds).toFixed(2)} s, ${f((r) => r.floor.cpu).toFixed(1)} CPU s; ${spread(floors.map((r) => r.floor.seconds / r.baseline.seconds))} wall of playwright test's; Assay's services, database and API cost ${(m((r) => r.assay.cpu) - f((r) => r.floor.cpu)).toFixed(1)} CPU s above it`,
+        );
+      }
       figures.push({ bench: 'executions', name: `executions wall ratio (${b})`, value: median(wall), better: 'lower' });
     }
     console.log(`  load before ${loadBefore}, after ${load()}`);
