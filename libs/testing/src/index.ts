@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { dropDatabase, ensureDatabase, freePort } from '@assay/embedded-pg';
+import { createLogger, createSilentLogger, type Logger } from '@assay/logger';
 
 /**
  * Helpers for integration tests: a fresh database per test file on the
@@ -96,6 +97,43 @@ export function useHarness<T extends { close(): unknown }>(start: () => Promise<
     },
     has: (_, key) => !!started && Reflect.has(started, key),
   });
+}
+
+/** A logger for the services a test starts: silent unless `TEST_LOG` names a level (`TEST_LOG=debug pnpm exec jest …`). */
+export function testLogger(): Logger {
+  const level = process.env.TEST_LOG;
+  return level ? createLogger('test', level) : createSilentLogger();
+}
+
+/**
+ * A TCP server on 127.0.0.2 that counts every connection and drops it at
+ * once: the address an egress test points a redirect or a request at, to
+ * show it was never reached (`hits` stays 0).
+ */
+export interface ConnectionTrap {
+  port: number;
+  /** Connections it received. */
+  readonly hits: number;
+  close(): Promise<void>;
+}
+
+export async function startConnectionTrap(): Promise<ConnectionTrap> {
+  let hits = 0;
+  const server = net.createServer((socket) => {
+    hits += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.2', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    get hits() {
+      return hits;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 export const TEST_INTERNAL_SECRET = 'test-internal-token-secret-0123456789abcdef';

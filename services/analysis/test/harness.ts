@@ -2,9 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { PgBus, startOutboxRelay, type OutboxRelay, type Subscription } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
-import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
+import { createTestDatabase, eventually, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
 import { createPlan, startTestCaseServer } from '../../test-case/test/server.js';
 import { buildApp as buildRunnerApp } from '../../execution-runner/src/app.js';
 import { TestCaseClient as RunnerTestCaseClient } from '../../execution-runner/src/clients/test-case.client.js';
@@ -35,13 +34,9 @@ const ARTIFACT_LIMITS = { maxBytes: 50 * 1024 * 1024, orgQuotaBytes: 1024 * 1024
 // worker), Postgres, the pg bus carrying the runner's events, and the
 // two-version fixture app as the application under test.
 export const PUBLIC_BASE_URL = 'http://assay.test';
-const logger = process.env.TEST_LOG ? createLogger('test', process.env.TEST_LOG) : createSilentLogger();
+const logger = testLogger();
 
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Reply } from '@assay/testing';
 
 export interface AnalysisHarness {
   app: RedesignApp;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import net, { type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
@@ -8,6 +8,7 @@ import { createSilentLogger } from '@assay/logger';
 import type { Step } from '@assay/steps';
 import { replay, type ReplayOptions } from '../src/verify/replay.js';
 import { Verifier } from '../src/verify/verifier.js';
+import { startConnectionTrap, type ConnectionTrap } from '@assay/testing';
 
 jest.setTimeout(60_000);
 
@@ -31,21 +32,14 @@ const PAGE = `<!doctype html><title>Todos</title>
 // 127.0.0.2 stands in for a forbidden network (EGRESS_DENY_CIDRS), as in the runner's egress tests; a trap there counts every connection it gets.
 let server: Server;
 let base: string;
-let trap: net.Server;
-let trapPort: number;
-let trapHits = 0;
+let trap: ConnectionTrap;
 let pool: BrowserPool;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  trap = net.createServer((s) => {
-    trapHits++;
-    s.destroy();
-  });
-  await new Promise<void>((r) => trap.listen(0, '127.0.0.2', r));
-  trapPort = (trap.address() as AddressInfo).port;
+  trap = await startConnectionTrap();
   server = createServer((req, res) => {
-    if (req.url === '/redirect') return void res.writeHead(302, { location: `http://127.0.0.2:${trapPort}/latest/meta-data/` }).end();
+    if (req.url === '/redirect') return void res.writeHead(302, { location: `http://127.0.0.2:${trap.port}/latest/meta-data/` }).end();
     res.setHeader('content-type', 'text/html');
     res.end(req.url === '/two' ? '<!doctype html><title>Two</title><h1>two</h1>' : PAGE);
   });
@@ -58,7 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.close();
   await new Promise((r) => server?.close(r));
-  await new Promise((r) => trap?.close(r));
+  await trap?.close();
 });
 
 beforeEach(async () => {
@@ -142,23 +136,23 @@ describe('a verification re-run, as the runner runs steps', () => {
   });
 
   it('refuses a navigation the egress policy denies before the browser tries it, with the reason', async () => {
-    const hits = trapHits;
-    const url = `http://127.0.0.2:${trapPort}/latest/meta-data/`;
+    const hits = trap.hits;
+    const url = `http://127.0.0.2:${trap.port}/latest/meta-data/`;
     const result = await verifier().rerun(steps([{ action: 'navigate', value: url }, { action: 'assert_text', selector: 'body', value: 'ami-id' }]), base, {});
     expect(result).toEqual({ status: 'failed', reason: 'step 1 failed', failed_step: 1, error: `Navigation to ${url} blocked by the egress policy (127.0.0.2 is in EGRESS_DENY_CIDRS)` });
-    expect(trapHits).toBe(hits);
+    expect(trap.hits).toBe(hits);
   });
 
   it('names the egress proxy’s refusal when a redirect leads to a denied address', async () => {
-    const hits = trapHits;
+    const hits = trap.hits;
     const result = await verifier().rerun(steps([{ action: 'navigate', value: '/redirect' }]), base, {});
     expect(result).toEqual({
       status: 'failed',
       reason: 'step 1 failed',
       failed_step: 1,
-      error: `Navigation to ${base}/redirect blocked by the egress policy (127.0.0.2:${trapPort}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`,
+      error: `Navigation to ${base}/redirect blocked by the egress policy (127.0.0.2:${trap.port}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`,
     });
-    expect(trapHits).toBe(hits);
+    expect(trap.hits).toBe(hits);
   });
 
   it('re-runs a flow on a real third-party app (TodoMVC from npm): green as written, failed with the runner’s messages when a selector is stale or invalid', async () => {

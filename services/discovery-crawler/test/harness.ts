@@ -2,9 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createDatabase, migrateToLatest, PgNotifier, type Database } from '@assay/db';
-import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { call, createTestDatabase, eventually, listen, TEST_INTERNAL_SECRET, type Reply, type TestDatabase } from '@assay/testing';
+import { call, createTestDatabase, eventually, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
 import { startTestCaseServer } from '../../test-case/test/server.js';
 import { startSite, type Site, type SiteOptions } from '../../../tests/fixtures/site/server.js';
 import { buildApp } from '../src/app.js';
@@ -16,7 +15,7 @@ import { DISCOVERY_CHANNEL, SESSIONS_READY } from '../src/sessions/sessions.repo
 
 // The discovery-crawler with its real neighbours: the test-case service (its
 // app on a real port), Postgres, Chromium, and the fixture site as the target.
-const logger = process.env.TEST_LOG ? createLogger('test', process.env.TEST_LOG) : createSilentLogger();
+const logger = testLogger();
 
 export interface DiscoveryHarness {
   site: Site;

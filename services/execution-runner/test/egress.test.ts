@@ -1,7 +1,8 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { DEFAULT_EGRESS } from '@assay/egress';
 import { startRunnerHarness, type RunnerHarness } from './harness.js';
+import { startConnectionTrap, type ConnectionTrap } from '@assay/testing';
 
 jest.setTimeout(120_000);
 
@@ -11,18 +12,11 @@ jest.setTimeout(120_000);
 let h: RunnerHarness;
 let app: http.Server;
 let appUrl: string;
-let trap: net.Server;
-let trapPort: number;
-let trapHits = 0;
+let trap: ConnectionTrap;
 
 beforeAll(async () => {
-  trap = net.createServer((s) => {
-    trapHits++;
-    s.destroy();
-  });
-  await new Promise<void>((r) => trap.listen(0, '127.0.0.2', r));
-  trapPort = (trap.address() as AddressInfo).port;
-  const bad = `http://127.0.0.2:${trapPort}`;
+  trap = await startConnectionTrap();
+  const bad = `http://127.0.0.2:${trap.port}`;
   app = http.createServer((req, res) => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: `${bad}/latest/meta-data/` }).end();
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -37,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
   await new Promise((r) => app.close(r));
-  await new Promise((r) => trap.close(r));
+  await trap.close();
 });
 
 describe('the egress policy in test runs', () => {
@@ -46,7 +40,7 @@ describe('the egress policy in test runs', () => {
     const { projectId, planId } = await t.plan(
       {
         direct: [
-          { action: 'navigate', value: `http://127.0.0.2:${trapPort}/latest/meta-data/` },
+          { action: 'navigate', value: `http://127.0.0.2:${trap.port}/latest/meta-data/` },
           { action: 'assert_text', selector: 'body', value: 'ami-id' },
         ],
         redirected: [{ action: 'navigate', value: '/redirect' }],
@@ -56,12 +50,12 @@ describe('the egress policy in test runs', () => {
     const r = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
     expect(r.body).toMatchObject({ status: 'completed', passed_tests: 0, failed_tests: 2 });
     const [direct, redirected] = r.body.results.test_results;
-    expect(direct.error).toBe(`Navigation to http://127.0.0.2:${trapPort}/latest/meta-data/ blocked by the egress policy (127.0.0.2 is in EGRESS_DENY_CIDRS)`);
+    expect(direct.error).toBe(`Navigation to http://127.0.0.2:${trap.port}/latest/meta-data/ blocked by the egress policy (127.0.0.2 is in EGRESS_DENY_CIDRS)`);
     expect(direct.steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'skipped']);
-    expect(redirected.error).toBe(`Navigation to ${appUrl}/redirect blocked by the egress policy (127.0.0.2:${trapPort}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`);
+    expect(redirected.error).toBe(`Navigation to ${appUrl}/redirect blocked by the egress policy (127.0.0.2:${trap.port}: 127.0.0.2 is in EGRESS_DENY_CIDRS)`);
     const failed = await h.events('test.execution.failed');
     expect(failed.find((e) => e.data.execution.test_case_name === 'direct').data.execution.error).toMatchObject({ type: 'egress_blocked', step: 1 });
-    expect(trapHits).toBe(0);
+    expect(trap.hits).toBe(0);
   });
 
   it('passes a page whose subresources were refused and lists them in the result’s diagnostics', async () => {
@@ -86,6 +80,6 @@ describe('the egress policy in test runs', () => {
     expect(blocked.filter((b) => b.reason !== '127.0.0.2 is in EGRESS_DENY_CIDRS')).toEqual([]);
     expect(new Set(blocked.map((b) => b.step_id)).size).toBeGreaterThanOrEqual(1);
     expect(result.steps.every((s: { status: string }) => s.status === 'passed')).toBe(true);
-    expect(trapHits).toBe(0);
+    expect(trap.hits).toBe(0);
   });
 });

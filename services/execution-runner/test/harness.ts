@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
-import { createLogger, createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
+import { createTestDatabase, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
 import { createPlan, startTestCaseServer } from '../../test-case/test/server.js';
 import { startShop } from '../../../tests/fixtures/shop/server.js';
 import { buildApp } from '../src/app.js';
@@ -24,13 +23,9 @@ import { DEFAULT_RECORDER_LIMITS, RecordingManager, type RecorderLimits } from '
 // on a real port), Postgres, the pg bus, the outbox relay, Chromium, and the
 // fixture shop as the application under test.
 export const PUBLIC_BASE_URL = 'http://assay.test';
-const logger = process.env.TEST_LOG ? createLogger('test', process.env.TEST_LOG) : createSilentLogger();
+const logger = testLogger();
 
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Reply } from '@assay/testing';
 
 export interface RunnerHarness {
   shopUrl: string;

@@ -2,15 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { createTestDatabase, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
 import { buildApp } from '../src/app.js';
 import type { TestCaseDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 
-export interface Reply {
-  status: number;
-  body: any;
-}
+export type { Reply } from '@assay/testing';
 
 export interface Tenant {
   orgId: string;
@@ -42,7 +39,7 @@ export async function startTestCaseService(): Promise<TestCaseHarness> {
     if (init.type) headers['content-type'] = init.type;
     const res = await fetch(`${server.url}${path}`, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
 
   return {

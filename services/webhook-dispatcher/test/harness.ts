@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { PRINCIPAL_HEADER, signPrincipal, type Plan, type Principal } from '@assay/principal';
-import { createTestDatabase, listen, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
+import { createTestDatabase, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, type TestServer } from '@assay/testing';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { buildApp } from '../src/app.js';
 import type { WebhookDatabase } from '../src/db/database.js';
@@ -32,10 +32,7 @@ export class FakeClock implements Clock {
   }
 }
 
-export interface Reply {
-  status: number;
-  body: any;
-}
+export type { Reply } from '@assay/testing';
 
 export interface Tenant {
   orgId: string;
@@ -165,7 +162,7 @@ export async function startWebhookService(opts: { egress?: EgressPolicy } = {}):
         } catch {
           /* not JSON */
         }
-        return { status: res.status, body: parsed };
+        return { status: res.status, body: parsed, headers: res.headers };
       };
       return {
         orgId,
