@@ -138,4 +138,4 @@ export function startMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
-export { PeriodicTask } from './periodic.js';
+export { drainDue, PeriodicTask, type DrainDueOptions, type DueOutcome } from './periodic.js';

@@ -1,5 +1,5 @@
 import { createSilentLogger } from '@assay/logger';
-import { PeriodicTask } from './periodic.js';
+import { drainDue, PeriodicTask, type DueOutcome } from './periodic.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,5 +34,47 @@ describe('PeriodicTask', () => {
     expect(task.isStopped).toBe(true);
     await sleep(100);
     expect(passes).toBe(after);
+  });
+});
+
+describe('drainDue', () => {
+  /** Items due in this order; `failing` throw when handled, `stopAt` says its dependency is down. */
+  const queue = (ids: string[], opts: { failing?: string[]; stopAt?: string; claimFails?: boolean } = {}) => {
+    const handled: string[] = [];
+    const fire = async (skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome> => {
+      if (opts.claimFails) throw new Error('database down');
+      const next = ids.find((id) => !skip.includes(id) && !handled.includes(id));
+      if (!next) return 'none';
+      claimed(next);
+      if (opts.failing?.includes(next)) throw new Error(`${next} broke`);
+      if (next === opts.stopAt) return 'stop';
+      handled.push(next);
+      return 'done';
+    };
+    return { fire, handled };
+  };
+  const base = { stopped: () => false, logger: createSilentLogger(), what: 'test item' };
+
+  it('handles every due item and answers how many', async () => {
+    const q = queue(['a', 'b', 'c']);
+    expect(await drainDue({ ...base, fire: q.fire })).toBe(3);
+    expect(q.handled).toEqual(['a', 'b', 'c']);
+  });
+
+  it('steps over an item that throws, so the items due behind it still go', async () => {
+    const q = queue(['a', 'b', 'c'], { failing: ['a'] });
+    expect(await drainDue({ ...base, fire: q.fire })).toBe(2);
+    expect(q.handled).toEqual(['b', 'c']);
+  });
+
+  it('ends the pass on stop, when nothing was claimed before a failure, at max, and when stopping', async () => {
+    const stop = queue(['a', 'b', 'c'], { stopAt: 'b' });
+    expect(await drainDue({ ...base, fire: stop.fire })).toBe(1);
+    const broken = queue(['a'], { claimFails: true });
+    expect(await drainDue({ ...base, fire: broken.fire })).toBe(0);
+    const many = queue(Array.from({ length: 10 }, (_, i) => `i${i}`));
+    expect(await drainDue({ ...base, fire: many.fire, max: 4 })).toBe(4);
+    const stopping = queue(['a', 'b']);
+    expect(await drainDue({ ...base, fire: stopping.fire, stopped: () => stopping.handled.length >= 1 })).toBe(1);
   });
 });

@@ -45,3 +45,45 @@ export class PeriodicTask {
     await this.running?.catch(() => undefined);
   }
 }
+
+/** What one claim of a `drainDue` pass did. */
+export type DueOutcome = 'none' | 'done' | 'stop';
+
+export interface DrainDueOptions {
+  /** Claims and handles the next due item that is not in `skip`, telling `claimed` its id first: `none` when nothing is due, `stop` to end the pass (a dependency everything needs is down). */
+  fire(skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome>;
+  /** Checked before each claim: a stopping service ends the pass. */
+  stopped(): boolean;
+  logger: Logger;
+  /** What a failed item is, for the log (`scheduled report snapshot`). */
+  what: string;
+  /** Claims per pass at most, so one pass never runs forever (100). */
+  max?: number;
+}
+
+/**
+ * One pass over due items (schedules, report snapshots), each claimed and
+ * handled on its own. An item that throws is logged and skipped for the rest
+ * of the pass, so the items due behind it still go; it is due again at the
+ * next pass. Resolves with how many items were handled.
+ */
+export async function drainDue(o: DrainDueOptions): Promise<number> {
+  let handled = 0;
+  const skip: string[] = [];
+  for (let i = 0; i < (o.max ?? 100) && !o.stopped(); i++) {
+    let claimed: string | undefined;
+    let outcome: DueOutcome;
+    try {
+      outcome = await o.fire(skip, (id) => (claimed = id));
+    } catch (err) {
+      o.logger.warn({ err, id: claimed }, `${o.what} failed; tried again at the next pass`);
+      // Nothing claimed (the claim itself failed): no item to step over, so the pass ends.
+      if (!claimed) break;
+      skip.push(claimed);
+      continue;
+    }
+    if (outcome !== 'done') break;
+    handled += 1;
+  }
+  return handled;
+}

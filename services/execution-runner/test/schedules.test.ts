@@ -189,6 +189,22 @@ describe('the scheduler', () => {
     expect((await h.events('test.plan.scheduled')).filter((e) => [limited.orgId, free.orgId].includes(e.organization_id))).toEqual([]);
   });
 
+  it('steps over a schedule whose occurrence fails to be stored, so the schedules due behind it still fire', async () => {
+    const t = h.tenant();
+    const broken = await scheduled(t);
+    const behind = await scheduled(t);
+    const due = new Date(behind.schedule.next_run_at);
+    // The broken one is claimed first (most overdue), and its occurrence is already recorded, so storing it throws.
+    await h.database.db.updateTable('schedules').set({ next_run_at: new Date(due.getTime() - 60_000) }).where('id', '=', broken.schedule.id).execute();
+    await h.database.db.insertInto('schedule_runs').values({ schedule_id: broken.schedule.id, scheduled_for: due, status: 'skipped', reason: 'recorded by the test' }).execute();
+    await h.scheduler({ now: () => new Date(due.getTime() + 1000) }).tick();
+    const executions = await executionsOf(t.orgId);
+    expect(executions.map((e) => e.test_plan_id)).toEqual([behind.planId]);
+    // Rolled back, not lost: the broken schedule is still due, for the next pass.
+    const row = await h.database.db.selectFrom('schedules').selectAll().where('id', '=', broken.schedule.id).executeTakeFirstOrThrow();
+    expect(row.next_run_at).toEqual(new Date(due.getTime() - 60_000));
+  });
+
   it('disables a schedule whose test plan was deleted', async () => {
     const t = h.tenant();
     const { planId, schedule } = await scheduled(t);

@@ -1,7 +1,7 @@
 import { catchUp, nextOccurrence } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
-import { PeriodicTask } from '@assay/runtime';
+import { drainDue, PeriodicTask } from '@assay/runtime';
 import type { AnalysisContext } from '../context.js';
 import { claimDueReport, setScheduleState } from './reports.repository.js';
 import { takeSnapshot } from './reports.service.js';
@@ -43,30 +43,14 @@ export class ReportScheduler {
     return this.task.tick();
   }
 
-  private async drain(): Promise<number> {
-    let handled = 0;
-    // Reports whose snapshot failed in this pass: the others due behind them still go now.
-    const retryLater: string[] = [];
-    for (let i = 0; i < 100 && !this.task.isStopped; i++) {
-      const outcome = await this.fireOne(retryLater);
-      if (outcome === 'none') break;
-      if (outcome !== 'retry') handled += 1;
-    }
-    return handled;
-  }
-
-  private async fireOne(retryLater: string[]): Promise<'none' | 'retry' | 'taken' | 'failed'> {
-    const now = this.o.now?.() ?? new Date();
-    let claimedReport: string | undefined;
-    try {
-      return await this.claimAndTake(now, retryLater, (id) => (claimedReport = id));
-    } catch (err) {
-      // Rolled back: the occurrence stays due and is tried again at the next tick.
-      this.ctx.logger.warn({ err, report: claimedReport }, 'scheduled report snapshot failed; tried again at the next tick');
-      if (!claimedReport) return 'none';
-      retryLater.push(claimedReport);
-      return 'retry';
-    }
+  // A snapshot that throws is rolled back: its occurrence stays due for the next tick, and the reports due behind it still go now.
+  private drain(): Promise<number> {
+    return drainDue({
+      fire: async (skip, claimed) => ((await this.claimAndTake(this.o.now?.() ?? new Date(), skip, claimed)) === 'none' ? 'none' : 'done'),
+      stopped: () => this.task.isStopped,
+      logger: this.ctx.logger,
+      what: 'scheduled report snapshot',
+    });
   }
 
   private claimAndTake(now: Date, skip: readonly string[], claimed: (id: string) => void): Promise<'none' | 'taken' | 'failed'> {

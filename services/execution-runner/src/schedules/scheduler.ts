@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
-import { PeriodicTask } from '@assay/runtime';
+import { drainDue, PeriodicTask } from '@assay/runtime';
 import type { Logger } from '@assay/logger';
 import type { AuthClient } from '../clients/auth.client.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
@@ -51,22 +51,26 @@ export class Scheduler {
     return this.task.tick();
   }
 
-  private async drain(): Promise<number> {
-    let handled = 0;
-    // Bounded per tick, so one tick never runs forever.
-    for (let i = 0; i < 100 && !this.task.isStopped; i++) {
-      const outcome = await this.fireOne();
-      if (outcome === 'none' || outcome === 'retry') break;
-      handled += 1;
-    }
-    return handled;
+  // With auth or test-case down (retry) the pass ends: every schedule needs them. A schedule whose
+  // occurrence throws is rolled back and stepped over, so the schedules due behind it still fire.
+  private drain(): Promise<number> {
+    return drainDue({
+      fire: async (skip, claimed) => {
+        const status = await this.fireOne(skip, claimed);
+        return status === 'none' ? 'none' : status === 'retry' ? 'stop' : 'done';
+      },
+      stopped: () => this.task.isStopped,
+      logger: this.o.logger,
+      what: 'scheduled occurrence',
+    });
   }
 
-  private async fireOne(): Promise<Outcome['status'] | 'none'> {
+  private async fireOne(skip: readonly string[], claimed: (id: string) => void): Promise<Outcome['status'] | 'none'> {
     const now = this.o.now?.() ?? new Date();
     return withTransaction(this.o.db, async (trx) => {
-      const schedule = await claimDueSchedule(trx, now);
+      const schedule = await claimDueSchedule(trx, now, skip);
       if (!schedule) return 'none' as const;
+      claimed(schedule.id);
       const { latest, missed } = catchUp(schedule.cron, schedule.timezone, schedule.next_run_at!, now);
       const next = nextOccurrence(schedule.cron, schedule.timezone, now);
       const outcome = await this.decide(trx, schedule, latest, missed, next);

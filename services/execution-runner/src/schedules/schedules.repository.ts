@@ -34,14 +34,16 @@ export async function deleteSchedule(db: Db, orgId: string, planId: string, id: 
 
 /**
  * The most overdue enabled schedule, locked for the caller's transaction;
- * rows other schedulers hold are skipped, so each is handled by one of them.
+ * rows other schedulers hold are skipped, so each is handled by one of them,
+ * and so are those in `skip` (they failed earlier in this pass).
  */
-export async function claimDueSchedule(db: Db, now: Date): Promise<ScheduleRow | undefined> {
+export async function claimDueSchedule(db: Db, now: Date, skip: readonly string[] = []): Promise<ScheduleRow | undefined> {
   return db
     .selectFrom('schedules')
     .selectAll()
     .where('enabled', '=', true)
     .where('next_run_at', '<=', now)
+    .$if(skip.length > 0, (q) => q.where('id', 'not in', skip))
     .orderBy('next_run_at')
     .limit(1)
     .forUpdate()
