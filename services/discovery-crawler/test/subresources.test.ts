@@ -14,6 +14,8 @@ interface Site {
   hits: Map<string, number>;
   /** Whether the first page links to the page that never answers. */
   hang: boolean;
+  /** Set: the first page links first to /slow, answered after this many ms, and every page takes pageMs to answer. */
+  slow: { slowMs: number; pageMs: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -21,10 +23,12 @@ interface Site {
 async function startAssetSite(): Promise<Site> {
   const hits = new Map<string, number>();
   const hanging: http.ServerResponse[] = [];
-  const state = { hang: false };
-  const server = http.createServer((req, res) => {
+  const state: { hang: boolean; slow: Site['slow'] } = { hang: false, slow: undefined };
+  const server = http.createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (state.slow && !path.startsWith('/app.')) await new Promise((r) => setTimeout(r, path === '/slow' ? state.slow!.slowMs : state.slow!.pageMs));
+    if (path === '/slow') return res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Slow</title><h1>Slow</h1>');
     if (path === '/app.css') return res.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=3600' }).end('body { margin: 0 }');
     if (path === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' }).end('document.documentElement.dataset.ready = "1";');
     if (path === '/guide.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n');
@@ -35,7 +39,7 @@ async function startAssetSite(): Promise<Site> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(
       `<!doctype html><html><head><title>Page ${n}</title><link rel="stylesheet" href="/app.css"><script src="/app.js"></script></head>` +
-        `<body><h1>Page ${n}</h1><a href="${n + 1 < PAGES ? `/p/${n + 1}` : '/'}">next</a> <a href="/guide.pdf">guide</a>${n === 0 && state.hang ? ' <a href="/hang">slow</a>' : ''}</body></html>`,
+        `<body><h1>Page ${n}</h1>${n === 0 && state.slow ? '<a href="/slow">slow</a> ' : ''}<a href="${n + 1 < PAGES ? `/p/${n + 1}` : '/'}">next</a> <a href="/guide.pdf">guide</a>${n === 0 && state.hang ? ' <a href="/hang">slow</a>' : ''}</body></html>`,
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,6 +52,12 @@ async function startAssetSite(): Promise<Site> {
     },
     set hang(on: boolean) {
       state.hang = on;
+    },
+    get slow() {
+      return state.slow;
+    },
+    set slow(s: Site['slow']) {
+      state.slow = s;
     },
     close: () => {
       for (const r of hanging) r.destroy();
@@ -87,6 +97,26 @@ describe('a crawl’s subresources', () => {
     await h.stopCrawlers();
     h.startCrawler();
     site.hang = false;
+  });
+
+  it('wait behind a slow page with a request delay, and do not time out for it (a navigation’s timeout starts with its turn)', async () => {
+    // Two tabs, navigations give up after 1.5 s, 100 ms between requests. /slow takes 1.2 s and every other page
+    // 400 ms: the tab whose request queues behind /slow waits 1.3 s for its turn, then 400 ms for its answer. When
+    // the wait counted against its navigation, that tab's page timed out (status 0); now each page is read.
+    site.slow = { slowMs: 1200, pageMs: 400 };
+    await h.stopCrawlers();
+    h.startCrawler({ navigationTimeoutMs: 1500, pagesInParallel: 2 });
+    try {
+      const id = await t.start({ target_url: `${site.url}/`, max_pages: 5, max_depth: 20, request_delay_ms: 100 });
+      const done = await t.waitFor(id, 'completed', 60_000);
+      expect(done.progress.pages_crawled).toBe(5);
+      const pages = (await t.dc('GET', `/api/v1/discovery/${id}/results`)).body.pages as any[];
+      expect(pages.map((p) => [new URL(p.url).pathname, p.status_code]).sort()).toEqual([['/', 200], ['/guide.pdf', 200], ['/p/1', 200], ['/p/2', 200], ['/slow', 200]]);
+    } finally {
+      await h.stopCrawlers();
+      h.startCrawler();
+      site.slow = undefined;
+    }
   });
 
   it('come from the HTTP cache after the first page, while each document is still read with its status and type', async () => {

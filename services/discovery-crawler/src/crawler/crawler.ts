@@ -270,7 +270,7 @@ export class Crawler {
           })();
         };
       };
-      const loadOpts = { timeoutMs: this.o.navigationTimeoutMs + delayMs * tabs, waitForApi: config.wait_for_navigation, pace, settleMs: this.o.settleMs ?? DEFAULT_SETTLE_MS };
+      const loadOpts = { timeoutMs: this.o.navigationTimeoutMs, waitForApi: config.wait_for_navigation, pace, settleMs: this.o.settleMs ?? DEFAULT_SETTLE_MS };
 
       const worker = async () => {
         const loader = await PageLoader.open(ctl.context!);

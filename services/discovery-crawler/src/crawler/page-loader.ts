@@ -143,6 +143,8 @@ const isApi = (r: Request) => r.resourceType() === 'xhr' || r.resourceType() ===
 export class PageLoader {
   private visit: Visit = { calls: [] };
   private pace: Pace = async () => () => undefined;
+  /** The turn `load` took before navigating, for its document's first request. */
+  private takenTurn: (() => void) | undefined;
   /** Set while exploring: navigations do not leave the page, calls are tagged with this cause. */
   private cause: string | undefined;
   private exploring = false;
@@ -227,8 +229,11 @@ export class PageLoader {
       const inFlight: DocumentInFlight = { visit: this.visit, t0: 0, ...(exploring ? { cause: this.cause! } : {}) };
       // A tab asks for one document at a time: one still waiting for its answer was given up (superseded).
       this.releaseTurns();
-      // Pacing happens here, right before the request leaves, so the target never sees two closer than the delay.
-      const done = await this.pace().catch(() => undefined);
+      // Pacing happens here, right before the request leaves, so the target never sees two closer than the delay
+      // (a load's own document comes with the turn the load took before navigating).
+      const taken = exploring ? undefined : this.takenTurn;
+      this.takenTurn = undefined;
+      const done = taken ?? (await this.pace().catch(() => undefined));
       if (!done) return void (await fail());
       inFlight.done = done;
       inFlight.t0 = Date.now();
@@ -396,8 +401,16 @@ export class PageLoader {
     this.pace = opts.pace ?? (async () => () => undefined);
     // A URL that differs from the tab's only in its hash would be a same-document move, with no response to read.
     if (new URL(url).hash && stripHash(this.page.url()) === stripHash(url)) await this.page.goto('about:blank').catch(() => undefined);
+    // The turn is taken before the navigation starts, so the wait for it (behind another tab's slow page) does not
+    // count against this navigation's timeout; the document's request uses it (see paused).
+    const turn = await this.pace().catch(() => undefined);
+    if (!turn) throw new Error(`The crawl stopped before ${url} was requested`);
+    this.takenTurn = turn;
     let navError: unknown;
     await this.page.goto(url, { waitUntil: 'load', timeout: opts.timeoutMs }).catch((err: unknown) => (navError = err));
+    // A navigation that sent no document (refused before it left) leaves its turn unused: it ends now.
+    this.takenTurn?.();
+    this.takenTurn = undefined;
     this.releaseTurns();
     const main = visit.main;
     if (!main) throw navError ?? new Error(`No response for ${url}`);
