@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import { contractValidator, eventTopic, type Topic } from '@assay/contracts';
+import { COMMAND_TOPICS, contractValidator, eventTopic, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { activeTraceparent, startSpanFrom, type DetachedSpan } from '@assay/telemetry';
 import type { Bus, BusMessage, EventEnvelope } from './types.js';
@@ -83,6 +83,9 @@ const DAY_MS = 24 * 3600 * 1000;
 const PURGE_BATCH = 5000;
 
 /** Notification channel the relays of a schema listen on. */
+/** The outbox notification's payload when the rows written hold a command: the relay publishes them without its linger. */
+const URGENT = 'command';
+
 export function outboxChannel(schema: string): string {
   return `assay_outbox_${schema}`;
 }
@@ -120,7 +123,9 @@ export async function enqueueEvents(trx: Kysely<any>, schema: string, events: Ne
   for (let i = 0; i < rows.length; i += 5000) {
     await trx.insertInto('outbox').values(rows.slice(i, i + 5000).map((r) => r.row)).execute();
   }
-  await sql`select pg_notify(${outboxChannel(schema)}, '')`.execute(trx);
+  // A command (a service asked to act) is published at once; events may wait for the relay's linger.
+  const urgent = rows.some((r) => COMMAND_TOPICS.has(r.row.topic));
+  await sql`select pg_notify(${outboxChannel(schema)}, ${urgent ? URGENT : ''})`.execute(trx);
   return rows.map((r) => r.envelope);
 }
 
@@ -183,6 +188,12 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Poll interval when no notification arrives (default 1000 ms). */
   intervalMs?: number;
+  /**
+   * How long a notified relay waits for more rows before it publishes (default 0: at once). Events
+   * written close together then travel in one batch: one bus job per consumer group instead of one
+   * each, which on the pg bus is most of an event's cost; the price is this much latency.
+   */
+  lingerMs?: number;
   batchSize?: number;
   /** Published rows older than this are deleted (default 7 days). */
   retentionMs?: number;
@@ -218,6 +229,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let lingering: NodeJS.Timeout | undefined;
   let listener: PoolClient | undefined;
   const released = new WeakSet<PoolClient>();
   // A LISTENing connection is never returned to the pool: destroy it.
@@ -336,6 +348,21 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return { outbox, inbox };
   }
 
+  /** A notification: publish after the linger, gathering what is written meanwhile (one wait at a time); a command at once. */
+  const wake = (urgent: boolean) => {
+    const linger = opts.lingerMs ?? 0;
+    if (linger <= 0 || urgent) {
+      if (lingering) clearTimeout(lingering);
+      lingering = undefined;
+      return void kick();
+    }
+    if (lingering || stopped) return;
+    lingering = setTimeout(() => {
+      lingering = undefined;
+      void kick();
+    }, linger);
+  };
+
   let ticks = 0;
   const tick = () => {
     if (stopped) return;
@@ -366,7 +393,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           dropListener(client, err);
           retry(1000);
         });
-        client.on('notification', () => void kick());
+        client.on('notification', (n) => wake(n.payload === URGENT));
         await client.query(`listen ${outboxChannel(opts.schema)}`);
       })
       .catch((err) => {
@@ -386,6 +413,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (lingering) clearTimeout(lingering);
       if (listener) dropListener(listener);
       await running;
     },

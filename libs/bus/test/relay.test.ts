@@ -83,3 +83,37 @@ describe('outbox relay with several replicas', () => {
     expect(received.map((e) => e.id).sort()).toEqual([...written].sort());
   });
 });
+
+describe('outbox relay linger (OUTBOX_LINGER_MS)', () => {
+  it('publishes events written within the linger as one batch, and a command at once', async () => {
+    const log: Array<{ relay: string; start: number; end: number; ids: string[] }> = [];
+    // Polling far apart: only notifications wake this relay.
+    const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: 'svc', bus: recorded(await newBus(), 'lingering', log), logger, intervalMs: 60_000, lingerMs: 500 });
+    try {
+      await eventually(async () => (await database.pool.query(`select count(*)::int as n from pg_stat_activity where query like 'listen %'`)).rows[0].n > 0, 10_000);
+      const event = (n: number) =>
+        database.db.transaction().execute((trx) => enqueueEvent(trx, 'svc', { event: 'organization.member.removed', organization_id: 'org-linger', data: { user_id: `u${n}` } }));
+      const firstWritten = performance.now();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push((await event(i)).id);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await eventually(async () => log.flatMap((l) => l.ids).length >= 3, 10_000);
+      // One publish for the three, after the linger: not one each as they were written.
+      expect(log.map((l) => l.ids)).toEqual([ids]);
+      expect(log[0]!.start - firstWritten).toBeGreaterThanOrEqual(400);
+
+      // A command does not wait: it goes out at once, with the events written just before it.
+      const before = await event(3);
+      const commandWritten = performance.now();
+      const command = await database.db.transaction().execute((trx) => enqueueEvent(trx, 'svc', { event: 'execution.requested', organization_id: 'org-linger', data: { execution_id: 'e1' } }));
+      await eventually(async () => log.flatMap((l) => l.ids).includes(command.id), 10_000);
+      const sent = log.find((l) => l.ids.includes(command.id))!;
+      expect(sent.start - commandWritten).toBeLessThan(400);
+      expect(log.flatMap((l) => l.ids)).toContain(before.id);
+    } finally {
+      await relay.stop();
+    }
+  });
+});

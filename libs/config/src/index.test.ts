@@ -267,6 +267,7 @@ describe('readCommonConfig', () => {
       internalTokenSecret: SECRET,
       publicBaseUrl: 'http://localhost:8080',
       migrateAtStart: true,
+      outboxLingerMs: 250,
     });
   });
 
@@ -285,6 +286,7 @@ describe('readCommonConfig', () => {
         KAFKA_SESSION_TIMEOUT_MS: '45000',
         PUBLIC_BASE_URL: 'https://assay.example.com/',
         MIGRATE_AT_START: 'false',
+        OUTBOX_LINGER_MS: '0',
       },
       (r) => readCommonConfig(r, 'gateway', 8080),
     );
@@ -300,6 +302,7 @@ describe('readCommonConfig', () => {
       internalTokenSecret: SECRET,
       publicBaseUrl: 'https://assay.example.com',
       migrateAtStart: false,
+      outboxLingerMs: 0,
     });
   });
 

@@ -186,6 +186,8 @@ export interface CommonConfig {
   publicBaseUrl: string;
   /** false (MIGRATE_AT_START=false): the schema was migrated beforehand (the chart's migration Job); start refuses a schema with pending migrations. */
   migrateAtStart: boolean;
+  /** OUTBOX_LINGER_MS: how long the outbox relay gathers events written close together before it publishes them as one batch. */
+  outboxLingerMs: number;
 }
 
 /** Reads the shared variables; `PORT` overrides the service's default port. */
@@ -207,6 +209,7 @@ export function readCommonConfig(r: ConfigReader, service: string, defaultPort: 
     internalTokenSecret: r.secret('INTERNAL_TOKEN_SECRET', { minLength: 32 }),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', { default: 'http://localhost:8080' }),
     migrateAtStart: r.bool('MIGRATE_AT_START', { default: true }),
+    outboxLingerMs: r.int('OUTBOX_LINGER_MS', { default: 250, min: 0, max: 5000 }),
   };
 }
 

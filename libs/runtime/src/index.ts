@@ -48,7 +48,7 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   }
   const bus = createBus({ kind: config.bus, databaseUrl: config.databaseUrl, kafka: config.kafka, clientId: `assay-${config.service}`, logger });
   await bus.start();
-  const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger });
+  const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger, lingerMs: config.outboxLingerMs });
   const ready = () => readinessChecks(database, bus);
   const app = await opts.build({ database, bus, logger, ready });
   const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
