@@ -36,8 +36,12 @@ function testCaseIdOf(envelope: EventEnvelope): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-/** Tracks consecutive failures per test case; returns the count after this event. */
-async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelope): Promise<number | undefined> {
+/**
+ * Tracks consecutive failures per test case; returns the count after this
+ * event. A passed or failed case always updates it; any other event of a case
+ * reads it only when a webhook listens to that event (`listened`).
+ */
+async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelope, listened: boolean): Promise<number | undefined> {
   const caseId = testCaseIdOf(envelope);
   if (!caseId) return undefined;
   if (envelope.event === 'test.execution.passed') {
@@ -45,7 +49,7 @@ async function updateFailureStreak(db: Db, orgId: string, envelope: EventEnvelop
     return 0;
   }
   if (envelope.event === 'test.execution.failed') return extendFailureStreak(db, orgId, caseId);
-  return findFailureStreak(db, orgId, caseId);
+  return listened ? findFailureStreak(db, orgId, caseId) : undefined;
 }
 
 /**
@@ -66,7 +70,7 @@ export async function fanOutMany(db: Db, envelopes: EventEnvelope[], clock: Cloc
   for (const envelope of relevant) {
     const candidates = webhooks.get(envelope.organization_id) ?? [];
     // Streaks are kept whether or not a webhook listens now: a rule added later counts earlier failures.
-    const streak = await updateFailureStreak(db, envelope.organization_id, envelope);
+    const streak = await updateFailureStreak(db, envelope.organization_id, envelope, candidates.some(({ webhook }) => webhook.events.includes(envelope.event)));
     for (const { event, data } of webhookEventsOf(envelope)) {
       for (const { webhook, plan } of candidates) {
         if (!webhook.events.includes(event)) continue;
