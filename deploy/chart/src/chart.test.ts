@@ -207,6 +207,7 @@ describe('environment of each service', () => {
     const sources = [
       'libs/config/src/index.ts',
       'libs/egress/src/index.ts',
+      'libs/steps/src/settings.ts',
       ...readdirSync(path.join(REPO_ROOT, 'services')).map((s) => `services/${s}/src/config.ts`),
     ];
     const missing: string[] = [];
