@@ -82,10 +82,10 @@ export interface NewEvent {
 const DAY_MS = 24 * 3600 * 1000;
 const PURGE_BATCH = 5000;
 
-/** Notification channel the relays of a schema listen on. */
 /** The outbox notification's payload when the rows written hold a command: the relay publishes them without its linger. */
 const URGENT = 'command';
 
+/** Notification channel the relays of a schema listen on. */
 export function outboxChannel(schema: string): string {
   return `assay_outbox_${schema}`;
 }
