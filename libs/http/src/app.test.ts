@@ -269,6 +269,21 @@ describe('body parsing', () => {
     });
   });
 
+  it('refuses a NUL character in the path or a query parameter with 400 before any route sees it', async () => {
+    const inQuery = await call('/conflict?name=a%00b');
+    expect(inQuery.status).toBe(400);
+    expect(inQuery.body).toMatchObject({ error: 'validation_error', details: [{ field: 'name', message: 'must not contain NUL characters or unpaired surrogates' }] });
+    const repeated = await call('/conflict?id=ok&id=%00');
+    expect(repeated.body).toMatchObject({ error: 'validation_error', details: [{ field: 'id' }] });
+    const inName = await call('/conflict?a%00=1');
+    expect(inName.body).toMatchObject({ error: 'validation_error', details: [{ field: 'a?' }] });
+    const inPath = await call('/keys/%00');
+    expect(inPath.status).toBe(400);
+    expect(inPath.body).toMatchObject({ error: 'validation_error', details: [{ field: 'path' }] });
+    // Anything else still reaches the route.
+    expect((await call('/conflict?name=ok')).status).toBe(409);
+  });
+
   it('refuses a bare JSON string as a body (strict mode)', async () => {
     const reply = await call('/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '"ci"' });
     expect(reply.status).toBe(400);

@@ -3,7 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { pinoHttp } from 'pino-http';
 import { logSafeUrl } from './log-url.js';
 import type { Logger } from '@assay/logger';
-import { AppError, MESSAGES } from './errors.js';
+import { AppError, MESSAGES, validationError } from './errors.js';
 
 export interface HttpAppOptions {
   name: string;
@@ -134,6 +134,19 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       }),
     );
 
+  // The same door for the URL: a NUL character in the path (%00) or in a query parameter's name or value
+  // would reach Postgres in a text value and fail with a 500 wherever a route forgot to check it.
+  app.use((req, _res, next) => {
+    if (/%00/i.test(req.path)) return next(validationError([{ field: 'path', message: 'must not contain NUL characters (%00)' }]));
+    for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (UNSTORABLE.test(name) || values.some((v) => typeof v === 'string' && UNSTORABLE.test(v))) {
+        return next(validationError([{ field: name.replace(UNSTORABLE_ALL, '?'), message: 'must not contain NUL characters or unpaired surrogates' }]));
+      }
+    }
+    next();
+  });
+
   opts.mount(app);
 
   app.use((req, _res, next) => {
@@ -147,6 +160,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
 // refuse them at the door with a 400 instead of failing the insert with a 500.
 // eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 const UNSTORABLE_MESSAGE = 'Request body contains a NUL character or an unpaired surrogate, which cannot be stored';
 
 function refuseUnstorableStrings(_key: string, value: unknown): unknown {

@@ -117,6 +117,10 @@ describe('assert_screenshot in runs', () => {
     expect(noFilter.status).toBe(400);
     expect(noFilter.body).toMatchObject({ error: 'validation_error' });
     expect(noFilter.body.details).toEqual([{ field: 'test_case_id', message: 'is required (or project_id)' }]);
+    // Found by the fuzz test: a NUL character in a filter is refused at the door (@assay/http), not sent to Postgres (500).
+    const nul = await t.ex('GET', '/api/v1/screenshot-baselines?test_case_id=%00');
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ error: 'validation_error', details: [{ field: 'test_case_id' }] });
     const missing = await t.ex('POST', '/api/v1/screenshot-baselines', { execution_id: executionId });
     expect(missing.status).toBe(400);
     expect(missing.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['step_id', 'test_id']);
