@@ -138,4 +138,4 @@ export function startMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
-export { drainDue, PeriodicTask, type DrainDueOptions, type DueOutcome } from './periodic.js';
+export { drainDue, DueScheduler, PeriodicTask, type DrainDueOptions, type DueOutcome } from './periodic.js';

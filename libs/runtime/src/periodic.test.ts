@@ -1,5 +1,5 @@
 import { createSilentLogger } from '@assay/logger';
-import { drainDue, PeriodicTask, type DueOutcome } from './periodic.js';
+import { drainDue, DueScheduler, PeriodicTask, type DueOutcome } from './periodic.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -76,5 +76,41 @@ describe('drainDue', () => {
     expect(await drainDue({ ...base, fire: many.fire, max: 4 })).toBe(4);
     const stopping = queue(['a', 'b']);
     expect(await drainDue({ ...base, fire: stopping.fire, stopped: () => stopping.handled.length >= 1 })).toBe(1);
+  });
+});
+
+describe('DueScheduler', () => {
+  /** Hands out `due` one claim at a time; `broken` throw when handled; `stopping` stops the scheduler while handled. */
+  class Items extends DueScheduler {
+    readonly handled: string[] = [];
+    constructor(
+      private readonly due: string[],
+      private readonly broken: string[] = [],
+      private readonly stopping?: string,
+    ) {
+      super({ name: 'items tick', what: 'item', intervalMs: 60_000, logger: createSilentLogger() });
+    }
+    protected async fire(skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome> {
+      const next = this.due.find((id) => !skip.includes(id) && !this.handled.includes(id));
+      if (!next) return 'none';
+      claimed(next);
+      if (this.broken.includes(next)) throw new Error(`${next} broke`);
+      if (next === this.stopping) void this.stop();
+      this.handled.push(next);
+      return 'done';
+    }
+  }
+
+  it('drains what is due at each tick, stepping over an item that throws', async () => {
+    const s = new Items(['a', 'b', 'c'], ['b']);
+    expect(await s.tick()).toBe(2);
+    expect(s.handled).toEqual(['a', 'c']);
+    expect(await s.tick()).toBe(0);
+  });
+
+  it('ends the pass once stopped: nothing is claimed after stop', async () => {
+    const s = new Items(['a', 'b', 'c'], [], 'a');
+    expect(await s.tick()).toBe(1);
+    expect(s.handled).toEqual(['a']);
   });
 });

@@ -87,3 +87,35 @@ export async function drainDue(o: DrainDueOptions): Promise<number> {
   }
   return handled;
 }
+
+/**
+ * The shape of every "claim what is due" scheduler (run schedules, report
+ * snapshots): a `drainDue` pass over `fire` now and then every `intervalMs`,
+ * on a PeriodicTask. A subclass says how one due item is claimed and handled.
+ */
+export abstract class DueScheduler {
+  private readonly task: PeriodicTask;
+
+  protected constructor(o: { name: string; what: string; intervalMs: number; logger: Logger; max?: number }) {
+    const pass = () =>
+      drainDue({ fire: (skip, claimed) => this.fire(skip, claimed), stopped: () => this.task.isStopped, logger: o.logger, what: o.what, ...(o.max ? { max: o.max } : {}) });
+    this.task = new PeriodicTask(o.name, pass, { intervalMs: o.intervalMs, logger: o.logger });
+  }
+
+  /** Claims and handles the next due item not in `skip` (see DrainDueOptions.fire). */
+  protected abstract fire(skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome>;
+
+  start(): void {
+    this.task.start();
+  }
+
+  /** Handles every item due now (or joins the pass running); resolves with how many it handled. */
+  tick(): Promise<number> {
+    return this.task.tick();
+  }
+
+  /** No new pass starts; resolves once the running one ended. */
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+}

@@ -1,7 +1,7 @@
 import { catchUp, nextOccurrence } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
-import { drainDue, PeriodicTask } from '@assay/runtime';
+import { DueScheduler, type DueOutcome } from '@assay/runtime';
 import type { AnalysisContext } from '../context.js';
 import { claimDueReport, setScheduleState } from './reports.repository.js';
 import { takeSnapshot } from './reports.service.js';
@@ -24,33 +24,17 @@ export interface ReportSchedulerOptions {
  * on; a 400 (the period holds too many executions) or 404 is kept as the
  * schedule's `last_error` and the schedule moves on.
  */
-export class ReportScheduler {
-  private readonly task: PeriodicTask;
-
+export class ReportScheduler extends DueScheduler {
   constructor(
     private readonly ctx: AnalysisContext,
     private readonly o: ReportSchedulerOptions,
   ) {
-    this.task = new PeriodicTask('report scheduler tick', () => this.drain(), { intervalMs: o.intervalMs, logger: ctx.logger });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  /** Takes every snapshot due now; returns how many occurrences it handled. */
-  tick(): Promise<number> {
-    return this.task.tick();
+    super({ name: 'report scheduler tick', what: 'scheduled report snapshot', intervalMs: o.intervalMs, logger: ctx.logger });
   }
 
   // A snapshot that throws is rolled back: its occurrence stays due for the next tick, and the reports due behind it still go now.
-  private drain(): Promise<number> {
-    return drainDue({
-      fire: async (skip, claimed) => ((await this.claimAndTake(this.o.now?.() ?? new Date(), skip, claimed)) === 'none' ? 'none' : 'done'),
-      stopped: () => this.task.isStopped,
-      logger: this.ctx.logger,
-      what: 'scheduled report snapshot',
-    });
+  protected async fire(skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome> {
+    return (await this.claimAndTake(this.o.now?.() ?? new Date(), skip, claimed)) === 'none' ? 'none' : 'done';
   }
 
   private claimAndTake(now: Date, skip: readonly string[], claimed: (id: string) => void): Promise<'none' | 'taken' | 'failed'> {
@@ -75,9 +59,5 @@ export class ReportScheduler {
       await setScheduleState(trx, report.id, { next_snapshot_at: next, last_snapshot_at: now, last_schedule_error: null });
       return 'taken' as const;
     });
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
   }
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { enqueueEvents } from '@assay/bus';
 import { withTransaction } from '@assay/db';
 import { AppError } from '@assay/http';
-import { drainDue, PeriodicTask } from '@assay/runtime';
+import { DueScheduler, type DueOutcome } from '@assay/runtime';
 import type { Logger } from '@assay/logger';
 import type { AuthClient } from '../clients/auth.client.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
@@ -35,34 +35,16 @@ type Outcome = { status: 'started'; executionId: string } | { status: 'skipped';
  * one execution. Occurrences missed while no scheduler ran become one run on
  * recovery (for the latest of them), never a burst; the event counts them.
  */
-export class Scheduler {
-  private readonly task: PeriodicTask;
-
+export class Scheduler extends DueScheduler {
   constructor(private readonly o: SchedulerOptions) {
-    this.task = new PeriodicTask('scheduler tick', () => this.drain(), { intervalMs: o.intervalMs, logger: o.logger });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  /** Handles every schedule due now; returns how many occurrences it handled. */
-  tick(): Promise<number> {
-    return this.task.tick();
+    super({ name: 'scheduler tick', what: 'scheduled occurrence', intervalMs: o.intervalMs, logger: o.logger });
   }
 
   // With auth or test-case down (retry) the pass ends: every schedule needs them. A schedule whose
   // occurrence throws is rolled back and stepped over, so the schedules due behind it still fire.
-  private drain(): Promise<number> {
-    return drainDue({
-      fire: async (skip, claimed) => {
-        const status = await this.fireOne(skip, claimed);
-        return status === 'none' ? 'none' : status === 'retry' ? 'stop' : 'done';
-      },
-      stopped: () => this.task.isStopped,
-      logger: this.o.logger,
-      what: 'scheduled occurrence',
-    });
+  protected async fire(skip: readonly string[], claimed: (id: string) => void): Promise<DueOutcome> {
+    const status = await this.fireOne(skip, claimed);
+    return status === 'none' ? 'none' : status === 'retry' ? 'stop' : 'done';
   }
 
   private async fireOne(skip: readonly string[], claimed: (id: string) => void): Promise<Outcome['status'] | 'none'> {
@@ -154,9 +136,5 @@ export class Scheduler {
       },
     ]);
     return { status: 'started', executionId: execution.id };
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
   }
 }
