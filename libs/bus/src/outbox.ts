@@ -4,6 +4,7 @@ import type { Pool, PoolClient } from 'pg';
 import { COMMAND_TOPICS, contractValidator, eventTopic, type Topic } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { activeTraceparent, startSpanFrom, type DetachedSpan } from '@assay/telemetry';
+import { MESSAGES_PER_JOB } from './pg.transport.js';
 import type { Bus, BusMessage, EventEnvelope } from './types.js';
 
 /**
@@ -82,8 +83,11 @@ export interface NewEvent {
 const DAY_MS = 24 * 3600 * 1000;
 const PURGE_BATCH = 5000;
 
-/** The outbox notification's payload when the rows written hold a command: the relay publishes them without its linger. */
-const URGENT = 'command';
+/**
+ * The outbox notification's payload when the rows written should not wait for the relay's linger:
+ * they hold a command, or they are a batch already (as many events as one pg bus job carries).
+ */
+const AT_ONCE = 'now';
 
 /** Notification channel the relays of a schema listen on. */
 export function outboxChannel(schema: string): string {
@@ -123,9 +127,10 @@ export async function enqueueEvents(trx: Kysely<any>, schema: string, events: Ne
   for (let i = 0; i < rows.length; i += 5000) {
     await trx.insertInto('outbox').values(rows.slice(i, i + 5000).map((r) => r.row)).execute();
   }
-  // A command (a service asked to act) is published at once; events may wait for the relay's linger.
-  const urgent = rows.some((r) => COMMAND_TOPICS.has(r.row.topic));
-  await sql`select pg_notify(${outboxChannel(schema)}, ${urgent ? URGENT : ''})`.execute(trx);
+  // A command (a service asked to act) is published at once, and so is a write that is a full batch by
+  // itself (an import's events): the linger gathers small writes and has nothing to add to these.
+  const atOnce = rows.length >= MESSAGES_PER_JOB || rows.some((r) => COMMAND_TOPICS.has(r.row.topic));
+  await sql`select pg_notify(${outboxChannel(schema)}, ${atOnce ? AT_ONCE : ''})`.execute(trx);
   return rows.map((r) => r.envelope);
 }
 
@@ -348,7 +353,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return { outbox, inbox };
   }
 
-  /** A notification: publish after the linger, gathering what is written meanwhile (one wait at a time); a command at once. */
+  /** A notification: publish after the linger, gathering what is written meanwhile (one wait at a time); a command or a full batch at once. */
   const wake = (urgent: boolean) => {
     const linger = opts.lingerMs ?? 0;
     if (linger <= 0 || urgent) {
@@ -393,7 +398,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           dropListener(client, err);
           retry(1000);
         });
-        client.on('notification', (n) => wake(n.payload === URGENT));
+        client.on('notification', (n) => wake(n.payload === AT_ONCE));
         await client.query(`listen ${outboxChannel(opts.schema)}`);
       })
       .catch((err) => {

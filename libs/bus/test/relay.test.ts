@@ -2,7 +2,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { createSilentLogger } from '@assay/logger';
 import { TOPICS, type Topic } from '@assay/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@assay/testing';
-import { enqueueEvent, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type Bus, type BusMessage, type EventEnvelope, type OutboxRelay } from '@assay/bus';
+import { enqueueEvent, enqueueEvents, MESSAGES_PER_JOB, outboxMigration, outboxTraceparentMigration, PgBus, startOutboxRelay, type Bus, type BusMessage, type EventEnvelope, type OutboxRelay } from '@assay/bus';
 
 jest.setTimeout(60_000);
 
@@ -112,6 +112,14 @@ describe('outbox relay linger (OUTBOX_LINGER_MS)', () => {
       const sent = log.find((l) => l.ids.includes(command.id))!;
       expect(sent.start - commandWritten).toBeLessThan(400);
       expect(log.flatMap((l) => l.ids)).toContain(before.id);
+
+      // Nor does a write that is a full batch by itself (an import's events): lingering would gather nothing.
+      const batch = Array.from({ length: MESSAGES_PER_JOB }, (_, i) => ({ event: 'organization.member.removed' as const, organization_id: 'org-linger', data: { user_id: `b${i}` } }));
+      const batchWritten = performance.now();
+      const written = await database.db.transaction().execute((trx) => enqueueEvents(trx, 'svc', batch));
+      const last = written.at(-1)!.id;
+      await eventually(async () => log.flatMap((l) => l.ids).includes(last), 10_000);
+      expect(log.find((l) => l.ids.includes(last))!.start - batchWritten).toBeLessThan(400);
     } finally {
       await relay.stop();
     }
