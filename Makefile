@@ -91,7 +91,7 @@ bench: setup
 # rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in
 # make test: run it on a quiet machine before merging a change that may cost speed.
 bench-check: setup
-	BENCH_CASES=$${BENCH_CASES:-30} BENCH_PAGES=$${BENCH_PAGES:-80} BENCH_EVENTS=$${BENCH_EVENTS:-3000} BENCH_WARMUP_EVENTS=$${BENCH_WARMUP_EVENTS:-1000} \
+	BENCH_CASES=$${BENCH_CASES:-30} BENCH_PAGES=$${BENCH_PAGES:-80} BENCH_EVENTS=$${BENCH_EVENTS:-10000} BENCH_WARMUP_EVENTS=$${BENCH_WARMUP_EVENTS:-3000} \
 	  pnpm --silent exec tsx tests/bench/run.ts --check $(if $(BENCH_RECORD),--record) $(BENCH)
 
 # make soak [SOAK_MINUTES=5] [SOAK_SEED=n] [BUS=pg|kafka]: the whole stack under a mixed workload while every
