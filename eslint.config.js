@@ -15,7 +15,14 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@assay/*/src/*', '@assay/*/*', '!@assay/contracts/catalogues'], message: 'Import a lib through its index: @assay/<name> (or the contracts\' light entry, @assay/contracts/catalogues).' }] },
+        {
+          patterns: [
+            {
+              group: ['@assay/*/src/*', '@assay/*/*', '!@assay/contracts/catalogues', '!@assay/steps/playwright-export'],
+              message: 'Import a lib through its index: @assay/<name> (or a light entry its package.json exports: @assay/contracts/catalogues, @assay/steps/playwright-export).',
+            },
+          ],
+        },
       ],
     },
   },

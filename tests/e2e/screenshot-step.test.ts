@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { runStep, StepError, type ScreenshotStore, type Step, type StepContext, type VisualOutcome } from '@assay/steps';
-import { toPlaywrightSpec } from '../../services/test-case/src/export/playwright.js';
+import { toPlaywrightSpec } from '@assay/steps/playwright-export';
 import { startShop, type Shop } from '../fixtures/shop/server.js';
 import { startVerdaccio, type Verdaccio } from '../fixtures/verdaccio/server.js';
 import { repoRoot } from './support/launcher.js';

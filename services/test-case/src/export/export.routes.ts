@@ -6,7 +6,7 @@ import { getProject } from '../projects/projects.service.js';
 import { queryString } from '../shared.js';
 import { findActiveTestCases, getTestCase } from '../test-cases/test-cases.service.js';
 import { getTestPlan } from '../test-plans/test-plans.service.js';
-import { specFilename, toPlaywrightSpec, type ExportCase } from './playwright.js';
+import { specFilename, toPlaywrightSpec, type ExportCase } from '@assay/steps/playwright-export';
 
 const FORMATS = ['playwright', 'json'] as const;
 type Format = (typeof FORMATS)[number];

@@ -1,4 +1,4 @@
-import { STEP_ACTIONS, type Step } from '../test-cases/steps.js';
+import { STEP_ACTIONS, type Step } from '@assay/contracts';
 import { locatorFor, PLAYWRIGHT_ACTIONS, quote, specFilename, toPlaywrightSpec } from './playwright.js';
 
 const step = (s: Omit<Step, 'step_id'>): Step => ({ step_id: 'x', ...s });

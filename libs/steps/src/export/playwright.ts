@@ -1,5 +1,4 @@
-import { parseAccessibilityCheck } from '@assay/contracts';
-import type { Step, StepAction } from '../test-cases/steps.js';
+import { parseAccessibilityCheck, type Step, type StepAction } from '@assay/contracts';
 
 /** What one step becomes: its locator expression (when it has a selector) and its value expression. */
 interface StepCode {
@@ -13,9 +12,11 @@ interface StepCode {
 }
 
 /**
- * How each step action is written in Playwright Test, mirroring how the
- * execution-runner runs it (libs/steps, the one step engine).
- * Adding an action is one entry here.
+ * How each step action is written in Playwright Test, mirroring how the step
+ * engine beside it (libs/steps) runs it. Adding an action is one entry here,
+ * next to its kind in `../kinds`. Kept out of the package's main entry
+ * (`@assay/steps/playwright-export`): it is text, and its readers (the
+ * test-case service's export) need no browser.
  */
 export const PLAYWRIGHT_ACTIONS: Record<StepAction, (c: StepCode) => string[]> = {
   navigate: (c) => [`await open(page, ${c.value});`],
