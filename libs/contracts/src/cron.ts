@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import type { FieldError } from './validator.js';
+import type { FieldError } from './field-error.js';
 
 /** The most occurrences counted when catching up after downtime (the count is only reported). */
 const MISSED_COUNT_CAP = 10_000;

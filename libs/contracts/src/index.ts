@@ -21,7 +21,8 @@ export {
   type SnapshotCase,
 } from './internal.js';
 export { COMMAND_TOPICS, EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
-export { SCHEMAS, ContractValidator, contractValidator, type FieldError } from './validator.js';
+export { SCHEMAS, ContractValidator, contractValidator } from './validator.js';
+export type { FieldError } from './field-error.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { DISCOVERY_LIMITS, DISCOVERY_WARNING_CODES } from './discovery.schemas.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';

@@ -1,5 +1,5 @@
 import { RE2 } from 're2-wasm';
-import type { FieldError } from './validator.js';
+import type { FieldError } from './field-error.js';
 import { validateRequestStep, type StepRequest } from './request-step.js';
 
 /** Whether an action takes a parameter: `no` refuses it, `required` needs it. */

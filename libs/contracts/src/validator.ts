@@ -11,6 +11,7 @@ import { analysisSchemas } from './analysis.schemas.js';
 import { saasSchemas } from './saas.schemas.js';
 import { EVENTS } from './events.js';
 import type { JsonSchema } from './json-schema.js';
+import type { FieldError } from './field-error.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -19,12 +20,6 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 /** Every named schema: each area’s schema module is merged here. */
 export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...recordingSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
-
-export interface FieldError {
-  /** Dotted path of the failing field, `body` for the whole body. */
-  field: string;
-  message: string;
-}
 
 function withRefs(schema: JsonSchema): JsonSchema {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"([A-Za-z0-9_]+)"/g, '"$ref":"assay:$1"')) as JsonSchema;
