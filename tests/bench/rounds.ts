@@ -34,16 +34,57 @@ export async function interleaved<B, A>(baseline: () => Promise<B>, assay: () =>
     let a: A;
     const first = i % 2 === 0 ? 'baseline' : 'assay';
     if (first === 'baseline') {
+      await quiet();
       b = await baseline();
+      await quiet();
       a = await assay();
     } else {
+      await quiet();
       a = await assay();
+      await quiet();
       b = await baseline();
     }
     onRound?.(i, b, a, first);
     out.push({ baseline: b, assay: a });
   }
   return out;
+}
+
+/** The machine's CPU time so far, busy and all (jiffies, every CPU), from /proc/stat. */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    // idle and iowait
+    return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many times a side waited for the machine to quiet down, and for how long in all (ms). */
+export const quietWaits = { count: 0, ms: 0, timedOut: 0 };
+
+/**
+ * Waits until the machine is quiet (under a fifth of its CPUs busy over half a
+ * second; at most 15 s) before a side starts: what the side before it left
+ * running (a browser still closing, its processes' exit, Postgres writing out)
+ * would otherwise slow the next side down, whichever it is.
+ */
+export async function quiet(): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const a = cpuTimes();
+    await new Promise((r) => setTimeout(r, 500));
+    const b = cpuTimes();
+    if (!a || !b || b.total === a.total || (b.busy - a.busy) / (b.total - a.total) < 0.2) break;
+    if (Date.now() - started > 15_000) {
+      quietWaits.timedOut += 1;
+      break;
+    }
+  }
+  quietWaits.count += 1;
+  quietWaits.ms += Date.now() - started;
 }
 
 /** The 1-, 5- and 15-minute load averages, printed beside every figure: a figure taken on a busy machine says so. */

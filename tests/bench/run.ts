@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { benchDiscovery, benchDiscoverySpa } from './discovery.bench.js';
 import { benchExecutions } from './executions.bench.js';
 import { benchRelocation } from './relocation.bench.js';
-import { load, regressions, TOLERANCE, type Figure, type Recorded } from './rounds.js';
+import { load, quietWaits, regressions, TOLERANCE, type Figure, type Recorded } from './rounds.js';
 import { benchVisual } from './visual.bench.js';
 import { benchWebhooks } from './webhooks.bench.js';
 
@@ -35,7 +35,14 @@ async function main(): Promise<void> {
       console.error(`Unknown benchmark "${name}"; known: ${Object.keys(SUITES).join(', ')}`);
       process.exit(2);
     }
+    const before = { ...quietWaits };
     figures.push(...((await suite()) ?? []));
+    const waits = quietWaits.count - before.count;
+    if (waits) {
+      const ms = quietWaits.ms - before.ms;
+      const timedOut = quietWaits.timedOut - before.timedOut;
+      console.log(`  before each side: waited for a quiet machine (under a fifth of the CPUs busy) ${(ms / 1000).toFixed(1)} s in all over ${waits} sides${timedOut ? `; ${timedOut} of them went after 15 s without it` : ''}`);
+    }
   }
   if (!check) return;
   const recorded: Recorded = existsSync(RECORDED) ? (JSON.parse(readFileSync(RECORDED, 'utf8')) as Recorded) : {};
