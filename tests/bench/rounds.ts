@@ -34,15 +34,11 @@ export async function interleaved<B, A>(baseline: () => Promise<B>, assay: () =>
     let a: A;
     const first = i % 2 === 0 ? 'baseline' : 'assay';
     if (first === 'baseline') {
-      await quiet();
-      b = await baseline();
-      await quiet();
-      a = await assay();
+      b = await afterQuiet(baseline);
+      a = await afterQuiet(assay);
     } else {
-      await quiet();
-      a = await assay();
-      await quiet();
-      b = await baseline();
+      a = await afterQuiet(assay);
+      b = await afterQuiet(baseline);
     }
     onRound?.(i, b, a, first);
     out.push({ baseline: b, assay: a });
@@ -62,7 +58,7 @@ function cpuTimes(): { busy: number; total: number } | undefined {
   }
 }
 
-/** How many times a side waited for the machine to quiet down, and for how long in all (ms). */
+/** How many sides waited for the machine to quiet down, for how long in all (ms), and how many went without it; run.ts resets it per bench. */
 export const quietWaits = { count: 0, ms: 0, timedOut: 0 };
 
 /**
@@ -71,7 +67,12 @@ export const quietWaits = { count: 0, ms: 0, timedOut: 0 };
  * running (a browser still closing, its processes' exit, Postgres writing out)
  * would otherwise slow the next side down, whichever it is.
  */
-export async function quiet(): Promise<void> {
+async function afterQuiet<T>(side: () => Promise<T>): Promise<T> {
+  await quiet();
+  return side();
+}
+
+async function quiet(): Promise<void> {
   const started = Date.now();
   for (;;) {
     const a = cpuTimes();

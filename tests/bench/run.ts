@@ -35,13 +35,11 @@ async function main(): Promise<void> {
       console.error(`Unknown benchmark "${name}"; known: ${Object.keys(SUITES).join(', ')}`);
       process.exit(2);
     }
-    const before = { ...quietWaits };
+    Object.assign(quietWaits, { count: 0, ms: 0, timedOut: 0 });
     figures.push(...((await suite()) ?? []));
-    const waits = quietWaits.count - before.count;
-    if (waits) {
-      const ms = quietWaits.ms - before.ms;
-      const timedOut = quietWaits.timedOut - before.timedOut;
-      console.log(`  before each side: waited for a quiet machine (under a fifth of the CPUs busy) ${(ms / 1000).toFixed(1)} s in all over ${waits} sides${timedOut ? `; ${timedOut} of them went after 15 s without it` : ''}`);
+    const { count, ms, timedOut } = quietWaits;
+    if (count) {
+      console.log(`  before each side: waited for a quiet machine (under a fifth of the CPUs busy) ${(ms / 1000).toFixed(1)} s in all over ${count} sides${timedOut ? `; ${timedOut} of them went after 15 s without it` : ''}`);
     }
   }
   if (!check) return;

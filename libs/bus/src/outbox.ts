@@ -354,9 +354,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   }
 
   /** A notification: publish after the linger, gathering what is written meanwhile (one wait at a time); a command or a full batch at once. */
-  const wake = (urgent: boolean) => {
+  const wake = (atOnce: boolean) => {
     const linger = opts.lingerMs ?? 0;
-    if (linger <= 0 || urgent) {
+    if (linger <= 0 || atOnce) {
       if (lingering) clearTimeout(lingering);
       lingering = undefined;
       return void kick();

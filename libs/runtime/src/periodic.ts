@@ -96,9 +96,8 @@ export async function drainDue(o: DrainDueOptions): Promise<number> {
 export abstract class DueScheduler {
   private readonly task: PeriodicTask;
 
-  protected constructor(o: { name: string; what: string; intervalMs: number; logger: Logger; max?: number }) {
-    const pass = () =>
-      drainDue({ fire: (skip, claimed) => this.fire(skip, claimed), stopped: () => this.task.isStopped, logger: o.logger, what: o.what, ...(o.max ? { max: o.max } : {}) });
+  protected constructor(o: { name: string; what: string; intervalMs: number; logger: Logger }) {
+    const pass = () => drainDue({ fire: (skip, claimed) => this.fire(skip, claimed), stopped: () => this.task.isStopped, logger: o.logger, what: o.what });
     this.task = new PeriodicTask(o.name, pass, { intervalMs: o.intervalMs, logger: o.logger });
   }
 

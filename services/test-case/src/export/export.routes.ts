@@ -1,12 +1,12 @@
 import { Router, type Response } from 'express';
 import { orgPrincipal, validationError } from '@assay/http';
+import { specFilename, toPlaywrightSpec, type ExportCase } from '@assay/steps/playwright-export';
 import type { TestCaseContext } from '../context.js';
 import type { ProjectRow, TestCaseRow } from '../db/database.js';
 import { getProject } from '../projects/projects.service.js';
 import { queryString } from '../shared.js';
 import { findActiveTestCases, getTestCase } from '../test-cases/test-cases.service.js';
 import { getTestPlan } from '../test-plans/test-plans.service.js';
-import { specFilename, toPlaywrightSpec, type ExportCase } from '@assay/steps/playwright-export';
 
 const FORMATS = ['playwright', 'json'] as const;
 type Format = (typeof FORMATS)[number];
