@@ -82,6 +82,8 @@ export interface NewEvent {
 
 const DAY_MS = 24 * 3600 * 1000;
 const PURGE_BATCH = 5000;
+/** How often a relay deletes old outbox and inbox rows. */
+const PURGE_EVERY_MS = 10 * 60_000;
 
 /**
  * The outbox notification's payload when the rows written should not wait for the relay's linger:
@@ -104,7 +106,10 @@ export async function enqueueEvent(trx: Kysely<any>, schema: string, event: NewE
   return envelope!;
 }
 
-/** `enqueueEvent` for many events in one insert (imports, bulk operations). */
+/** Outbox rows per insert statement (5 parameters each, under Postgres's 65,535). */
+const OUTBOX_ROWS_PER_INSERT = 5000;
+
+/** `enqueueEvent` for many events in one insert (imports, bulk operations), which also wakes the relay: one round trip for up to 5,000 events. */
 export async function enqueueEvents(trx: Kysely<any>, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
   const validator = contractValidator();
@@ -123,14 +128,16 @@ export async function enqueueEvents(trx: Kysely<any>, schema: string, events: Ne
     };
     return { envelope, row: { id: envelope.id, topic, key: event.key ?? event.organization_id, envelope: JSON.stringify(envelope), traceparent } };
   });
-  // Postgres takes at most 65,535 parameters per statement: 5 per row.
-  for (let i = 0; i < rows.length; i += 5000) {
-    await trx.insertInto('outbox').values(rows.slice(i, i + 5000).map((r) => r.row)).execute();
-  }
   // A command (a service asked to act) is published at once, and so is a write that is a full batch by
   // itself (an import's events): the linger gathers small writes and has nothing to add to these.
   const atOnce = rows.length >= MESSAGES_PER_JOB || rows.some((r) => COMMAND_TOPICS.has(r.row.topic));
-  await sql`select pg_notify(${outboxChannel(schema)}, ${atOnce ? AT_ONCE : ''})`.execute(trx);
+  // Postgres takes at most 65,535 parameters per statement: 5 per row.
+  for (let i = 0; i < rows.length; i += OUTBOX_ROWS_PER_INSERT) {
+    const insert = trx.insertInto('outbox').values(rows.slice(i, i + OUTBOX_ROWS_PER_INSERT).map((r) => r.row));
+    if (i + OUTBOX_ROWS_PER_INSERT < rows.length) await insert.execute();
+    // The last insert wakes the relay (at commit) in the same round trip.
+    else await trx.with('added', () => insert).selectNoFrom(sql`pg_notify(${outboxChannel(schema)}, ${atOnce ? AT_ONCE : ''})`.as('notified')).execute();
+  }
   return rows.map((r) => r.envelope);
 }
 
@@ -191,8 +198,14 @@ export interface OutboxRelayOptions {
   schema: string;
   bus: Bus;
   logger: Logger;
-  /** Poll interval when no notification arrives (default 1000 ms). */
+  /** Poll interval while the relay cannot LISTEN, and the retry interval while publishing fails (default 1000 ms). */
   intervalMs?: number;
+  /**
+   * Poll interval while the LISTEN connection is up and publishing works (default 10,000 ms): every
+   * write notifies, so this poll only finds rows a crashed replica left mid-publish. Polling every
+   * second cost each service four statements a second with nothing to send.
+   */
+  listeningIntervalMs?: number;
   /**
    * How long a notified relay waits for more rows before it publishes (default 0: at once). Events
    * written close together then travel in one batch: one bus job per consumer group instead of one
@@ -236,6 +249,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let timer: NodeJS.Timeout | undefined;
   let lingering: NodeJS.Timeout | undefined;
   let listener: PoolClient | undefined;
+  /** The LISTEN connection is up: every write wakes the relay, so it polls only now and then. */
+  let listening = false;
   const released = new WeakSet<PoolClient>();
   // A LISTENing connection is never returned to the pool: destroy it.
   const dropListener = (client: PoolClient, err?: Error) => {
@@ -368,12 +383,17 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     }, linger);
   };
 
-  let ticks = 0;
+  let purgedAt = Date.now();
   const tick = () => {
     if (stopped) return;
     void kick().finally(() => {
-      if (++ticks % 600 === 0) void purge().catch((err) => logger.warn({ err }, 'outbox purge failed'));
-      if (!stopped) timer = setTimeout(tick, opts.intervalMs ?? 1000);
+      if (Date.now() - purgedAt >= PURGE_EVERY_MS) {
+        purgedAt = Date.now();
+        void purge().catch((err) => logger.warn({ err }, 'outbox purge failed'));
+      }
+      // Notifications wake the relay while it listens; without them, or while publishing fails, it polls.
+      const quiet = listening && failingSince === undefined;
+      if (!stopped) timer = setTimeout(tick, quiet ? (opts.listeningIntervalMs ?? 10_000) : (opts.intervalMs ?? 1000));
     });
   };
 
@@ -394,12 +414,23 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         client.on('error', (err) => {
           if (released.has(client)) return;
           logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
-          if (listener === client) listener = undefined;
+          if (listener === client) {
+            listener = undefined;
+            listening = false;
+            // Nothing wakes the relay now: poll at the short interval from here on, not after the long one.
+            if (timer && !stopped) {
+              clearTimeout(timer);
+              timer = setTimeout(tick, opts.intervalMs ?? 1000);
+            }
+          }
           dropListener(client, err);
           retry(1000);
         });
         client.on('notification', (n) => wake(n.payload === AT_ONCE));
         await client.query(`listen ${outboxChannel(opts.schema)}`);
+        listening = listener === client;
+        // Rows written while nobody listened notified no one: publish them now.
+        void kick();
       })
       .catch((err) => {
         logger.warn({ err }, 'outbox LISTEN unavailable; polling until it is back');

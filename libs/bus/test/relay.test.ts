@@ -127,3 +127,29 @@ describe('outbox relay linger (OUTBOX_LINGER_MS)', () => {
     }
   });
 });
+
+describe('outbox relay polling', () => {
+  it('polls rarely while it listens (every write notifies it) and every intervalMs once its LISTEN connection is lost', async () => {
+    const log: Array<{ relay: string; start: number; end: number; ids: string[] }> = [];
+    const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: 'svc', bus: recorded(await newBus(), 'polling', log), logger, intervalMs: 50, listeningIntervalMs: 60_000 });
+    const listeners = `select pid from pg_stat_activity where query = 'listen assay_outbox_svc'`;
+    try {
+      await eventually(async () => (await database.pool.query(listeners)).rowCount! > 0, 10_000);
+      await relay.flush();
+      // A row whose write notified nobody (as one a crashed replica left mid-publish): only a poll finds it.
+      const id = crypto.randomUUID();
+      const envelope = { id, event: 'organization.member.removed', timestamp: new Date().toISOString(), organization_id: 'org-poll', data: { user_id: 'u1' } };
+      await database.pool.query(`insert into svc.outbox (id, topic, key, envelope) values ($1, $2, 'org-poll', $3)`, [id, TOPICS.orgEvents, JSON.stringify(envelope)]);
+      // Listening, the relay does not poll every 50 ms: the row waits.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(log.flatMap((l) => l.ids)).not.toContain(id);
+      // The LISTEN connection dies: the relay polls every 50 ms again, well before it listens again (a second later).
+      const lost = performance.now();
+      await database.pool.query(`select pg_terminate_backend(pid) from (${listeners}) l`);
+      await eventually(async () => log.flatMap((l) => l.ids).includes(id), 10_000);
+      expect(log.find((l) => l.ids.includes(id))!.start - lost).toBeLessThan(900);
+    } finally {
+      await relay.stop();
+    }
+  });
+});

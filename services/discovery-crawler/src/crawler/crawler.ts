@@ -55,7 +55,11 @@ export interface CrawlerOptions {
   workerId: string;
   /** How long interactive exploration may act on one page (ms; default DEFAULT_EXPLORE_LIMITS.budgetMs). */
   exploreBudgetMs?: number;
-  /** How often the crawler looks for sessions to take and checks running ones for pause/cancel (ms). */
+  /**
+   * How often the crawler looks for sessions to take (ms; default 2000: a started or resumed session
+   * wakes it at once through `onSessionsReady`, so the poll only finds sessions whose crawler died)
+   * and, at most every 300 ms, checks its running ones for pause and cancel.
+   */
   pollMs?: number;
   /** Tells the crawler a session became ready (started or resumed), so it takes it before the next poll; answers how to stop listening. */
   onSessionsReady?: (wake: () => void) => () => void;
@@ -128,7 +132,7 @@ export class Crawler {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.o.pollMs ?? 500);
+    this.timer = setInterval(() => void this.tick(), this.o.pollMs ?? 2000);
     this.timer.unref();
     this.unlisten = this.o.onSessionsReady?.(() => void this.tick());
     void this.tick();

@@ -116,9 +116,9 @@ export async function renewLease(db: Db, id: string, owner: string, leaseSeconds
   return row?.status;
 }
 
-/** Locks the session if this crawler still holds it and it is running. */
+/** Locks the session if this crawler still holds it and it is running (FOR NO KEY UPDATE: page and stream inserts, whose foreign-key checks take KEY SHARE, need not wait). */
 export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
-  return !!(await db.selectFrom('sessions').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst());
+  return !!(await db.selectFrom('sessions').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forNoKeyUpdate().executeTakeFirst());
 }
 
 /** Notes the page being loaded, while this crawler still holds the running session. */

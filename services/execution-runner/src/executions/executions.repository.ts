@@ -81,7 +81,11 @@ export async function renewLease(db: Db, id: string, owner: string, leaseSeconds
 
 /**
  * Locks the execution if this worker still holds it (running, or cancelled
- * while it ran); false once the lease went to the reaper.
+ * while it ran); false once the lease went to the reaper. The lock is FOR NO
+ * KEY UPDATE: it keeps the lease and status from changing until commit, but
+ * not the stream inserts of the run's other lanes, whose foreign-key check
+ * takes KEY SHARE on this row (FOR UPDATE made each of them wait for the
+ * other lane's whole case transaction).
  */
 export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
   const row = await db
@@ -90,7 +94,7 @@ export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boo
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('status', 'in', ['pending', 'running', 'cancelled'])
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   return row !== undefined;
 }
