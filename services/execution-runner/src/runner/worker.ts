@@ -30,6 +30,7 @@ import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
 import { BlockedRequestLog } from './blocked-requests.js';
 import { artifactUrl, visualBody, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
+import { InOrder } from './in-order.js';
 import { PhaseProfile } from './profile.js';
 import { TraceSteps } from './trace-steps.js';
 import { Semaphore } from './semaphore.js';
@@ -254,6 +255,8 @@ export class Runner {
     const blocked = new BlockedRequestLog(page, fresh.egress);
     const startedAt = new Date();
     let finished = false;
+    // The case's live-stream writes (its start, each step's end) go out in order behind its steps: the lane never waits on them.
+    const stream = new InOrder();
     try {
       page.on('console', (m) => {
         if (m.type() === 'error' && consoleErrors.length < 50) consoleErrors.push(m.text().slice(0, 1000));
@@ -271,13 +274,15 @@ export class Runner {
 
       if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
 
-      await prof.time('db case started (tx)', () =>
-        withTransaction(db, async (trx) => {
-          if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
-          await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
-          await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
-          await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
-        }),
+      stream.push(() =>
+        prof.time('db case started (tx)', () =>
+          withTransaction(db, async (trx) => {
+            if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
+            await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
+            await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
+            await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
+          }),
+        ),
       );
 
       const steps = result.steps_snapshot as Step[];
@@ -370,7 +375,9 @@ export class Runner {
         }
         if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
         blocked.endStep(step.step_id);
-        await prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! }));
+        // Copied now: a failed step's outcome gains its screenshot later, which its step_finished never carried.
+        const finishedStep = { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! };
+        stream.push(() => prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', finishedStep)));
       }
 
       const completedAt = new Date();
@@ -443,6 +450,8 @@ export class Runner {
         [o.screenshot_artifact_id, o.visual?.actual_artifact_id, o.visual?.diff_artifact_id].flatMap((id) => (id ? [artifactUrl(publicBaseUrl, id)] : [])),
       );
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
+      // The case's start and step events are stored before its result (a failed write fails the case as it did inline).
+      await prof.time('db stream drain', () => stream.drain());
       await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
         // A worker that lost its lease must not overwrite the retry's results.
         if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
@@ -495,6 +504,8 @@ export class Runner {
       }));
       finished = true;
     } finally {
+      // A case that ended early leaves no stream write running behind it.
+      await stream.settled();
       // A case that ran to its end hands its context, reset, to the run's next case; any other closes it.
       const next = finished && !ctl.stopped ? await this.o.browsers.recycle(fresh) : undefined;
       if (next && !ctl.stopped) ctl.idle.push(next);
