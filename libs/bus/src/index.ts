@@ -7,6 +7,7 @@ import type { Bus } from './types.js';
 
 export { MAX_ATTEMPTS, type Bus, type BusHealth, type BusMessage, type EventEnvelope, type MessageHandler, type SubscribeOptions, type Subscription } from './types.js';
 export { subscribeEach } from './subscribe-each.js';
+export { TickBatcher } from './tick-batcher.js';
 export { kafkaClientSecurity, tokenFileProvider, type KafkaClientSecurity, type OauthBearerProvider } from './kafka-security.js';
 export { PgBus, deadLetterQueue, MESSAGES_PER_JOB, type DeadLetter, type PgBusOptions } from './pg.transport.js';
 export { KafkaBus, deadLetterTopic, retryTopic, kafkaGroupId, isConnectivityError, kafkaLogLevel, OutageEpisodes, DEFAULT_KAFKA_TOPIC_SETTINGS, DEFAULT_RETRY_DELAYS_MS, type KafkaBusOptions, type KafkaTopicSettings } from './kafka.transport.js';

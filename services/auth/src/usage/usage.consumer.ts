@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { handleOnce, subscribeEach, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
-import { TOPICS, billedBrowserSeconds, isEvent, type QuotaType } from '@assay/contracts';
+import { handleManyOnce, MESSAGES_PER_JOB, subscribeEach, TickBatcher, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import { TOPICS, billedBrowserSeconds, isEvent, usagePeriod, type QuotaType } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import type { AuthDatabase } from '../db/database.js';
-import { markExecutionMetered } from './usage.repository.js';
+import { markExecutionsMetered } from './usage.repository.js';
 import { recordUsage } from './usage.service.js';
 
 /** Inbox consumer name (and bus group) of metering. */
@@ -32,19 +32,39 @@ export function meteredBy(envelope: EventEnvelope): Metered | null {
 }
 
 /**
- * Meters one event exactly once: its inbox row, the counter and any quota
- * alert commit together, so a redelivered or replayed event adds nothing.
- * Returns false when the event counted before or counts for nothing.
+ * Meters a batch of events exactly once each, in one transaction: their inbox
+ * rows, one addition per organization, month and quota (the sum of the
+ * batch's), and any quota alert. Events handled before, repeated in the batch
+ * or counting for nothing add nothing; an execution counts once however many
+ * `test.plan.started` it has. Returns how many events counted.
  */
-export async function meterEvent(db: Kysely<AuthDatabase>, schema: string, envelope: EventEnvelope): Promise<boolean> {
-  const metered = meteredBy(envelope);
-  if (!metered) return false;
-  let counted = false;
-  await handleOnce(db, METERING_CONSUMER, envelope.id, async (trx) => {
+export async function meterEvents(db: Kysely<AuthDatabase>, schema: string, envelopes: EventEnvelope[]): Promise<number> {
+  const metered = envelopes.flatMap((envelope) => {
+    const m = meteredBy(envelope);
+    return m ? [{ envelope, ...m }] : [];
+  });
+  if (metered.length === 0) return 0;
+  let counted = 0;
+  await handleManyOnce(db, METERING_CONSUMER, metered.map((m) => m.envelope.id), async (trx, fresh) => {
     const t = trx as Kysely<AuthDatabase>;
-    if (metered.executionId && !(await markExecutionMetered(t, envelope.organization_id, metered.executionId))) return;
-    await recordUsage(t, schema, { orgId: envelope.organization_id, quota: metered.quota, amount: metered.amount, at: eventTime(envelope) });
-    counted = true;
+    const once = [...new Map(metered.filter((m) => fresh.has(m.envelope.id)).map((m) => [m.envelope.id, m])).values()];
+    const executions = once.flatMap((m) => (m.executionId ? [{ orgId: m.envelope.organization_id, executionId: m.executionId }] : []));
+    const newExecutions = new Set(await markExecutionsMetered(t, executions));
+    const sums = new Map<string, { orgId: string; quota: QuotaType; amount: number; at: Date }>();
+    for (const m of once) {
+      // An execution started again (a crashed run) counts once: its first start in this batch, if it is new.
+      if (m.executionId && !newExecutions.delete(m.executionId)) continue;
+      const at = eventTime(m.envelope);
+      const key = `${m.envelope.organization_id} ${usagePeriod(at)} ${m.quota}`;
+      const sum = sums.get(key);
+      if (sum) {
+        sum.amount += m.amount;
+        if (at > sum.at) sum.at = at;
+      } else sums.set(key, { orgId: m.envelope.organization_id, quota: m.quota, amount: m.amount, at });
+      counted += 1;
+    }
+    // Counter rows in one order, so two batches never wait on each other's rows in a circle.
+    for (const key of [...sums.keys()].sort()) await recordUsage(t, schema, sums.get(key)!);
   });
   return counted;
 }
@@ -57,16 +77,17 @@ function eventTime(envelope: EventEnvelope): Date {
 
 /** Subscribes metering to the execution and discovery events. */
 export async function subscribeMetering(opts: { bus: Bus; db: Kysely<AuthDatabase>; schema: string; logger: Logger }): Promise<Subscription[]> {
+  // One counter row takes every event of a quota: one metering transaction per event had them queue on its lock.
+  const batcher = new TickBatcher<EventEnvelope>(async (envelopes) => void (await meterEvents(opts.db, opts.schema, envelopes)));
   return subscribeEach(
     opts.bus,
     [TOPICS.executionEvents, TOPICS.discoveryEvents].map((topic) => ({
       topic,
       group: 'auth',
-      concurrency: 20,
+      // A whole bus job of events (up to MESSAGES_PER_JOB) is handed over at once and metered in one transaction.
+      concurrency: MESSAGES_PER_JOB,
       events: METERED_EVENTS,
-      handler: async (envelope: EventEnvelope) => {
-        await meterEvent(opts.db, opts.schema, envelope);
-      },
+      handler: (envelope: EventEnvelope) => batcher.add(envelope),
     })),
   );
 }

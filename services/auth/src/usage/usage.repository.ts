@@ -25,15 +25,16 @@ export async function usageOf(db: Db, orgId: string, period: string): Promise<Re
   return out;
 }
 
-/** Records that an execution was metered; false when it was before (a requeued run starts twice). */
-export async function markExecutionMetered(db: Db, orgId: string, executionId: string): Promise<boolean> {
-  const row = await db
+/** Records that executions were metered; answers the ids not metered before (a requeued run starts twice). */
+export async function markExecutionsMetered(db: Db, executions: Array<{ orgId: string; executionId: string }>): Promise<string[]> {
+  if (executions.length === 0) return [];
+  const rows = await db
     .insertInto('metered_executions')
-    .values({ execution_id: executionId, org_id: orgId })
+    .values(executions.map((e) => ({ execution_id: e.executionId, org_id: e.orgId })))
     .onConflict((oc) => oc.column('execution_id').doNothing())
     .returning('execution_id')
-    .executeTakeFirst();
-  return row !== undefined;
+    .execute();
+  return rows.map((r) => r.execution_id);
 }
 
 /** Records an alert level for an organization, period and quota; false when it was recorded before. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { handleManyOnce, MESSAGES_PER_JOB, subscribeEach, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
+import { handleManyOnce, MESSAGES_PER_JOB, subscribeEach, TickBatcher, type Bus, type EventEnvelope, type Subscription } from '@assay/bus';
 import type { Logger } from '@assay/logger';
 import { activeTraceparent } from '@assay/telemetry';
 import type { WebhookDatabase } from '../db/database.js';
@@ -9,44 +9,14 @@ import { fanOutMany, PUBLIC_EVENTS, PUBLIC_TOPICS, publicEventsOf } from './inta
 export const CONSUMER_GROUP = 'webhook-dispatcher';
 
 /**
- * Collects the events handed over in one tick and fans them out in one
- * transaction: the bus passes messages one by one, but a whole fetched batch
- * arrives at once. Each caller's promise settles with the batch, so a failed
- * transaction fails (and redelivers) every message in it.
- */
-class IntakeBatcher {
-  private pending: Array<{ envelope: EventEnvelope; traceparent: string | undefined; done: (err?: unknown) => void }> = [];
-  private scheduled = false;
-
-  constructor(private readonly flush: (envelopes: EventEnvelope[], traceparents: Map<string, string>) => Promise<void>) {}
-
-  add(envelope: EventEnvelope): Promise<void> {
-    // Each message's own consumer span: the batch is flushed in the context of whichever came first.
-    const traceparent = activeTraceparent();
-    return new Promise((resolve, reject) => {
-      this.pending.push({ envelope, traceparent, done: (err) => (err ? reject(err) : resolve()) });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => {
-        const batch = this.pending;
-        this.pending = [];
-        this.scheduled = false;
-        const traceparents = new Map(batch.flatMap((b) => (b.traceparent ? [[b.envelope.id, b.traceparent] as const] : [])));
-        this.flush(batch.map((b) => b.envelope), traceparents).then(
-          () => batch.forEach((b) => b.done()),
-          (err) => batch.forEach((b) => b.done(err ?? new Error('intake failed'))),
-        );
-      });
-    });
-  }
-}
-
-/**
  * Subscribes to every topic that carries public events and turns them into
  * deliveries, once per event id (the inbox makes redeliveries no-ops).
  */
 export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookDatabase>; clock: Clock; logger: Logger; onDeliveries(): void; concurrency?: number }): Promise<Subscription[]> {
-  const batcher = new IntakeBatcher(async (envelopes, traceparents) => {
+  // The events handed over in one tick are fanned out in one transaction, each with its own consumer span's trace context.
+  const batcher = new TickBatcher<{ envelope: EventEnvelope; traceparent: string | undefined }>(async (items) => {
+    const envelopes = items.map((i) => i.envelope);
+    const traceparents = new Map(items.flatMap((i) => (i.traceparent ? [[i.envelope.id, i.traceparent] as const] : [])));
     let made = 0;
     await handleManyOnce(opts.db, CONSUMER_GROUP, envelopes.map((e) => e.id), async (trx, fresh) => {
       const once = new Map(envelopes.filter((e) => fresh.has(e.id)).map((e) => [e.id, e]));
@@ -64,7 +34,7 @@ export async function subscribeToEvents(opts: { bus: Bus; db: Kysely<WebhookData
       // A whole bus job of events (up to MESSAGES_PER_JOB) goes into one intake transaction.
       concurrency: opts.concurrency ?? MESSAGES_PER_JOB,
       handler: async (envelope: EventEnvelope) => {
-        if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add(envelope);
+        if (PUBLIC_EVENTS.has(envelope.event)) await batcher.add({ envelope, traceparent: activeTraceparent() });
       },
     })),
   );
