@@ -1,4 +1,5 @@
 import { eventually, useHarness } from '@assay/testing';
+import { finishResultIfHeld, startResultIfHeld } from '../src/executions/executions.repository.js';
 import { startRunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
@@ -47,5 +48,30 @@ describe('a runner that dies mid-run', () => {
     expect(row.body).toMatchObject({ status: 'failed', error: 'The worker running this execution stopped twice (lease expired)' });
     const completed = (await h.events('test.plan.completed')).find((e) => e.data.execution_id === queued.body.id);
     expect(completed.data.status).toBe('failed');
+  });
+
+  it('lets a worker that lost its lease write no case start, result or count (one statement each)', async () => {
+    const t = h.tenant();
+    const { projectId, planId } = await t.plan({ x: [{ action: 'navigate', value: '/about' }] });
+    const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+    expect(run.body.status).toBe('completed');
+    const db = h.database.db;
+    // Held by another worker now (the reaper gave the run to it): this one's writes must change nothing.
+    await db.updateTable('executions').set({ status: 'running', lease_owner: 'the-retry' }).where('id', '=', run.body.id).execute();
+    const result = await db.selectFrom('test_results').selectAll().where('execution_id', '=', run.body.id).executeTakeFirstOrThrow();
+    const tally = () => db.selectFrom('executions').select(['passed_tests', 'failed_tests']).where('id', '=', run.body.id).executeTakeFirstOrThrow();
+    const before = await tally();
+
+    expect(await startResultIfHeld(db, run.body.id, 'lost', result.id, new Date(0))).toBe(false);
+    expect(await finishResultIfHeld(db, run.body.id, 'lost', result.id, 'failed', { error: 'late', duration_ms: 1 })).toBe(false);
+    expect(await db.selectFrom('test_results').selectAll().where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual(result);
+    expect(await tally()).toEqual(before);
+
+    // The holder's writes land: the result and its count together.
+    expect(await startResultIfHeld(db, run.body.id, 'the-retry', result.id, new Date(0))).toBe(true);
+    expect(await db.selectFrom('test_results').select(['status', 'started_at']).where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual({ status: 'running', started_at: new Date(0) });
+    expect(await finishResultIfHeld(db, run.body.id, 'the-retry', result.id, 'failed', { error: 'boom', duration_ms: 5 })).toBe(true);
+    expect(await db.selectFrom('test_results').select(['status', 'error', 'duration_ms']).where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual({ status: 'failed', error: 'boom', duration_ms: 5 });
+    expect(await tally()).toEqual({ ...before, failed_tests: before.failed_tests + 1 });
   });
 });

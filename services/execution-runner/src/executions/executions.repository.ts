@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
 import { selectPage } from '@assay/db';
 import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, ExecutionTable, SnapshotCase, TestResultRow } from '../db/database.js';
 
@@ -79,26 +79,6 @@ export async function renewLease(db: Db, id: string, owner: string, leaseSeconds
   return row?.status;
 }
 
-/**
- * Locks the execution if this worker still holds it (running, or cancelled
- * while it ran); false once the lease went to the reaper. The lock is FOR NO
- * KEY UPDATE: it keeps the lease and status from changing until commit, but
- * not the stream inserts of the run's other lanes, whose foreign-key check
- * takes KEY SHARE on this row (FOR UPDATE made each of them wait for the
- * other lane's whole case transaction).
- */
-export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('executions')
-    .select('id')
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', 'in', ['pending', 'running', 'cancelled'])
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function currentStatus(db: Db, id: string): Promise<ExecutionStatus | undefined> {
   return (await db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
@@ -124,10 +104,6 @@ export async function cancelExecution(db: Db, orgId: string, id: string): Promis
     .where('status', 'in', ACTIVE)
     .returningAll()
     .executeTakeFirst();
-}
-
-export async function updateResult(db: Db, id: string, patch: Record<string, unknown>): Promise<void> {
-  await db.updateTable('test_results').set(patch).where('id', '=', id).execute();
 }
 
 /** Appends to the execution's replayable stream and wakes listeners (SSE, sync waits) on commit. */
@@ -253,13 +229,53 @@ export async function recordSkippedCount(db: Db, executionId: string): Promise<v
   await db.updateTable('executions').set({ skipped_tests: Number(skipped.n) }).where('id', '=', executionId).execute();
 }
 
-/** Counts one finished test in the execution's passed or failed tally. */
-export async function countFinishedTest(db: Db, executionId: string, status: 'passed' | 'failed'): Promise<void> {
-  await db
-    .updateTable('executions')
-    .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
-    .where('id', '=', executionId)
-    .execute();
+/** This worker still holds the execution: running, or cancelled while it ran (not yet taken by the reaper). */
+const heldBy = (executionId: string, owner: string) => (eb: ExpressionBuilder<ExecutionDatabase, 'executions'>) =>
+  eb.and([eb('id', '=', executionId), eb('lease_owner', '=', owner), eb('status', 'in', ['pending', 'running', 'cancelled'])]);
+
+/**
+ * A case's start: its result is `running` from `startedAt`, if this worker
+ * still holds the execution, in one statement. False (nothing changed) once
+ * the lease went to the reaper. The execution row is locked FOR NO KEY
+ * UPDATE: its lease and status cannot change until commit, yet the stream
+ * inserts of the run's other lanes, whose foreign-key check takes KEY SHARE
+ * on it, do not wait (FOR UPDATE made each wait for the other lane's case
+ * transaction).
+ */
+export async function startResultIfHeld(db: Db, executionId: string, owner: string, resultId: string, startedAt: Date): Promise<boolean> {
+  const row = await db
+    .with('held', (qb) => qb.selectFrom('executions').select('id').where(heldBy(executionId, owner)).forNoKeyUpdate())
+    .updateTable('test_results')
+    .set({ status: 'running', started_at: startedAt })
+    .where('id', '=', resultId)
+    .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
+    .returning('test_results.id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A case's end: its result written and one more test in the execution's passed
+ * or failed tally (the update locks the execution row), if this worker still
+ * holds the execution, in one statement. False (nothing changed) once the
+ * lease went to the reaper: a retry's results are never overwritten.
+ */
+export async function finishResultIfHeld(db: Db, executionId: string, owner: string, resultId: string, status: 'passed' | 'failed', patch: Record<string, unknown>): Promise<boolean> {
+  const row = await db
+    .with('held', (qb) =>
+      qb
+        .updateTable('executions')
+        .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
+        .where(heldBy(executionId, owner))
+        .returning('id'),
+    )
+    .updateTable('test_results')
+    .set({ ...patch, status })
+    .where('id', '=', resultId)
+    .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
+    .returning('test_results.id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A queued execution and a pending result for each of its cases, in their order. */

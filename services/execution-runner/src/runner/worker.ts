@@ -12,19 +12,18 @@ import type { Logger } from '@assay/logger';
 import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
 import {
   appendStreamEvent,
+  finishResultIfHeld,
+  startResultIfHeld,
   claimExecution,
-  countFinishedTest,
   currentStatus,
   expiredLeases,
   failAbandoned,
   findResults,
-  lockIfHeld,
   renewLease,
   requeueAbandoned,
   requeueHeld,
   skipResults,
   updateHeld,
-  updateResult,
 } from '../executions/executions.repository.js';
 import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
 import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
@@ -277,8 +276,7 @@ export class Runner {
       stream.push(() =>
         prof.time('db case started (tx)', () =>
           withTransaction(db, async (trx) => {
-            if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
-            await updateResult(trx, result.id, { status: 'running', started_at: startedAt });
+            if (!(await startResultIfHeld(trx, execution.id, this.o.workerId, result.id, startedAt))) return;
             await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
             await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
           }),
@@ -454,9 +452,7 @@ export class Runner {
       await prof.time('db stream drain', () => stream.drain());
       await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
         // A worker that lost its lease must not overwrite the retry's results.
-        if (!(await lockIfHeld(trx, execution.id, this.o.workerId))) return;
-        await updateResult(trx, result.id, {
-          status,
+        const held = await finishResultIfHeld(trx, execution.id, this.o.workerId, result.id, status, {
           duration_ms: durationMs,
           error: failure?.error.message ?? null,
           error_step: failure ? failure.index + 1 : null,
@@ -466,7 +462,7 @@ export class Runner {
           diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
           completed_at: completedAt,
         });
-        await countFinishedTest(trx, execution.id, status);
+        if (!held) return;
         await appendStreamEvent(trx, execution.id, 'test_finished', {
           test_id: result.test_case_id,
           name: result.name,
