@@ -1,5 +1,5 @@
 import { eventually, useHarness } from '@assay/testing';
-import { finishResultIfHeld, startResultIfHeld } from '../src/executions/executions.repository.js';
+import { appendStreamEvent, finishResultIfHeld, startResultIfHeld, streamEventsAfter } from '../src/executions/executions.repository.js';
 import { startRunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
@@ -73,5 +73,32 @@ describe('a runner that dies mid-run', () => {
     expect(await finishResultIfHeld(db, run.body.id, 'the-retry', result.id, 'failed', { error: 'boom', duration_ms: 5 })).toBe(true);
     expect(await db.selectFrom('test_results').select(['status', 'error', 'duration_ms']).where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual({ status: 'failed', error: 'boom', duration_ms: 5 });
     expect(await tally()).toEqual({ ...before, failed_tests: before.failed_tests + 1 });
+  });
+
+  it('commits an execution’s stream events in seq order, so a reader paging by seq skips none', async () => {
+    const t = h.tenant();
+    const { projectId, planId } = await t.plan({ x: [{ action: 'navigate', value: '/about' }] });
+    const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
+    const db = h.database.db;
+    const last = async () => Math.max(0, ...(await streamEventsAfter(db, run.body.id, 0)).map((e) => Number(e.seq)));
+    const before = await last();
+    // One lane's case transaction has appended and not committed yet; the other lane appends meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const lane1 = db.transaction().execute(async (trx) => {
+      await appendStreamEvent(trx, run.body.id, 'test_finished', { lane: 1 });
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    let lane2Done = false;
+    const lane2 = appendStreamEvent(db, run.body.id, 'step_finished', { lane: 2 }).then(() => (lane2Done = true));
+    await new Promise((r) => setTimeout(r, 300));
+    // The second append waits for the first to commit: a reader now sees neither, so it cannot skip lane 1's.
+    expect(lane2Done).toBe(false);
+    expect(await last()).toBe(before);
+    release();
+    await Promise.all([lane1, lane2]);
+    const events = (await streamEventsAfter(db, run.body.id, before)).map((e) => e.data);
+    expect(events).toEqual([{ lane: 1 }, { lane: 2 }]);
   });
 });

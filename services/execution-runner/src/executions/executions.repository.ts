@@ -7,6 +7,8 @@ type Db = Kysely<ExecutionDatabase>;
 /** Channel of NOTIFY payloads `<execution id>` whenever an execution's stream or status moves. */
 export const EXECUTION_CHANNEL = 'assay_execution_events';
 const ACTIVE: ExecutionStatus[] = ['queued', 'pending', 'running'];
+/** Seed of the advisory lock key that orders an execution's stream appends (apart from other advisory locks' keys). */
+const STREAM_LOCK_SEED = 0x5eed_0001;
 
 export async function findExecution(db: Db, orgId: string, id: string): Promise<ExecutionRow | undefined> {
   return db.selectFrom('executions').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
@@ -106,13 +108,20 @@ export async function cancelExecution(db: Db, orgId: string, id: string): Promis
     .executeTakeFirst();
 }
 
-/** Appends to the execution's replayable stream and wakes listeners (SSE, sync waits) on commit. */
-/** Stores a stream event and wakes the execution's listeners, in one round trip. */
+/**
+ * Appends to the execution's replayable stream and wakes its listeners (SSE,
+ * sync waits) on commit, in one round trip. Readers page by `seq`
+ * (`streamEventsAfter`), so an execution's events must commit in `seq` order:
+ * one that took a lower `seq` but committed after a higher one would be
+ * skipped by a reader that read in between (a CLI lost a `test_finished` that
+ * way). The statement takes a transaction-scoped advisory lock on the
+ * execution before its `seq` is drawn, so the run's lanes append one after
+ * another, each holding the lock until its commit.
+ */
 export async function appendStreamEvent(db: Db, executionId: string, type: string, data: Record<string, unknown>): Promise<void> {
-  await db
-    .with('appended', (qb) => qb.insertInto('execution_events').values({ execution_id: executionId, type, data: JSON.stringify(data) }))
-    .selectNoFrom(sql<string>`pg_notify(${EXECUTION_CHANNEL}, ${executionId})`.as('notified'))
-    .execute();
+  await sql`with turn as (select pg_advisory_xact_lock(hashtextextended(${executionId}, ${STREAM_LOCK_SEED})))
+    , appended as (insert into execution_events (execution_id, type, data) select ${executionId}::uuid, ${type}, ${JSON.stringify(data)}::jsonb from turn returning 1)
+    select pg_notify(${EXECUTION_CHANNEL}, ${executionId}) from appended`.execute(db);
 }
 
 export async function notifyExecution(db: Db, executionId: string): Promise<void> {
