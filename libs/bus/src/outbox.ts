@@ -385,6 +385,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   let purgedAt = Date.now();
   const tick = () => {
+    // No poll is pending while this one runs: a lost LISTEN connection does not start a second chain of them.
+    timer = undefined;
     if (stopped) return;
     void kick().finally(() => {
       if (Date.now() - purgedAt >= PURGE_EVERY_MS) {
@@ -417,7 +419,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           if (listener === client) {
             listener = undefined;
             listening = false;
-            // Nothing wakes the relay now: poll at the short interval from here on, not after the long one.
+            // Nothing wakes the relay now: the pending poll comes at the short interval, not after the long one
+            // (a poll running now schedules the next one at the short interval itself).
             if (timer && !stopped) {
               clearTimeout(timer);
               timer = setTimeout(tick, opts.intervalMs ?? 1000);
