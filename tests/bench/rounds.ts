@@ -25,9 +25,17 @@ export function spread(ratios: number[]): string {
 
 /**
  * Runs `baseline` and `assay` ROUNDS times, alternating which goes first
- * (round 1: the baseline), and answers each round's pair.
+ * (round 1: the baseline), and answers each round's pair. Each side waits for
+ * a quiet machine first unless `opts.quiet` is false (a test of the rounds
+ * themselves must not wait on the load of the suite around it).
  */
-export async function interleaved<B, A>(baseline: () => Promise<B>, assay: () => Promise<A>, onRound?: (i: number, b: B, a: A, first: 'baseline' | 'assay') => void): Promise<Array<{ baseline: B; assay: A }>> {
+export async function interleaved<B, A>(
+  baseline: () => Promise<B>,
+  assay: () => Promise<A>,
+  onRound?: (i: number, b: B, a: A, first: 'baseline' | 'assay') => void,
+  opts: { quiet?: boolean } = {},
+): Promise<Array<{ baseline: B; assay: A }>> {
+  const afterQuiet = <T>(side: () => Promise<T>) => (opts.quiet === false ? side() : afterQuietMachine(side));
   const out: Array<{ baseline: B; assay: A }> = [];
   for (let i = 0; i < ROUNDS; i++) {
     let b: B;
@@ -67,7 +75,7 @@ export const quietWaits = { count: 0, ms: 0, timedOut: 0 };
  * running (a browser still closing, its processes' exit, Postgres writing out)
  * would otherwise slow the next side down, whichever it is.
  */
-async function afterQuiet<T>(side: () => Promise<T>): Promise<T> {
+async function afterQuietMachine<T>(side: () => Promise<T>): Promise<T> {
   await quiet();
   return side();
 }

@@ -18,9 +18,12 @@ describe('bench tools', () => {
 
   it('alternates which side goes first and reports the median with its range', async () => {
     const order: string[] = [];
+    // No wait for a quiet machine here: under the suite's own load it took up to 15 s a side.
     const rounds = await interleaved(
       async () => (order.push('b'), 1),
       async () => (order.push('a'), 2),
+      undefined,
+      { quiet: false },
     );
     expect(order).toEqual(['b', 'a', 'a', 'b', 'b', 'a']); // BENCH_ROUNDS defaults to 3
     expect(rounds).toEqual([{ baseline: 1, assay: 2 }, { baseline: 1, assay: 2 }, { baseline: 1, assay: 2 }]);
