@@ -36,15 +36,14 @@ export function meteredBy(envelope: EventEnvelope): Metered | null {
  * rows, one addition per organization, month and quota (the sum of the
  * batch's), and any quota alert. Events handled before, repeated in the batch
  * or counting for nothing add nothing; an execution counts once however many
- * `test.plan.started` it has. Returns how many events counted.
+ * `test.plan.started` it has.
  */
-export async function meterEvents(db: Kysely<AuthDatabase>, schema: string, envelopes: EventEnvelope[]): Promise<number> {
+export async function meterEvents(db: Kysely<AuthDatabase>, schema: string, envelopes: EventEnvelope[]): Promise<void> {
   const metered = envelopes.flatMap((envelope) => {
     const m = meteredBy(envelope);
     return m ? [{ envelope, ...m }] : [];
   });
-  if (metered.length === 0) return 0;
-  let counted = 0;
+  if (metered.length === 0) return;
   await handleManyOnce(db, METERING_CONSUMER, metered.map((m) => m.envelope.id), async (trx, fresh) => {
     const t = trx as Kysely<AuthDatabase>;
     const once = [...new Map(metered.filter((m) => fresh.has(m.envelope.id)).map((m) => [m.envelope.id, m])).values()];
@@ -61,12 +60,10 @@ export async function meterEvents(db: Kysely<AuthDatabase>, schema: string, enve
         sum.amount += m.amount;
         if (at > sum.at) sum.at = at;
       } else sums.set(key, { orgId: m.envelope.organization_id, quota: m.quota, amount: m.amount, at });
-      counted += 1;
     }
     // Counter rows in one order, so two batches never wait on each other's rows in a circle.
     for (const key of [...sums.keys()].sort()) await recordUsage(t, schema, sums.get(key)!);
   });
-  return counted;
 }
 
 /** The event's own time (its month is the one it counts in); now when it has none. */
@@ -78,7 +75,7 @@ function eventTime(envelope: EventEnvelope): Date {
 /** Subscribes metering to the execution and discovery events. */
 export async function subscribeMetering(opts: { bus: Bus; db: Kysely<AuthDatabase>; schema: string; logger: Logger }): Promise<Subscription[]> {
   // One counter row takes every event of a quota: one metering transaction per event had them queue on its lock.
-  const batcher = new TickBatcher<EventEnvelope>(async (envelopes) => void (await meterEvents(opts.db, opts.schema, envelopes)));
+  const batcher = new TickBatcher<EventEnvelope>((envelopes) => meterEvents(opts.db, opts.schema, envelopes));
   return subscribeEach(
     opts.bus,
     [TOPICS.executionEvents, TOPICS.discoveryEvents].map((topic) => ({

@@ -46,8 +46,8 @@ export interface DispatcherOptions {
   rateLimitsEnabled?: boolean;
   /**
    * Idle poll interval (default 1000 ms). `kick()` wakes the loop at once (this process made
-   * deliveries), and a delivery a rate limit held back wakes it when it is due; the poll finds
-   * retries (a minute or more apart) and other replicas' leftovers.
+   * deliveries); the poll finds retries (a minute or more apart), deliveries a rate limit held
+   * back (due at the next window, which a second late does not change) and other replicas' leftovers.
    */
   pollMs?: number;
   /** Answer deadline (default 5 s, the spec's). */
@@ -112,8 +112,6 @@ export class Dispatcher {
   private loopDone: Promise<void> = Promise.resolve();
   private readonly open = new Set<Promise<unknown>>();
   private wake: Array<() => void> = [];
-  /** The earliest time a delivery held back by a rate limit is due again (the idle loop wakes for it). */
-  private heldUntil: number | undefined;
   private lastPurge = 0;
   /** Notices under way: stop() waits for them. */
   private readonly notices = new Set<Promise<unknown>>();
@@ -178,11 +176,8 @@ export class Dispatcher {
   }
 
   private idle(): Promise<void> {
-    const now = Date.now();
-    if (this.heldUntil !== undefined && this.heldUntil <= now) this.heldUntil = undefined;
-    const wait = Math.min(this.o.pollMs ?? 1000, this.heldUntil === undefined ? Infinity : this.heldUntil - now);
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
+      const timer = setTimeout(resolve, this.o.pollMs ?? 1000);
       this.wake.push(() => {
         clearTimeout(timer);
         resolve();
@@ -317,8 +312,6 @@ export class Dispatcher {
       const { allowed, waits } = await this.o.db.transaction().execute((counters) => this.applyRateLimits(counters, taken, now));
       for (const [until, ids] of waits) {
         await requeueDeliveriesAt(trx, ids, new Date(until));
-        // Due again before the next poll, maybe: the idle loop wakes for them.
-        this.heldUntil = Math.min(this.heldUntil ?? Infinity, until);
       }
       if (allowed.length > 0) return allowed;
     }
