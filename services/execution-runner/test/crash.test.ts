@@ -1,5 +1,7 @@
 import { eventually, useHarness } from '@assay/testing';
-import { appendStreamEvent, finishResultIfHeld, startResultIfHeld, streamEventsAfter } from '../src/executions/executions.repository.js';
+import { outboxBatch } from '@assay/bus';
+import { caseStartedEvent } from '../src/execution-events.js';
+import { appendStreamEvent, finishCaseIfHeld, startCaseIfHeld, streamEventsAfter, type CaseWrites } from '../src/executions/executions.repository.js';
 import { startRunnerHarness } from './harness.js';
 
 jest.setTimeout(120_000);
@@ -50,7 +52,7 @@ describe('a runner that dies mid-run', () => {
     expect(completed.data.status).toBe('failed');
   });
 
-  it('lets a worker that lost its lease write no case start, result or count (one statement each)', async () => {
+  it('lets a worker that lost its lease write no case start, result, count, stream event or event (one statement each)', async () => {
     const t = h.tenant();
     const { projectId, planId } = await t.plan({ x: [{ action: 'navigate', value: '/about' }] });
     const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planId, project_id: projectId });
@@ -60,19 +62,32 @@ describe('a runner that dies mid-run', () => {
     await db.updateTable('executions').set({ status: 'running', lease_owner: 'the-retry' }).where('id', '=', run.body.id).execute();
     const result = await db.selectFrom('test_results').selectAll().where('execution_id', '=', run.body.id).executeTakeFirstOrThrow();
     const tally = () => db.selectFrom('executions').select(['passed_tests', 'failed_tests']).where('id', '=', run.body.id).executeTakeFirstOrThrow();
-    const before = await tally();
+    const stream = async () => (await streamEventsAfter(db, run.body.id, 0)).map((e) => [e.type, e.data]);
+    const outbox = async () => (await db.selectFrom('outbox').select('envelope').orderBy('seq').execute()).map((r) => r.envelope as { id: string; event: string });
+    const execution = await db.selectFrom('executions').selectAll().where('id', '=', run.body.id).executeTakeFirstOrThrow();
+    const writes = (type: string, mark: string): CaseWrites => ({
+      stream: { type, data: { mark } },
+      outbox: { schema: 'execution', batch: outboxBatch([caseStartedEvent(execution, result, new Date(0), 'http://assay.test')]) },
+    });
+    const [before, streamBefore, outboxBefore] = [await tally(), await stream(), await outbox()];
 
-    expect(await startResultIfHeld(db, run.body.id, 'lost', result.id, new Date(0))).toBe(false);
-    expect(await finishResultIfHeld(db, run.body.id, 'lost', result.id, 'failed', { error: 'late', duration_ms: 1 })).toBe(false);
+    expect(await startCaseIfHeld(db, run.body.id, 'lost', result.id, new Date(0), writes('test_started', 'late start'))).toBe(false);
+    expect(await finishCaseIfHeld(db, run.body.id, 'lost', result.id, 'failed', { error: 'late', duration_ms: 1 }, writes('test_finished', 'late end'))).toBe(false);
     expect(await db.selectFrom('test_results').selectAll().where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual(result);
     expect(await tally()).toEqual(before);
+    expect(await stream()).toEqual(streamBefore);
+    expect(await outbox()).toEqual(outboxBefore);
 
-    // The holder's writes land: the result and its count together.
-    expect(await startResultIfHeld(db, run.body.id, 'the-retry', result.id, new Date(0))).toBe(true);
+    // The holder's writes land together: the result, its count, its stream event and its event.
+    const start = writes('test_started', 'start');
+    expect(await startCaseIfHeld(db, run.body.id, 'the-retry', result.id, new Date(0), start)).toBe(true);
     expect(await db.selectFrom('test_results').select(['status', 'started_at']).where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual({ status: 'running', started_at: new Date(0) });
-    expect(await finishResultIfHeld(db, run.body.id, 'the-retry', result.id, 'failed', { error: 'boom', duration_ms: 5 })).toBe(true);
+    const end = writes('test_finished', 'end');
+    expect(await finishCaseIfHeld(db, run.body.id, 'the-retry', result.id, 'failed', { error: 'boom', duration_ms: 5 }, end)).toBe(true);
     expect(await db.selectFrom('test_results').select(['status', 'error', 'duration_ms']).where('id', '=', result.id).executeTakeFirstOrThrow()).toEqual({ status: 'failed', error: 'boom', duration_ms: 5 });
     expect(await tally()).toEqual({ ...before, failed_tests: before.failed_tests + 1 });
+    expect(await stream()).toEqual([...streamBefore, ['test_started', { mark: 'start' }], ['test_finished', { mark: 'end' }]]);
+    expect((await outbox()).slice(outboxBefore.length)).toEqual([start.outbox.batch.envelopes[0], end.outbox.batch.envelopes[0]]);
   });
 
   it('commits an execution’s stream events in seq order, so a reader paging by seq skips none', async () => {

@@ -1,4 +1,5 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type QueryCreator } from 'kysely';
+import { outboxCte, type OutboxBatch } from '@assay/bus';
 import { selectPage } from '@assay/db';
 import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, ExecutionTable, SnapshotCase, TestResultRow } from '../db/database.js';
 
@@ -242,49 +243,108 @@ export async function recordSkippedCount(db: Db, executionId: string): Promise<v
 const heldBy = (executionId: string, owner: string) => (eb: ExpressionBuilder<ExecutionDatabase, 'executions'>) =>
   eb.and([eb('id', '=', executionId), eb('lease_owner', '=', owner), eb('status', 'in', ['pending', 'running', 'cancelled'])]);
 
-/**
- * A case's start: its result is `running` from `startedAt`, if this worker
- * still holds the execution, in one statement. False (nothing changed) once
- * the lease went to the reaper. The execution row is locked FOR NO KEY
- * UPDATE: its lease and status cannot change until commit, yet the stream
- * inserts of the run's other lanes, whose foreign-key check takes KEY SHARE
- * on it, do not wait (FOR UPDATE made each wait for the other lane's case
- * transaction).
- */
-export async function startResultIfHeld(db: Db, executionId: string, owner: string, resultId: string, startedAt: Date): Promise<boolean> {
-  const row = await db
-    .with('held', (qb) => qb.selectFrom('executions').select('id').where(heldBy(executionId, owner)).forNoKeyUpdate())
-    .updateTable('test_results')
-    .set({ status: 'running', started_at: startedAt })
-    .where('id', '=', resultId)
-    .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
-    .returning('test_results.id')
-    .executeTakeFirst();
-  return row !== undefined;
+/** What a case's start or end writes with its result, in the same statement: one live-stream event and the events it publishes. */
+export interface CaseWrites {
+  stream: { type: string; data: Record<string, unknown> };
+  /** The service's outbox schema (its relay's channel) and the events. */
+  outbox: { schema: string; batch: OutboxBatch };
 }
 
 /**
- * A case's end: its result written and one more test in the execution's passed
- * or failed tally (the update locks the execution row), if this worker still
- * holds the execution, in one statement. False (nothing changed) once the
- * lease went to the reaper: a retry's results are never overwritten.
+ * The rest of a case's start or end, after the CTE `written` (the result's
+ * update, empty when this worker no longer holds the execution): the stream
+ * event appended under the execution's stream lock (seq order, as
+ * `appendStreamEvent`) and the outbox rows, each only if `written` returned
+ * a row, and the notifications; true when it did. One statement is one round
+ * trip and its own transaction: a transaction of five statements (begin,
+ * result, stream, outbox, commit) took five.
  */
-export async function finishResultIfHeld(db: Db, executionId: string, owner: string, resultId: string, status: 'passed' | 'failed', patch: Record<string, unknown>): Promise<boolean> {
-  const row = await db
-    .with('held', (qb) =>
-      qb
-        .updateTable('executions')
-        .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
-        .where(heldBy(executionId, owner))
-        .returning('id'),
+async function withCaseWrites(
+  query: QueryCreator<ExecutionDatabase & { held: { id: string } } & { written: { id: string } }>,
+  executionId: string,
+  writes: CaseWrites,
+): Promise<boolean> {
+  const outbox = outboxCte(writes.outbox.schema, writes.outbox.batch, { guard: 'written', name: 'added' });
+  const row = await query
+    // Raw CTE bodies are written as they are: in parentheses.
+    .with('turn', () => sql<{ locked: unknown }>`(select pg_advisory_xact_lock(hashtextextended(${executionId}, ${STREAM_LOCK_SEED})) as locked from written)`)
+    .with(
+      'appended',
+      () => sql<{ appended: number }>`(insert into execution_events (execution_id, type, data)
+        select ${executionId}::uuid, ${writes.stream.type}, ${JSON.stringify(writes.stream.data)}::jsonb from turn returning 1 as appended)`,
     )
-    .updateTable('test_results')
-    .set({ ...patch, status })
-    .where('id', '=', resultId)
-    .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
-    .returning('test_results.id')
-    .executeTakeFirst();
-  return row !== undefined;
+    .with('added', () => outbox.cte)
+    .selectNoFrom([
+      sql<boolean>`exists (select 1 from written)`.as('held'),
+      sql`(select pg_notify(${EXECUTION_CHANNEL}, ${executionId}) from appended)`.as('streamed'),
+      outbox.wake.as('published'),
+    ])
+    .executeTakeFirstOrThrow();
+  return row.held;
+}
+
+/**
+ * A case's start: its result is `running` from `startedAt`, with its
+ * `test_started` stream event and its events, if this worker still holds the
+ * execution, in one statement. False (nothing changed) once the lease went to
+ * the reaper. The execution row is locked FOR NO KEY UPDATE: its lease and
+ * status cannot change until commit, yet the stream inserts of the run's
+ * other lanes, whose foreign-key check takes KEY SHARE on it, do not wait for
+ * it (FOR UPDATE made each wait for the other lane's case transaction).
+ */
+export async function startCaseIfHeld(db: Db, executionId: string, owner: string, resultId: string, startedAt: Date, writes: CaseWrites): Promise<boolean> {
+  return withCaseWrites(
+    db
+      .with('held', (qb) => qb.selectFrom('executions').select('id').where(heldBy(executionId, owner)).forNoKeyUpdate())
+      .with('written', (qb) =>
+        qb
+          .updateTable('test_results')
+          .set({ status: 'running', started_at: startedAt })
+          .where('id', '=', resultId)
+          .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
+          .returning('test_results.id'),
+      ),
+    executionId,
+    writes,
+  );
+}
+
+/**
+ * A case's end: its result written, one more test in the execution's passed
+ * or failed tally (the update locks the execution row), its `test_finished`
+ * stream event and its events, if this worker still holds the execution, in
+ * one statement. False (nothing changed) once the lease went to the reaper: a
+ * retry's results are never overwritten.
+ */
+export async function finishCaseIfHeld(
+  db: Db,
+  executionId: string,
+  owner: string,
+  resultId: string,
+  status: 'passed' | 'failed',
+  patch: Record<string, unknown>,
+  writes: CaseWrites,
+): Promise<boolean> {
+  return withCaseWrites(
+    db
+      .with('held', (qb) =>
+        qb
+          .updateTable('executions')
+          .set((eb) => (status === 'passed' ? { passed_tests: eb('passed_tests', '+', 1) } : { failed_tests: eb('failed_tests', '+', 1) }))
+          .where(heldBy(executionId, owner))
+          .returning('id'),
+      )
+      .with('written', (qb) =>
+        qb
+          .updateTable('test_results')
+          .set({ ...patch, status })
+          .where('id', '=', resultId)
+          .where((eb) => eb.exists(eb.selectFrom('held').select('held.id')))
+          .returning('test_results.id'),
+      ),
+    executionId,
+    writes,
+  );
 }
 
 /** A queued execution and a pending result for each of its cases, in their order. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Kysely } from 'kysely';
-import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
+import { enqueueEvents, outboxBatch, type Bus, type Subscription } from '@assay/bus';
 import { TOPICS, isEvent } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import { isUuid } from '@assay/http';
@@ -12,8 +12,8 @@ import type { Logger } from '@assay/logger';
 import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
 import {
   appendStreamEvent,
-  finishResultIfHeld,
-  startResultIfHeld,
+  finishCaseIfHeld,
+  startCaseIfHeld,
   claimExecution,
   currentStatus,
   expiredLeases,
@@ -274,11 +274,10 @@ export class Runner {
       if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
 
       stream.push(() =>
-        prof.time('db case started (tx)', () =>
-          withTransaction(db, async (trx) => {
-            if (!(await startResultIfHeld(trx, execution.id, this.o.workerId, result.id, startedAt))) return;
-            await appendStreamEvent(trx, execution.id, 'test_started', { test_id: result.test_case_id, name: result.name, position: result.position });
-            await prof.time('event publish (outbox)', () => enqueueEvents(trx, this.o.schema, [caseStartedEvent(execution, result, startedAt, publicBaseUrl)]));
+        prof.time('db case started', () =>
+          startCaseIfHeld(db, execution.id, this.o.workerId, result.id, startedAt, {
+            stream: { type: 'test_started', data: { test_id: result.test_case_id, name: result.name, position: result.position } },
+            outbox: { schema: this.o.schema, batch: outboxBatch([caseStartedEvent(execution, result, startedAt, publicBaseUrl)]) },
           }),
         ),
       );
@@ -450,54 +449,61 @@ export class Runner {
       const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
       // The case's start and step events are stored before its result (a failed write fails the case as it did inline).
       await prof.time('db stream drain', () => stream.drain());
-      await prof.time('db case finished (tx)', () => withTransaction(db, async (trx) => {
-        // A worker that lost its lease must not overwrite the retry's results.
-        const held = await finishResultIfHeld(trx, execution.id, this.o.workerId, result.id, status, {
-          duration_ms: durationMs,
-          error: failure?.error.message ?? null,
-          error_step: failure ? failure.index + 1 : null,
-          screenshot_artifact_id: screenshotId ?? null,
-          trace_artifact_id: traceId ?? null,
-          steps: JSON.stringify(outcomes),
-          diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
-          completed_at: completedAt,
-        });
-        if (!held) return;
-        await appendStreamEvent(trx, execution.id, 'test_finished', {
-          test_id: result.test_case_id,
-          name: result.name,
+      const finishedEvents = caseFinishedEvents(
+        execution,
+        { ...result, status, error: failure?.error.message ?? null },
+        {
           status,
-          duration_ms: durationMs,
-          ...(failure ? { error: failure.error.message } : {}),
-          ...(screenshotId ? { screenshot: artifactUrl(publicBaseUrl, screenshotId) } : {}),
+          durationMs,
+          startedAt,
+          completedAt,
+          ...(failure
+            ? { error: { message: failure.error.message, type: failure.error.type, step: failure.index + 1, step_description: stepName(steps[failure.index]!) } }
+            : {}),
+          screenshots,
           ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
-        });
-        const fresh = { ...result, status, error: failure?.error.message ?? null } as TestResultRow;
-        await prof.time('event publish (outbox)', () => enqueueEvents(
-          trx,
-          this.o.schema,
-          caseFinishedEvents(
-            execution,
-            fresh,
-            {
-              status,
-              durationMs,
-              startedAt,
-              completedAt,
-              ...(failure
-                ? { error: { message: failure.error.message, type: failure.error.type, step: failure.index + 1, step_description: stepName(steps[failure.index]!) } }
-                : {}),
-              screenshots,
-              ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
-              pageUrl,
-              browser: `chromium ${browserVersion}`,
-              viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
-              ...(diagnostics ? { diagnostics: eventDiagnostics(diagnostics) } : {}),
+          pageUrl,
+          browser: `chromium ${browserVersion}`,
+          viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
+          ...(diagnostics ? { diagnostics: eventDiagnostics(diagnostics) } : {}),
+        },
+        publicBaseUrl,
+      );
+      // A worker that lost its lease must not overwrite the retry's results: then nothing is written.
+      await prof.time('db case finished', () =>
+        finishCaseIfHeld(
+          db,
+          execution.id,
+          this.o.workerId,
+          result.id,
+          status,
+          {
+            duration_ms: durationMs,
+            error: failure?.error.message ?? null,
+            error_step: failure ? failure.index + 1 : null,
+            screenshot_artifact_id: screenshotId ?? null,
+            trace_artifact_id: traceId ?? null,
+            steps: JSON.stringify(outcomes),
+            diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
+            completed_at: completedAt,
+          },
+          {
+            stream: {
+              type: 'test_finished',
+              data: {
+                test_id: result.test_case_id,
+                name: result.name,
+                status,
+                duration_ms: durationMs,
+                ...(failure ? { error: failure.error.message } : {}),
+                ...(screenshotId ? { screenshot: artifactUrl(publicBaseUrl, screenshotId) } : {}),
+                ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
+              },
             },
-            publicBaseUrl,
-          ),
-        ));
-      }));
+            outbox: { schema: this.o.schema, batch: outboxBatch(finishedEvents) },
+          },
+        ),
+      );
       finished = true;
     } finally {
       // A case that ended early leaves no stream write running behind it.
