@@ -309,7 +309,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const spawnService = (s: Supervised): ChildProcess => {
     // Only what the launcher passes: PATH and the like from our environment, then the service's own.
-    const proc = spawn(process.execPath, [...bundles.nodeArgs, bundles.entry(s.name)], {
+    const proc = spawn(process.execPath, [...bundles.nodeArgs(s.name), bundles.entry(s.name)], {
       cwd: REPO,
       env: { ...process.env, ...common, ...s.env, PORT: String(s.port) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,14 +20,15 @@ import { build, stop, type Plugin } from 'esbuild';
  * - The tracing preload is an entry too; its SDK stays a chunk of its own that
  *   is imported only when tracing is on, as from the sources.
  * - Source maps beside the output: run with `--enable-source-maps` and stack
- *   traces name the TypeScript files and lines.
+ *   traces name the TypeScript files and lines. Not for the services that
+ *   drive Chromium (`PLAYWRIGHT_SERVICES`) unless ASSAY_SOURCE_MAPS=all.
  */
 
 export interface ServiceBundles {
   /** The entry file of each service by name. */
   entry(service: string): string;
-  /** Node arguments that load the tracing preload before the service: `node ...args entry`. */
-  nodeArgs: string[];
+  /** Node arguments that load the tracing preload before the service: `node ...nodeArgs(service) entry`. */
+  nodeArgs(service: string): string[];
 }
 
 export async function bundleServices(repo: string, services: readonly string[], outDir: string): Promise<ServiceBundles> {
@@ -56,16 +57,32 @@ export async function bundleServices(repo: string, services: readonly string[], 
     // esbuild's service process would otherwise live as long as the launcher and outlive its exit by a moment.
     stop(),
   );
-  return { entry: (service) => entryOf(outDir, service), nodeArgs: preloadArgs(outDir) };
+  return { entry: (service) => entryOf(outDir, service), nodeArgs: (service) => preloadArgs(outDir, service) };
 }
 
 const entryOf = (outDir: string, service: string) => path.join(outDir, 'services', service, 'main.mjs');
-const preloadArgs = (outDir: string) => ['--enable-source-maps', '--import', pathToFileURL(path.join(outDir, 'register.mjs')).href];
+/**
+ * The services that run Playwright. Playwright reads `Error.stack` (up to 50
+ * frames) at every API call and in every wait it races, and under
+ * `--enable-source-maps` Node formats each of those stacks in JavaScript,
+ * frame by frame: 7 % of the runner's CPU in the executions bench (see the
+ * execution-runner README, Performance). Without it, V8 formats them natively.
+ * Their stack traces name the bundle's files and lines, with the functions'
+ * own names (the bundle is not minified); ASSAY_SOURCE_MAPS=all maps them to
+ * the TypeScript sources as in the other services.
+ */
+export const PLAYWRIGHT_SERVICES: ReadonlySet<string> = new Set(['execution-runner', 'discovery-crawler']);
+
+const preloadArgs = (outDir: string, service: string) => [
+  ...(PLAYWRIGHT_SERVICES.has(service) && process.env.ASSAY_SOURCE_MAPS !== 'all' ? [] : ['--enable-source-maps']),
+  '--import',
+  pathToFileURL(path.join(outDir, 'register.mjs')).href,
+];
 
 /** The node arguments that start `service` from a build made by bundleServices in `outDir`, or undefined without one. */
 export function bundledServiceArgs(outDir: string, service: string): string[] | undefined {
   const entry = entryOf(outDir, service);
-  return existsSync(entry) ? [...preloadArgs(outDir), entry] : undefined;
+  return existsSync(entry) ? [...preloadArgs(outDir, service), entry] : undefined;
 }
 
 /** Bare imports of anything but `@assay/*` stay imports, of the absolute path Node would resolve them to. */

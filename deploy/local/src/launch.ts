@@ -93,7 +93,7 @@ let bundles: ServiceBundles | undefined;
 
 function startService(spec: ServiceSpec, env: Record<string, string>): ChildProcess {
   // OTEL_* reach every service with the rest of the environment; the preload starts tracing when they ask for it.
-  const args = bundles ? [...bundles.nodeArgs, bundles.entry(spec.name)] : [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')];
+  const args = bundles ? [...bundles.nodeArgs(spec.name), bundles.entry(spec.name)] : [...SERVICE_NODE_ARGS, path.join('services', spec.name, 'src', 'main.ts')];
   const proc = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, ...env, ...spec.env, PORT: String(spec.port), HOST: config.host },
