@@ -13,8 +13,10 @@ export interface PgBusOptions {
   schema?: string;
   logger: Logger;
   /**
-   * How often idle workers poll, in seconds (pg-boss minimum 0.5; default 2). A publish wakes the
-   * subscribed workers of every process at once (NOTIFY); polling only covers a lost notification.
+   * How often idle workers poll, in seconds (pg-boss minimum 0.5; default 10). A publish wakes the
+   * subscribed workers of every process at once (NOTIFY), a failed job wakes its worker when its retry
+   * comes due, and while the LISTEN connection is down the process wakes its workers every 2 s itself:
+   * polling only covers what nothing woke (a job whose holder died, expired by pg-boss's maintenance).
    */
   pollingIntervalSeconds?: number;
   /** Attempts per message before it goes to the group's dead-letter queue (default 25). */
@@ -123,8 +125,16 @@ async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise
   return results;
 }
 
-/** Idle workers poll this often (seconds): a publish notifies them, so this only bounds a lost notification's delay. */
-const DEFAULT_POLLING_SECONDS = 2;
+/**
+ * Idle workers poll this often (seconds). Publishes, retries coming due and a lost LISTEN connection
+ * wake them (see PgBusOptions.pollingIntervalSeconds): at 2 s the polls of a stack's workers were about
+ * 14 fetches a second, most of a quiet stack's bus work (see libs/bus README).
+ */
+const DEFAULT_POLLING_SECONDS = 10;
+/** While the LISTEN connection is down, this process wakes its own workers this often: a publish's notification may be lost. */
+const UNLISTENED_WAKE_MS = 2000;
+/** A retry's wake-up comes this long after the job's start_after (Postgres's clock), so the fetch finds it due. */
+const RETRY_WAKE_MARGIN_MS = 100;
 
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
 
@@ -188,6 +198,8 @@ export class PgBus implements Bus {
   /** pg-boss worker ids by queue name, to wake on a notification naming the queue. */
   private readonly workers = new Map<string, Set<string>>();
   private listener: pg.Client | undefined;
+  /** Wakes this process's workers while it does not listen (before the first LISTEN, after a lost connection). */
+  private unlistenedTimer: NodeJS.Timeout | undefined;
   /** (topic, group) pairs this process has broadcast subscriptions of: their dead siblings are swept. */
   private readonly broadcastGroups = new Map<string, { topic: string; group: string }>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -222,14 +234,27 @@ export class PgBus implements Bus {
     this.listen();
   }
 
+  /** Wakes every worker of this process: each fetches at once instead of at its next poll. */
+  private wakeAll(): void {
+    for (const ids of this.workers.values()) for (const id of ids) this.boss.notifyWorker(id);
+  }
+
+  /** Not listening: wake the workers every UNLISTENED_WAKE_MS until LISTEN is back. */
+  private unlistened(): void {
+    this.unlistenedTimer ??= setInterval(() => this.wakeAll(), UNLISTENED_WAKE_MS).unref();
+  }
+
   /**
    * LISTENs on the publish channel on a connection of its own and wakes this
    * process's workers of the notified topic, so a message is fetched at once
    * rather than at the next poll. A lost connection (Postgres restart,
-   * failover) is opened again; polling covers the gap.
+   * failover) is opened again; until then this process wakes its workers
+   * every 2 s, and once it listens again it wakes them all (a notification
+   * of the gap was lost).
    */
   private listen(): void {
     if (!this.started) return;
+    this.unlistened();
     const client = new pg.Client({ connectionString: this.opts.connectionString, application_name: 'assay-bus-listen' });
     this.listener = client;
     let retried = false;
@@ -239,7 +264,8 @@ export class PgBus implements Bus {
       this.listener = undefined;
       void client.end().catch(() => undefined);
       if (!this.started) return;
-      this.opts.logger.warn({ err }, 'bus LISTEN connection lost; polling until it is back');
+      this.unlistened();
+      this.opts.logger.warn({ err }, 'bus LISTEN connection lost; waking the workers every 2 s until it is back');
       setTimeout(() => this.listen(), 2000).unref();
     };
     client.on('error', retry);
@@ -250,6 +276,12 @@ export class PgBus implements Bus {
     client
       .connect()
       .then(() => client.query(`listen "${this.channel}"`))
+      .then(() => {
+        if (this.listener !== client) return;
+        clearInterval(this.unlistenedTimer);
+        this.unlistenedTimer = undefined;
+        this.wakeAll();
+      })
       .catch(retry);
   }
 
@@ -344,6 +376,8 @@ export class PgBus implements Bus {
         // A process leaving mid-job hands the messages it did not start back to the group, as a job of their own.
         if (unstarted.length > 0 && !opts.broadcast) {
           await this.boss.insert([{ id: orderedId(), name, data: unstarted.length === 1 ? unstarted[0]! : { batch: unstarted } }]);
+          // The group's other processes fetch it at once, not at their next poll.
+          await this.boss.getDb().executeSql('select pg_notify($1, $2)', [this.channel, name]);
         }
         if (failed.length === 0) continue;
         const attempts = job.retryCount + 1;
@@ -363,6 +397,9 @@ export class PgBus implements Bus {
           }
         }
         await this.boss.fail(name, job.id, { message: error.slice(0, 500) });
+        if (opts.broadcast || attempts >= maxAttempts) continue;
+        // Its worker fetches the retry when it comes due, not at the next poll.
+        void this.wakeAtRetry(name, job.id, () => (worker.id && !closing ? worker.id : undefined));
       }
     };
     // One worker fetching up to `batchSize` jobs; held (heartbeat) while its handlers run.
@@ -397,6 +434,26 @@ export class PgBus implements Bus {
         }
       },
     };
+  }
+
+  /**
+   * Wakes the worker `workerId()` names (none once closed) when the failed job's retry is due: at its
+   * start_after, read as an interval from Postgres's own clock. A failed read leaves the poll.
+   */
+  private async wakeAtRetry(queue: string, jobId: string, workerId: () => string | undefined): Promise<void> {
+    try {
+      const { rows } = await this.boss
+        .getDb()
+        .executeSql(`select greatest(0, extract(epoch from start_after - now()) * 1000)::float8 as ms from ${this.schema}.job where name = $1 and id = $2 and state = 'retry'`, [queue, jobId]);
+      const ms = (rows as Array<{ ms: number }>)[0]?.ms;
+      if (ms === undefined) return;
+      setTimeout(() => {
+        const id = workerId();
+        if (id && this.started) this.boss.notifyWorker(id);
+      }, ms + RETRY_WAKE_MARGIN_MS).unref();
+    } catch (err) {
+      if (this.started) this.opts.logger.warn({ err, queue }, 'bus: could not read when a retry is due; the next poll fetches it');
+    }
   }
 
   /**
@@ -557,6 +614,8 @@ export class PgBus implements Bus {
     this.heartbeat = undefined;
     clearInterval(this.abandonTimer);
     this.abandonTimer = undefined;
+    clearInterval(this.unlistenedTimer);
+    this.unlistenedTimer = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

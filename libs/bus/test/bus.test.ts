@@ -366,6 +366,38 @@ describe('pg bus wake-ups', () => {
     await eventually(async () => got.length === 1, 10_000, 50);
     expect(got).toEqual([envelope(301).id]);
   });
+
+  it('fetches a failed job again when its retry comes due, not at the next poll', async () => {
+    const bus = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const calls: number[] = [];
+    await bus.subscribe({
+      topic: TOPICS.authEvents,
+      group: 'wake-retry',
+      handler: async () => {
+        calls.push(Date.now());
+        if (calls.length === 1) throw new Error('first attempt fails');
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    await bus.publish(TOPICS.authEvents, [{ key: 'k', value: envelope(302) }]);
+    // The retry is due a second or two after the failure; the worker's next poll is 30 s away.
+    await eventually(async () => calls.length === 2, 10_000, 50);
+    expect(calls[1]! - calls[0]!).toBeLessThan(10_000);
+  });
+
+  it('wakes its workers while its LISTEN connection is down, so a message published meanwhile is not left to the poll', async () => {
+    const publisher = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const consumer = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const got: string[] = [];
+    await consumer.subscribe({ topic: TOPICS.orgEvents, group: 'wake-unlistened', handler: async (e) => void got.push(e.id) });
+    await eventually(async () => (await listeners()).rows.length > 0);
+    await new Promise((r) => setTimeout(r, 1500));
+    // Every bus of this file loses its LISTEN connection; the publish's notification reaches none of them.
+    await database.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'assay-bus-listen'`);
+    await publisher.publish(TOPICS.orgEvents, [{ key: 'k', value: envelope(303) }]);
+    await eventually(async () => got.length === 1, 10_000, 50);
+    expect(got).toEqual([envelope(303).id]);
+  });
 });
 
 describe('pg bus start-up', () => {
