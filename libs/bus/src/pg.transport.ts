@@ -413,8 +413,10 @@ export class PgBus implements Bus {
         } finally {
           release?.();
         }
-        // pg-boss 10 sleeps a polling interval after every fetch unless notified: more may be waiting.
-        if (jobs.length > 0 && worker.id && !closing) this.boss.notifyWorker(worker.id);
+        // pg-boss 10 sleeps a polling interval after every fetch unless notified. A full fetch may have left
+        // more waiting: fetch again at once. A partial one took all that was due; a publish meanwhile notified
+        // the worker (pg-boss keeps a notification that comes while the handler runs), so it does not sleep.
+        if (jobs.length >= batchSize && worker.id && !closing) this.boss.notifyWorker(worker.id);
       },
     );
     const mine = this.workers.get(name) ?? new Set<string>();

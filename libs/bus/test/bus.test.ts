@@ -367,6 +367,19 @@ describe('pg bus wake-ups', () => {
     expect(got).toEqual([envelope(301).id]);
   });
 
+  it('works through a backlog of more jobs than one fetch takes without waiting for polls', async () => {
+    const publisher = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    // Commands are one message per job; the group's worker fetches one job at a time (concurrency 1).
+    const commands = Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: { ...envelope(310 + i), event: 'discovery.session.requested', data: { session_id: `s${i}` } } }));
+    const consumer = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
+    const got: string[] = [];
+    await consumer.subscribe({ topic: TOPICS.discoveryCommands, group: 'wake-backlog', handler: async (e) => void got.push(e.id) });
+    await new Promise((r) => setTimeout(r, 1500));
+    await publisher.publish(TOPICS.discoveryCommands, commands);
+    await eventually(async () => got.length === 5, 10_000, 50);
+    expect(got.sort()).toEqual(commands.map((c) => c.value.id).sort());
+  });
+
   it('fetches a failed job again when its retry comes due, not at the next poll', async () => {
     const bus = await newBus({ pollingIntervalSeconds: POLL_SECONDS });
     const calls: number[] = [];
