@@ -300,7 +300,7 @@ describe('delivery', () => {
     const h = await hook(t, `/ok/rate-${t.orgId}`);
     const minute = Math.floor(svc.clock.now().getTime() / MIN) * MIN;
     // Another replica sent this webhook's 100 of this minute already.
-    await svc.database.db.insertInto('rate_counters').values({ key: `w:${h.id}`, window_start: new Date(minute), count: 100 }).execute();
+    await svc.database.db.insertInto('rate_counters').values({ key: `w:${h.id}|minute`, window_start: new Date(minute), count: 100 }).execute();
     await fanOut(svc.database.db, caseCreated(t), svc.clock);
     await svc.dispatcher.drain();
     expect(await receiver.requests(`/ok/rate-${t.orgId}`)).toHaveLength(0);
@@ -314,8 +314,28 @@ describe('delivery', () => {
     await svc.dispatcher.drain();
     expect(await receiver.requests(`/ok/rate-${t.orgId}`)).toHaveLength(1);
     expect((await deliveriesOf(h.id))[0]).toMatchObject({ status: 'delivered', attempt_count: 1 });
-    const counted = await svc.database.db.selectFrom('rate_counters').select('count').where('key', '=', `w:${h.id}`).where('window_start', '=', new Date(minute + MIN)).executeTakeFirst();
+    const counted = await svc.database.db.selectFrom('rate_counters').select('count').where('key', '=', `w:${h.id}|minute`).where('window_start', '=', new Date(minute + MIN)).executeTakeFirst();
     expect(counted?.count).toBe(1);
+  });
+
+  it('counts a delivery sent in the first minute of a UTC day in both its minute and its day', async () => {
+    const t = svc.tenant();
+    const h = await hook(t, `/ok/midnight-${t.orgId}`);
+    // The minute's window starts when the day's does: both counters must still be kept apart.
+    const midnight = Date.UTC(2031, 0, 1);
+    svc.clock.set(new Date(midnight + 30_000));
+    // Earlier that day (by another replica's count): 4 sent; none yet in this minute.
+    await svc.database.db.insertInto('rate_counters').values({ key: `w:${h.id}`, window_start: new Date(midnight), count: 4 }).execute();
+    await fanOut(svc.database.db, caseCreated(t), svc.clock);
+    await fanOut(svc.database.db, caseCreated(t), svc.clock);
+    await svc.dispatcher.drain();
+    expect(await receiver.requests(`/ok/midnight-${t.orgId}`)).toHaveLength(2);
+    expect((await deliveriesOf(h.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    const counters = await svc.database.db.selectFrom('rate_counters').select(['key', 'count']).where('key', 'like', `w:${h.id}%`).where('window_start', '=', new Date(midnight)).orderBy('key').execute();
+    expect(counters).toEqual([
+      { key: `w:${h.id}`, count: 6 },
+      { key: `w:${h.id}|minute`, count: 2 },
+    ]);
   });
 
   it('sends a test event of the chosen type on demand', async () => {

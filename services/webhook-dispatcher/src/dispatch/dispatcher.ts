@@ -99,6 +99,16 @@ class Slots {
  * rows (at-least-once). Taking a row writes no lease; recording it is one
  * update of the delivery row that Postgres keeps on its page (HOT).
  */
+/**
+ * A counter row is (key, window start). The minute counters have keys of
+ * their own (`<key>|minute`): the first minute of a UTC day starts when the
+ * day does, and under one key its minute and day counters were the same row
+ * (a batch claimed in that minute failed on its own upsert, and the day's
+ * count restarted). Day counters keep the plain key.
+ */
+const MINUTE_SUFFIX = '|minute';
+const minuteCounterKey = (key: string) => `${key}${MINUTE_SUFFIX}`;
+
 export class Dispatcher {
   private readonly clock: Clock;
   private readonly sender: Sender;
@@ -348,8 +358,12 @@ export class Dispatcher {
     const day = floorTo(now, 86_400_000);
     const keys = [...new Set(rows.flatMap((r) => [`w:${r.webhook_id}`, `o:${r.org_id}`]))].sort();
     await lockRateKeys(trx, keys);
-    const counters = await findRateCounters(trx, keys, [minute, day]);
-    const counts = new Map(counters.map((c) => [`${c.key}|${c.window_start.getTime() === minute.getTime() ? 'm' : 'd'}`, c.count]));
+    const counters = await findRateCounters(trx, [...keys, ...keys.map(minuteCounterKey)], [minute, day]);
+    const counts = new Map<string, number>();
+    for (const c of counters) {
+      if (c.key.endsWith(MINUTE_SUFFIX) && c.window_start.getTime() === minute.getTime()) counts.set(`${c.key.slice(0, -MINUTE_SUFFIX.length)}|m`, c.count);
+      else if (!c.key.endsWith(MINUTE_SUFFIX) && c.window_start.getTime() === day.getTime()) counts.set(`${c.key}|d`, c.count);
+    }
     const plans = await findOrgPlans(trx, [...new Set(rows.map((r) => r.org_id))]);
     const allowed: Claimed[] = [];
     const waits = new Map<number, string[]>();
@@ -372,7 +386,7 @@ export class Dispatcher {
     }
     if (allowed.length) {
       const values = keys.flatMap((key) => [
-        { key, window_start: minute, count: counts.get(`${key}|m`) ?? 0 },
+        { key: minuteCounterKey(key), window_start: minute, count: counts.get(`${key}|m`) ?? 0 },
         { key, window_start: day, count: counts.get(`${key}|d`) ?? 0 },
       ]);
       await saveRateCounters(trx, values);
