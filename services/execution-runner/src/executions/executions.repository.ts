@@ -120,9 +120,23 @@ export async function cancelExecution(db: Db, orgId: string, id: string): Promis
  * another, each holding the lock until its commit.
  */
 export async function appendStreamEvent(db: Db, executionId: string, type: string, data: Record<string, unknown>): Promise<void> {
-  await sql`with turn as (select pg_advisory_xact_lock(hashtextextended(${executionId}, ${STREAM_LOCK_SEED})))
-    , appended as (insert into execution_events (execution_id, type, data) select ${executionId}::uuid, ${type}, ${JSON.stringify(data)}::jsonb from turn returning 1)
-    select pg_notify(${EXECUTION_CHANNEL}, ${executionId}) from appended`.execute(db);
+  const append = streamAppend(executionId, { type, data });
+  await sql`with turn as ${append.turn}, appended as ${append.appended} select ${append.notify} as streamed`.execute(db);
+}
+
+/**
+ * The parts of a statement that appends one stream event: the CTE `turn`
+ * (the execution's ordering lock, taken only if the CTE named `after`, when
+ * given, returned a row), the CTE `appended` (the insert) and the NOTIFY to
+ * select in the main query. Every append is written with them.
+ */
+function streamAppend(executionId: string, event: { type: string; data: Record<string, unknown> }, after?: string) {
+  return {
+    turn: sql<{ locked: unknown }>`(select pg_advisory_xact_lock(hashtextextended(${executionId}, ${STREAM_LOCK_SEED})) as locked${after ? sql` from ${sql.table(after)}` : sql``})`,
+    appended: sql<{ appended: number }>`(insert into execution_events (execution_id, type, data)
+      select ${executionId}::uuid, ${event.type}, ${JSON.stringify(event.data)}::jsonb from turn returning 1 as appended)`,
+    notify: sql`(select pg_notify(${EXECUTION_CHANNEL}, ${executionId}) from appended)`,
+  };
 }
 
 export async function notifyExecution(db: Db, executionId: string): Promise<void> {
@@ -265,20 +279,12 @@ async function withCaseWrites(
   writes: CaseWrites,
 ): Promise<boolean> {
   const outbox = outboxCte(writes.outbox.schema, writes.outbox.batch, { guard: 'written', name: 'added' });
+  const append = streamAppend(executionId, writes.stream, 'written');
   const row = await query
-    // Raw CTE bodies are written as they are: in parentheses.
-    .with('turn', () => sql<{ locked: unknown }>`(select pg_advisory_xact_lock(hashtextextended(${executionId}, ${STREAM_LOCK_SEED})) as locked from written)`)
-    .with(
-      'appended',
-      () => sql<{ appended: number }>`(insert into execution_events (execution_id, type, data)
-        select ${executionId}::uuid, ${writes.stream.type}, ${JSON.stringify(writes.stream.data)}::jsonb from turn returning 1 as appended)`,
-    )
+    .with('turn', () => append.turn)
+    .with('appended', () => append.appended)
     .with('added', () => outbox.cte)
-    .selectNoFrom([
-      sql<boolean>`exists (select 1 from written)`.as('held'),
-      sql`(select pg_notify(${EXECUTION_CHANNEL}, ${executionId}) from appended)`.as('streamed'),
-      outbox.wake.as('published'),
-    ])
+    .selectNoFrom([sql<boolean>`exists (select 1 from written)`.as('held'), append.notify.as('streamed'), outbox.wake.as('published')])
     .executeTakeFirstOrThrow();
   return row.held;
 }

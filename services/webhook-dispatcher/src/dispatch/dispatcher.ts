@@ -91,15 +91,6 @@ class Slots {
 }
 
 /**
- * Sends due deliveries. A batch is one transaction: it takes due rows off
- * `delivery_queue` (a delete that skips rows other transactions hold), sends
- * them, writes every result and commits. Replicas skip each other's rows, so
- * no delivery goes out twice at the same time; a process killed at any point
- * ends its transaction, the delete is undone, and another process sends the
- * rows (at-least-once). Taking a row writes no lease; recording it is one
- * update of the delivery row that Postgres keeps on its page (HOT).
- */
-/**
  * A counter row is (key, window start). The minute counters have keys of
  * their own (`<key>|minute`): the first minute of a UTC day starts when the
  * day does, and under one key its minute and day counters were the same row
@@ -109,6 +100,15 @@ class Slots {
 const MINUTE_SUFFIX = '|minute';
 const minuteCounterKey = (key: string) => `${key}${MINUTE_SUFFIX}`;
 
+/**
+ * Sends due deliveries. A batch is one transaction: it takes due rows off
+ * `delivery_queue` (a delete that skips rows other transactions hold), sends
+ * them, writes every result and commits. Replicas skip each other's rows, so
+ * no delivery goes out twice at the same time; a process killed at any point
+ * ends its transaction, the delete is undone, and another process sends the
+ * rows (at-least-once). Taking a row writes no lease; recording it is one
+ * update of the delivery row that Postgres keeps on its page (HOT).
+ */
 export class Dispatcher {
   private readonly clock: Clock;
   private readonly sender: Sender;
