@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check soak clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup soak clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -83,9 +83,22 @@ test-kafka: setup
 replay-dead-letters: setup
 	pnpm --silent exec tsx libs/bus/src/replay-cli.ts --topic "$(TOPIC)" --group "$(GROUP)"
 
-# make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
-bench: setup
+# make bench [BENCH=executions]: Assay against a baseline tool, ratios printed. The discovery panel
+# (BENCH=discovery-panel, and a bench of everything) needs panel-setup's Debian packages first.
+bench: setup $(if $(BENCH),$(if $(filter discovery-panel,$(BENCH)),panel-setup),panel-setup)
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
+
+# What the discovery panel's Debian apps need (tests/discovery-panel/README.md): PHP for DokuWiki (php-cgi first,
+# so Debian's php does not bring Apache), DokuWiki, MkDocs and Sphinx. Its npm apps come with make setup.
+PANEL_DEBS := php-cli php-cgi php-xml php-mbstring dokuwiki mkdocs python3-sphinx
+panel-setup: setup
+	@missing="$$(for p in $(PANEL_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)"; \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
+	  echo "panel-setup: installing Debian's" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq php-cli php-cgi php-xml php-mbstring >/dev/null && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dokuwiki mkdocs python3-sphinx >/dev/null; \
+	fi
 
 # make bench-check [BENCH_RECORD=1]: short executions, discovery and webhooks benches (3 interleaved
 # rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in

@@ -10,16 +10,14 @@ import { PANEL_TMP } from './support.js';
 
 const run = promisify(execFile);
 
-async function hashDir(dir: string, h = createHash('sha256')): Promise<string> {
+async function hashInto(dir: string, h: ReturnType<typeof createHash>): Promise<void> {
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name === 'node_modules' || entry.name === '.vitepress-cache') continue;
       h.update(`d ${entry.name}\n`);
-      await hashDir(p, h);
+      await hashInto(p, h);
     } else h.update(`f ${entry.name}\n`).update(await readFile(p));
   }
-  return h.digest('hex').slice(0, 16);
 }
 
 const building = new Map<string, Promise<string>>();
@@ -34,14 +32,19 @@ export function buildSite(name: string, source: string, command: string, args: s
   let b = building.get(key);
   if (!b) {
     b = (async () => {
-      const hash = createHash('sha256').update(command + args.join(' ')).update(await hashDir(source)).digest('hex').slice(0, 16);
+      const h = createHash('sha256').update(`${command} ${args.join(' ')}\n`);
+      await hashInto(source, h);
+      const hash = h.digest('hex').slice(0, 16);
       const done = path.join(PANEL_TMP, `${name}-${hash}`);
       if ((await stat(path.join(done, outDir)).catch(() => undefined))?.isDirectory()) return path.join(done, outDir);
       await mkdir(PANEL_TMP, { recursive: true });
       const work = `${done}.building-${process.pid}`;
       await rm(work, { recursive: true, force: true });
       await cp(source, work, { recursive: true });
-      await run(command, args, { cwd: work, timeout: 300_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
+      await run(command, args, { cwd: work, timeout: 300_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }).catch(async (err: unknown) => {
+        await rm(work, { recursive: true, force: true });
+        throw err;
+      });
       await rename(work, done).catch(async () => rm(work, { recursive: true, force: true }));
       return path.join(done, outDir);
     })();

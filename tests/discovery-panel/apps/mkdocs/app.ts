@@ -7,6 +7,6 @@ import { buildSite } from '../../build.js';
 import { PANEL_DIR, serveStatic, type RunningApp } from '../../support.js';
 
 export async function startMkdocs(): Promise<RunningApp> {
-  const site = await buildSite('mkdocs', path.join(PANEL_DIR, 'apps', 'mkdocs', 'site'), 'mkdocs', ['build', '--quiet', '--site-dir', 'out'], 'out');
+  const site = await buildSite('mkdocs', path.join(PANEL_DIR, 'apps', 'mkdocs', 'site'), '/usr/bin/python3', ['-m', 'mkdocs', 'build', '--quiet', '--site-dir', 'out'], 'out');
   return serveStatic({ mounts: { '/': site }, notFound: path.join(site, '404.html') });
 }

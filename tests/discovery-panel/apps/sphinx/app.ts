@@ -7,6 +7,6 @@ import { buildSite } from '../../build.js';
 import { PANEL_DIR, serveStatic, type RunningApp } from '../../support.js';
 
 export async function startSphinx(): Promise<RunningApp> {
-  const site = await buildSite('sphinx', path.join(PANEL_DIR, 'apps', 'sphinx', 'site'), 'python3', ['-m', 'sphinx', '-q', '-b', 'html', '.', 'out'], 'out');
+  const site = await buildSite('sphinx', path.join(PANEL_DIR, 'apps', 'sphinx', 'site'), '/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', '.', 'out'], 'out');
   return serveStatic({ mounts: { '/': site } });
 }
