@@ -91,7 +91,13 @@ export const discoverySchemas: Record<string, JsonSchema> = {
         type: 'boolean',
         default: false,
         description:
-          'Also exercise each crawled page: fill its visible forms with generated values and submit them, click its in-page buttons, and record the XHR/fetch calls and form posts this causes (api_endpoints, crud and form_submission evidence). It changes data on the target: point it at a test environment. Bounded per page; never on pages robots.txt disallows or the egress policy refuses; payment forms and sign-out or account-deletion buttons are left alone.',
+          'Also exercise each crawled page: type into its search boxes, fill its visible forms with generated values and submit them, click its in-page buttons, and record the XHR/fetch calls and form posts this causes (api_endpoints, crud and form_submission evidence). Calls that would write (anything but GET, HEAD and OPTIONS) are held unless allow_writes is true. Bounded per page; never on pages robots.txt disallows or the egress policy refuses; payment forms and sign-out or account-deletion buttons are left alone.',
+      },
+      allow_writes: {
+        type: 'boolean',
+        default: false,
+        description:
+          'With interactive: let exploration change data on the target (its forms and buttons may POST, PUT, PATCH or DELETE), and look for record flows (crud: create, see it listed, edit, delete). Off: every call or form post that would write is held in the browser and never reaches the target; the flows record the call it would have made. Point it only at a test environment.',
       },
       accessibility: {
         type: 'boolean',

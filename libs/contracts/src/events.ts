@@ -210,6 +210,7 @@ export const EVENTS: Record<string, EventContract> = {
             wait_for_navigation: { type: 'boolean' },
             enable_ai_analysis: { type: 'boolean' },
             interactive: { type: 'boolean' },
+            allow_writes: { type: 'boolean' },
           },
         },
       },

@@ -25,7 +25,7 @@ async function crawl(body: Record<string, unknown>) {
 describe('interactive discovery', () => {
   let results: any;
   beforeAll(async () => {
-    results = await crawl({ interactive: true });
+    results = await crawl({ interactive: true, allow_writes: true });
   });
 
   it('submits forms and clicks in-page buttons, so the write endpoints appear with their real status codes and times', () => {
@@ -64,6 +64,18 @@ describe('interactive discovery', () => {
     expect(logins.length).toBeGreaterThan(0);
     expect(logins[0]!.form!.email).toMatch(/^[a-z]+\.[0-9a-f]{6}@example\.com$/);
     expect(logins[0]!.form!.password!.length).toBeGreaterThanOrEqual(16);
+  });
+});
+
+describe('interactive discovery without allow_writes (the default)', () => {
+  it('fills, submits and clicks, but holds every call that would write in the browser: the target gets none, and the flows name the calls held', async () => {
+    const results = await crawl({ interactive: true });
+    expect(h.site.writes).toEqual([]);
+    expect(results.api_endpoints.filter((e: any) => e.method !== 'GET')).toEqual([]);
+    const crud = results.flows.find((f: any) => f.type === 'crud');
+    expect(crud.evidence).toEqual(expect.arrayContaining([expect.stringMatching(/^held .*POST \/api\/notes/)]));
+    const contact = results.flows.find((f: any) => f.type === 'form_submission' && f.pages.some((p: string) => p.endsWith('/contact')));
+    expect(contact.evidence).toContain('would submit: POST /contact (held: the session does not allow writes)');
   });
 });
 

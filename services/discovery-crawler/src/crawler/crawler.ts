@@ -34,7 +34,7 @@ import {
 } from '../sessions/sessions.repository.js';
 import type { ClientRoute } from './client-routes.js';
 import { DEFAULT_EXPLORE_LIMITS, type ExploreFindings } from './explore.js';
-import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows.js';
+import { detectFlows, type AnalyzedPage, type DetectedFlow } from './flows/index.js';
 import { DEFAULT_SETTLE_MS, PageLoader, type LoadedPage, type Pace } from './page-loader.js';
 import { detectPatterns } from './patterns.js';
 import { fetchRobotsTxt, parseRobots } from './robots.js';
@@ -84,6 +84,20 @@ interface CrawlState {
   meteredAt: number;
   /** When flows and patterns were last judged over every page seen. */
   judgedAt: number;
+}
+
+/** One crawl of a session by this process: the frontier and its counters, shared by the session's tabs. */
+interface SessionRun {
+  state: CrawlState;
+  loadOpts: { timeoutMs: number; waitForApi: boolean; pace: Pace; settleMs: number };
+  frontier: FrontierPage[];
+  crawled: number;
+  inFlight: number;
+  currentNotedAt: number;
+  /** Link-like elements clicked to find client-side routes, across the session's pages: a menu on every page is clicked once. */
+  triedRoutes: Set<string>;
+  /** Search boxes typed into and chrome buttons clicked while exploring, across the session's pages. */
+  triedExplore: Set<string>;
 }
 
 type Stop = 'paused' | 'cancelled' | 'lost' | 'shutdown';
@@ -202,168 +216,184 @@ export class Crawler {
     });
   }
 
-  private async run(session: SessionRow, ctl: Control): Promise<void> {
+  /** Renews the lease and halts the crawl when the session is paused, cancelled or taken (every 300 ms at most). */
+  private watch(session: SessionRow, ctl: Control): NodeJS.Timeout {
     const { db, logger } = this.o;
-    const config = session.config as CrawlConfig;
-    const origin = new URL(session.target_url).origin;
     let lastRenew = Date.now();
-    const watch = setInterval(async () => {
+    const stopFor = (status: string | undefined) => this.halt(ctl, status === 'paused' ? 'paused' : status === 'cancelled' ? 'cancelled' : 'lost');
+    return setInterval(async () => {
       try {
         if (Date.now() - lastRenew > (this.o.leaseSeconds * 1000) / 3) {
           lastRenew = Date.now();
-          if (!(await renewLease(db, session.id, this.o.workerId, this.o.leaseSeconds))) {
-            const status = await currentStatus(db, session.id);
-            this.halt(ctl, status === 'paused' ? 'paused' : status === 'cancelled' ? 'cancelled' : 'lost');
-          }
+          if (!(await renewLease(db, session.id, this.o.workerId, this.o.leaseSeconds))) stopFor(await currentStatus(db, session.id));
         } else {
           const status = await currentStatus(db, session.id);
-          if (status !== 'running') this.halt(ctl, status === 'paused' ? 'paused' : status === 'cancelled' ? 'cancelled' : 'lost');
+          if (status !== 'running') stopFor(status);
         }
       } catch (err) {
         logger.warn({ err }, 'lease check failed');
       }
     }, Math.min(300, this.o.pollMs ?? 300));
+  }
 
+  private async run(session: SessionRow, ctl: Control): Promise<void> {
+    const watch = this.watch(session, ctl);
     try {
-      // robots.txt is read once per session and kept, so a resumed crawl follows the same rules.
-      let robotsTxt = session.robots_txt;
-      if (robotsTxt === null) {
-        robotsTxt = await fetchRobotsTxt(origin, this.robotsAgent);
-        await updateSession(db, session.id, { robots_txt: robotsTxt });
-      }
-      const robots = parseRobots(origin, robotsTxt);
-      const delayMs = Math.max(config.request_delay_ms, robots.delayMs);
-      const inScope = makeScope(config.include_patterns, config.exclude_patterns);
-      const accept = (url: string) => sameOrigin(url, origin) && robots.allowed(url) && inScope(url);
-
-      await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
-      const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
-      const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
-      const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set(), meteredAt: Date.now(), judgedAt: 0 };
-      const frontier = await pendingPages(db, session.id);
-      let crawled = (await countSession(db, session.id)).crawled;
-      let inFlight = 0;
-      let currentNotedAt = 0;
-      // Link-like elements clicked to find client-side routes, across the session's pages: a menu on every page is clicked once.
-      const triedRoutes = new Set<string>();
-      // Search boxes typed into and chrome buttons clicked while exploring, across the session's pages.
-      const triedExplore = new Set<string>();
-
+      const run = await this.prepare(session, ctl);
       ctl.context = (await this.o.browsers.newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true, acceptDownloads: false })).context;
       ctl.context.setDefaultTimeout(this.o.navigationTimeoutMs);
       // Stopped while the context was made: the stop could not close it.
       if (ctl.stopped) return;
-      const tabs = Math.max(1, Math.min(this.o.pagesInParallel, config.max_pages));
-      // Never faster than the delay: with one, page requests go one at a time, each
-      // leaving delayMs after the previous one's response arrived, so the target sees
-      // them at least that far apart whatever the network's jitter.
-      let gate: Promise<void> = Promise.resolve();
-      const pace: Pace = async () => {
-        if (delayMs === 0) return ctl.stopped ? undefined : () => undefined;
-        const previous = gate;
-        let release: () => void = () => undefined;
-        gate = new Promise<void>((resolve) => (release = resolve));
-        await previous;
-        if (ctl.stopped) return void release();
-        return () => {
-          const until = Date.now() + delayMs;
-          void (async () => {
-            // Timers may fire a millisecond early: sleep until the time really came (or the crawl stopped).
-            while (!ctl.stopped && Date.now() < until) await this.sleep(ctl, until - Date.now());
-            release();
-          })();
-        };
-      };
-      const loadOpts = { timeoutMs: this.o.navigationTimeoutMs, waitForApi: config.wait_for_navigation, pace, settleMs: this.o.settleMs ?? DEFAULT_SETTLE_MS };
-
-      const worker = async () => {
-        const loader = await PageLoader.open(ctl.context!);
-        for (;;) {
-          if (ctl.stopped) return;
-          if (crawled + inFlight >= config.max_pages) return;
-          const next = frontier.shift();
-          if (!next) {
-            if (inFlight === 0) return;
-            await this.sleep(ctl, 25); // others may still add links
-            continue;
-          }
-          inFlight++;
-          try {
-            if (ctl.stopped) return frontier.unshift(next);
-            // The page being loaded, for progress: noted at most every CURRENT_PAGE_MS (a write per page cost a crawl more than its progress is worth).
-            if (Date.now() - currentNotedAt >= CURRENT_PAGE_MS) {
-              currentNotedAt = Date.now();
-              await setCurrentPage(db, session.id, this.o.workerId, next.url);
-            }
-            let loaded: LoadedPage;
-            let reachedBy: 'direct' | 'in_app' = 'direct';
-            // A client-side route that neither its URL nor a click through the app reached.
-            let unreachable = false;
-            try {
-              loaded = await loader.load(next.url, loadOpts);
-              // A client-side route the server does not answer (no history fallback): reached by clicking through the app.
-              if (next.via && (!loaded.extract || loaded.status_code >= 400) && !ctl.stopped) {
-                const inApp = await loader.loadVia(next.url, next.via, loadOpts).catch(() => ({ missed: 'not_reached' as const }));
-                if ('page' in inApp) {
-                  loaded = { ...inApp.page, status_code: loaded.status_code, content_type: loaded.content_type, response_time_ms: loaded.response_time_ms };
-                  reachedBy = 'in_app';
-                } else if (inApp.missed === 'not_reached') unreachable = true;
-              }
-            } catch (err) {
-              if (ctl.stopped) return frontier.unshift(next);
-              logger.debug({ err, url: next.url }, 'page failed to load');
-              loaded = { status_code: 0, content_type: '', response_time_ms: 0, api_calls: [] };
-            }
-            if (ctl.stopped) return frontier.unshift(next);
-            const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
-            const mayAct = !!loaded.extract && robots.allowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed;
-            // Link-like elements without an href: a client-side router's links, clicked to find where they lead.
-            if (mayAct && config.wait_for_navigation && loaded.extract!.handler_links > 0) {
-              findings.routes.push(...(await loader.probeRoutes(triedRoutes, ROUTE_PROBE).catch(() => [])));
-            }
-            // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
-            if (config.interactive && mayAct) {
-              const explored = await loader.explore(loaded.extract!.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }, triedExplore).catch((err: unknown) => {
-                logger.debug({ err, url: next.url }, 'exploring the page failed');
-                return undefined;
-              });
-              if (explored) {
-                loaded.api_calls.push(...explored.calls);
-                findings.routes.push(...explored.found.routes);
-                findings.panels.push(...explored.found.panels);
-                findings.typeahead.push(...explored.found.typeahead);
-              }
-            }
-            // The same axe scan as assert_accessible (WCAG 2 A and AA, every impact), on the page as loaded: it reads, never acts.
-            if (config.accessibility && loaded.extract && !ctl.stopped) {
-              loaded.accessibility = await scanAccessibility(loader.page, { tags: ACCESSIBILITY_STANDARDS.wcag2aa, minImpact: 'minor' }).then(
-                (violations) => ({ violations }),
-                (err: unknown) => ({ error: `The accessibility scan failed: ${firstLine(err)}` }),
-              );
-            }
-            if (ctl.stopped) return frontier.unshift(next);
-            const added = await this.record(session, next, loaded, findings, { reachedBy, unreachable }, state);
-            if (added === undefined) return this.halt(ctl, 'lost');
-            crawled++;
-            frontier.push(...added);
-            frontier.sort((a, b) => a.depth - b.depth || a.id - b.id);
-          } finally {
-            inFlight--;
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: tabs }, () => worker()));
+      const tabs = Math.max(1, Math.min(this.o.pagesInParallel, run.state.config.max_pages));
+      await Promise.all(Array.from({ length: tabs }, () => this.worker(session, ctl, run)));
       if (ctl.stopped) return;
-      await this.complete(session, state);
+      await this.complete(session, run.state);
     } finally {
       clearInterval(watch);
       await ctl.context?.close().catch(() => undefined);
       // Paused, cancelled or stopped: the pages crawled since the last report are reported now (a crawler
       // that died leaves them in the session's counter for the next one, or for the reaper).
-      await withTransaction(db, async (trx) => enqueueEvents(trx, this.o.schema, await this.meter(trx, session))).catch((err: unknown) =>
+      await withTransaction(this.o.db, async (trx) => enqueueEvents(trx, this.o.schema, await this.meter(trx, session))).catch((err: unknown) =>
         this.o.logger.warn({ err, session_id: session.id }, 'reporting the pages crawled failed; they are reported when the session next runs or ends'),
       );
     }
+  }
+
+  /** What a crawl of the session starts from: robots.txt (read once per session and kept), its scope, the frontier and what was seen before a pause. */
+  private async prepare(session: SessionRow, ctl: Control): Promise<SessionRun> {
+    const { db } = this.o;
+    const config = session.config as CrawlConfig;
+    const origin = new URL(session.target_url).origin;
+    let robotsTxt = session.robots_txt;
+    if (robotsTxt === null) {
+      robotsTxt = await fetchRobotsTxt(origin, this.robotsAgent);
+      await updateSession(db, session.id, { robots_txt: robotsTxt });
+    }
+    const robots = parseRobots(origin, robotsTxt);
+    const delayMs = Math.max(config.request_delay_ms, robots.delayMs);
+    const inScope = makeScope(config.include_patterns, config.exclude_patterns);
+    const accept = (url: string) => sameOrigin(url, origin) && robots.allowed(url) && inScope(url);
+    await addPages(db, session.id, [{ url: session.target_url, depth: 0 }]);
+    const analysed: AnalyzedPage[] = (await crawledPages(db, session.id)).flatMap((p) => (p.analysis ? [{ url: p.url, title: p.title ?? '', analysis: p.analysis }] : []));
+    const knownFlows = new Map((await listFlows(db, session.id)).map((f) => [f.flow_key, flowSignature(f)]));
+    const state: CrawlState = { accept, robotsAllowed: (url) => robots.allowed(url), config, analysed, knownFlows, warnings: new SessionWarnings(session.warnings), refusedLinks: new Set(), meteredAt: Date.now(), judgedAt: 0 };
+    const loadOpts = { timeoutMs: this.o.navigationTimeoutMs, waitForApi: config.wait_for_navigation, pace: this.pacer(ctl, delayMs), settleMs: this.o.settleMs ?? DEFAULT_SETTLE_MS };
+    return { state, loadOpts, frontier: await pendingPages(db, session.id), crawled: (await countSession(db, session.id)).crawled, inFlight: 0, currentNotedAt: 0, triedRoutes: new Set(), triedExplore: new Set() };
+  }
+
+  /**
+   * Never faster than the delay: with one, page requests go one at a time, each
+   * leaving delayMs after the previous one's response arrived, so the target
+   * sees them at least that far apart whatever the network's jitter.
+   */
+  private pacer(ctl: Control, delayMs: number): Pace {
+    let gate: Promise<void> = Promise.resolve();
+    return async () => {
+      if (delayMs === 0) return ctl.stopped ? undefined : () => undefined;
+      const previous = gate;
+      let release: () => void = () => undefined;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      await previous;
+      if (ctl.stopped) return void release();
+      return () => {
+        const until = Date.now() + delayMs;
+        void (async () => {
+          // Timers may fire a millisecond early: sleep until the time really came (or the crawl stopped).
+          while (!ctl.stopped && Date.now() < until) await this.sleep(ctl, until - Date.now());
+          release();
+        })();
+      };
+    };
+  }
+
+  /** One tab: takes pages from the frontier until it is empty (and no other tab may add to it), the page budget is spent or the crawl stops. */
+  private async worker(session: SessionRow, ctl: Control, run: SessionRun): Promise<void> {
+    const loader = await PageLoader.open(ctl.context!, { allowWrites: !!run.state.config.allow_writes });
+    const { config } = run.state;
+    for (;;) {
+      if (ctl.stopped) return;
+      if (run.crawled + run.inFlight >= config.max_pages) return;
+      const next = run.frontier.shift();
+      if (!next) {
+        if (run.inFlight === 0) return;
+        await this.sleep(ctl, 25); // others may still add links
+        continue;
+      }
+      run.inFlight++;
+      try {
+        if (ctl.stopped) return void run.frontier.unshift(next);
+        // The page being loaded, for progress: noted at most every CURRENT_PAGE_MS (a write per page cost a crawl more than its progress is worth).
+        if (Date.now() - run.currentNotedAt >= CURRENT_PAGE_MS) {
+          run.currentNotedAt = Date.now();
+          await setCurrentPage(this.o.db, session.id, this.o.workerId, next.url);
+        }
+        const visit = await this.visit(loader, next, ctl, run);
+        if (!visit || ctl.stopped) return void run.frontier.unshift(next);
+        const added = await this.record(session, next, visit.loaded, visit.findings, visit.how, run.state);
+        if (added === undefined) return this.halt(ctl, 'lost');
+        run.crawled++;
+        run.frontier.push(...added);
+        run.frontier.sort((a, b) => a.depth - b.depth || a.id - b.id);
+      } finally {
+        run.inFlight--;
+      }
+    }
+  }
+
+  /** Loads a page (through the app where its URL does not answer) and acts on it; undefined when the crawl stopped meanwhile. */
+  private async visit(loader: PageLoader, next: FrontierPage, ctl: Control, run: SessionRun) {
+    let loaded: LoadedPage;
+    const how = { reachedBy: 'direct' as 'direct' | 'in_app', unreachable: false };
+    try {
+      loaded = await loader.load(next.url, run.loadOpts);
+      // A client-side route the server does not answer (no history fallback): reached by clicking through the app.
+      if (next.via && (!loaded.extract || loaded.status_code >= 400) && !ctl.stopped) {
+        const inApp = await loader.loadVia(next.url, next.via, run.loadOpts).catch(() => ({ missed: 'not_reached' as const }));
+        if ('page' in inApp) {
+          loaded = { ...inApp.page, status_code: loaded.status_code, content_type: loaded.content_type, response_time_ms: loaded.response_time_ms };
+          how.reachedBy = 'in_app';
+        } else if (inApp.missed === 'not_reached') how.unreachable = true;
+      }
+    } catch (err) {
+      if (ctl.stopped) return undefined;
+      this.o.logger.debug({ err, url: next.url }, 'page failed to load');
+      loaded = { status_code: 0, content_type: '', response_time_ms: 0, api_calls: [] };
+    }
+    if (ctl.stopped) return undefined;
+    const findings = await this.actOn(loader, next, loaded, run, ctl);
+    return { loaded, findings, how };
+  }
+
+  /** What the crawler does on a read page besides reading it: clicks link-like elements, explores (interactive), scans (accessibility). */
+  private async actOn(loader: PageLoader, next: FrontierPage, loaded: LoadedPage, run: SessionRun, ctl: Control): Promise<ExploreFindings> {
+    const { config } = run.state;
+    const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
+    const mayAct = !!loaded.extract && run.state.robotsAllowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed;
+    // Link-like elements without an href: a client-side router's links, clicked to find where they lead.
+    if (mayAct && config.wait_for_navigation && loaded.extract!.handler_links > 0) {
+      findings.routes.push(...(await loader.probeRoutes(run.triedRoutes, ROUTE_PROBE).catch(() => [])));
+    }
+    // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
+    if (config.interactive && mayAct) {
+      const explored = await loader.explore(loaded.extract!.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }, run.triedExplore).catch((err: unknown) => {
+        this.o.logger.debug({ err, url: next.url }, 'exploring the page failed');
+        return undefined;
+      });
+      if (explored) {
+        loaded.api_calls.push(...explored.calls);
+        findings.routes.push(...explored.found.routes);
+        findings.panels.push(...explored.found.panels);
+        findings.typeahead.push(...explored.found.typeahead);
+      }
+    }
+    // The same axe scan as assert_accessible (WCAG 2 A and AA, every impact), on the page as loaded: it reads, never acts.
+    if (config.accessibility && loaded.extract && !ctl.stopped) {
+      loaded.accessibility = await scanAccessibility(loader.page, { tags: ACCESSIBILITY_STANDARDS.wcag2aa, minImpact: 'minor' }).then(
+        (violations) => ({ violations }),
+        (err: unknown) => ({ error: `The accessibility scan failed: ${firstLine(err)}` }),
+      );
+    }
+    return findings;
   }
 
   /**
@@ -413,14 +443,16 @@ export class Crawler {
     const terms = new Map(found.typeahead.map((t) => [`search ${t.selector}`, t.term]));
     const template = (c: { url: string; cause?: string }) => templateEndpoint(c.url, c.cause ? terms.get(c.cause) : undefined);
     // Form posts made while exploring are evidence for flows, not API endpoints.
-    const apiCalls = loaded.api_calls.filter((c) => !c.document && sameOrigin(c.url, session.target_url));
-    const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: template(c), status: c.status, cause: c.cause! }));
+    // Calls held in the browser (writes a session without allow_writes would have made) never reached the target: evidence, not endpoints.
+    const scripted = loaded.api_calls.filter((c) => !c.document && sameOrigin(c.url, session.target_url));
+    const apiCalls = scripted.filter((c) => !c.held);
+    const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: template(c), status: c.status, cause: c.cause!, ...(c.held ? { held: true } : {}) }));
     const inScope = [...links].filter((url) => sameOrigin(url, session.target_url));
     const warnings = ex ? pageWarnings(loaded, inScope.length, s.config) : [];
     let analysis: PageAnalysis | null = null;
     if (ex) {
       const writes = new Map<string, { method: string; endpoint: string }>();
-      for (const c of apiCalls) if (c.method !== 'GET' && c.method !== 'HEAD') writes.set(`${c.method} ${template(c)}`, { method: c.method, endpoint: template(c) });
+      for (const c of scripted) if (c.method !== 'GET' && c.method !== 'HEAD') writes.set(`${c.method} ${template(c)}`, { method: c.method, endpoint: template(c) });
       for (const w of ex.script_writes) {
         const url = normaliseUrl(w.path.replace('{id}', '0'), page.url);
         if (url && sameOrigin(url, session.target_url)) {

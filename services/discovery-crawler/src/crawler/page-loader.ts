@@ -107,6 +107,7 @@ const STATE_AND_EXTRACT_EXPRESSION = `(() => { const state = ${STATE_EXPRESSION}
 interface PausedRequest {
   requestId: string;
   frameId: string;
+  resourceType?: string;
   request: { url: string; method: string };
   responseStatusCode?: number;
   responseErrorReason?: string;
@@ -123,6 +124,12 @@ interface DocumentInFlight {
   done?: () => void;
   timer?: NodeJS.Timeout;
 }
+
+/** Methods that read: the only calls sent while exploring a session that does not allow writes. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const DOCUMENTS_ONLY: Array<{ resourceType: 'Document' | 'XHR' | 'Fetch' | 'Ping'; requestStage: 'Request' }> = [{ resourceType: 'Document', requestStage: 'Request' }];
+/** While exploring without writes: calls too (XHR, fetch, beacons), so one that would write is held in the browser. */
+const DOCUMENTS_AND_CALLS: typeof DOCUMENTS_ONLY = [...DOCUMENTS_ONLY, ...(['XHR', 'Fetch', 'Ping'] as const).map((resourceType) => ({ resourceType, requestStage: 'Request' as const }))];
 
 /** The longest a document's request holds the session's pacing turn (ms). */
 const MAX_TURN_MS = 60_000;
@@ -162,12 +169,19 @@ export class PageLoader {
   private constructor(
     readonly page: Page,
     private readonly cdp: CDPSession,
+    /** Calls and form posts that write may reach the target while exploring (the session's allow_writes). */
+    private readonly allowWrites: boolean,
   ) {}
 
-  static async open(context: BrowserContext): Promise<PageLoader> {
+  /**
+   * A tab of `context`. Without `allowWrites`, exploring holds in the browser every call and
+   * form post that would write (any method but GET, HEAD and OPTIONS): it never reaches the
+   * target, and is recorded as `held` with the action that tried it.
+   */
+  static async open(context: BrowserContext, opts: { allowWrites?: boolean } = {}): Promise<PageLoader> {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    const loader = new PageLoader(page, cdp);
+    const loader = new PageLoader(page, cdp, opts.allowWrites ?? true);
     await loader.page.addInitScript(INSTRUMENT);
     // A click that opens a new tab or window: nothing of the crawl happens there.
     loader.page.on('popup', (p) => void p.close().catch(() => undefined));
@@ -178,7 +192,7 @@ export class PageLoader {
     const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
     loader.mainFrameId = tree.frameTree.frame.id;
     cdp.on('Fetch.requestPaused', (e) => void loader.paused(e));
-    await cdp.send('Fetch.enable', { patterns: [{ resourceType: 'Document', requestStage: 'Request' }] });
+    await cdp.send('Fetch.enable', { patterns: DOCUMENTS_ONLY });
     const visits = new WeakMap<Request, { visit: Visit; cause: string | undefined }>();
     loader.page.on('request', (r) => {
       if (PENDING_TYPES.has(r.resourceType())) {
@@ -194,12 +208,14 @@ export class PageLoader {
       const { visit: v, cause } = visits.get(r) ?? { visit: loader.visit, cause: loader.cause };
       const res = failed ? null : await r.response().catch(() => null);
       const t = r.timing();
+      const held = failed && /BLOCKED_BY_CLIENT/.test(r.failure()?.errorText ?? '') && !READS.has(r.method());
       v.calls.push({
         method: r.method(),
         url: r.url(),
         status: res?.status() ?? 0,
         response_time_ms: Math.max(0, Math.round(t.responseEnd > 0 ? t.responseEnd : 0)),
         ...(cause ? { cause } : {}),
+        ...(held ? { held: true } : {}),
       });
     };
     loader.page.on('requestfinished', (r) => void done(r, false));
@@ -222,10 +238,20 @@ export class PageLoader {
     const fail = () => send('Fetch.failRequest', { errorReason: 'Aborted' });
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     if (!atResponse) {
+      // A call (only intercepted while exploring without writes): one that would write is held.
+      if (e.resourceType && e.resourceType !== 'Document') {
+        if (READS.has(e.request.method)) return void (await send('Fetch.continueRequest', {}));
+        return void (await send('Fetch.failRequest', { errorReason: 'BlockedByClient' }));
+      }
       if (e.frameId !== this.mainFrameId) return void (await send('Fetch.continueRequest', {}));
       const exploring = this.exploring;
       if (exploring) this.heldDocument = true;
       if (exploring && (e.request.method === 'GET' || !this.cause)) return void (await fail());
+      // A form post while exploring a session that does not allow writes: recorded as the call it would make, never sent.
+      if (exploring && !this.allowWrites) {
+        this.visit.calls.push({ method: e.request.method, url: e.request.url, status: 0, response_time_ms: 0, cause: this.cause!, document: true, held: true });
+        return void (await fail());
+      }
       const inFlight: DocumentInFlight = { visit: this.visit, t0: 0, ...(exploring ? { cause: this.cause! } : {}) };
       // A tab asks for one document at a time: one still waiting for its answer was given up (superseded).
       this.releaseTurns();
@@ -364,6 +390,7 @@ export class PageLoader {
     const visit = this.visit;
     const before = visit.calls.length;
     this.exploring = true;
+    if (!this.allowWrites) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_AND_CALLS });
     let found: ExploreFindings;
     try {
       found = await explorePage(this.page, forms, limits, sessionTried, {
@@ -377,6 +404,7 @@ export class PageLoader {
       this.exploring = false;
       this.cause = undefined;
       this.releaseTurns();
+      if (!this.allowWrites) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_ONLY }).catch(() => undefined);
     }
     return { calls: visit.calls.slice(before).filter((c) => c.cause), found };
   }

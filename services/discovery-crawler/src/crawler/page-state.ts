@@ -12,6 +12,8 @@ export interface ApiCall {
   cause?: string;
   /** A form post (a document request), not an XHR/fetch call. */
   document?: boolean;
+  /** Held in the browser (it would write, and the session does not allow writes): it never reached the target. */
+  held?: boolean;
 }
 
 export interface PageState {

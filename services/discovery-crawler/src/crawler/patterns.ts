@@ -1,4 +1,4 @@
-import type { AnalyzedPage } from './flows.js';
+import type { AnalyzedPage } from './flows/index.js';
 
 export interface UiPattern {
   pattern_id: string;

@@ -17,6 +17,8 @@ export interface CrawlConfig {
   request_delay_ms: number;
   /** Fill and submit forms, click in-page buttons (absent in sessions from before: false). */
   interactive?: boolean;
+  /** Interactive exploration may change data on the target (absent in sessions from before: false, writes held). */
+  allow_writes?: boolean;
   /** Scan each crawled page with axe-core (WCAG 2 A and AA; absent: false). */
   accessibility?: boolean;
 }
@@ -68,7 +70,7 @@ export interface PageAnalysis {
   /** Links to other pages, with a stable selector, keyed by target URL. */
   link_selectors: Record<string, string>;
   /** Interactive sessions: the calls that filling and submitting a form (`cause`: its selector) or clicking a button caused. */
-  observed?: Array<{ method: string; endpoint: string; status: number; cause: string }>;
+  observed?: Array<{ method: string; endpoint: string; status: number; cause: string; held?: boolean }>;
   /** Characters of visible text the page rendered (absent in pages crawled before it was read). */
   text_chars?: number;
   /** Visible elements acting on a click without being a link with an href or a button. */
@@ -89,6 +91,8 @@ export interface PageAnalysis {
 export interface PanelInfo {
   /** The button that opened it (a stable selector) and its text. */
   opener: string;
+  /** Clicks that had to come first for the opener to be there (an operation expanded, a menu opened), in order. */
+  before?: string[];
   opener_text: string;
   kind: 'dialog' | 'menu' | 'listbox' | 'panel';
   selector: string;

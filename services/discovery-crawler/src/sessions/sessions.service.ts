@@ -5,7 +5,7 @@ import { conflict, isUuid, iso, notFound, parsePagination, validationError } fro
 import type { DiscoveryContext } from '../context.js';
 import type { CrawlConfig, SessionRow, SessionStatus } from '../db/database.js';
 import { detectPatterns } from '../crawler/patterns.js';
-import { discoveryConfidence } from '../crawler/flows.js';
+import { discoveryConfidence } from '../crawler/flows/index.js';
 import { normaliseUrl } from '../crawler/urls.js';
 import { appendStreamEvent, countSession, streamEventsAfter, crawledPages, findSession, insertSession, listEndpoints, listFlows, listGeneratedCases, listSessions, notifySessionsReady, transition, type ListedSession } from './sessions.repository.js';
 
@@ -21,6 +21,7 @@ export interface StartRequest {
   enable_ai_analysis?: boolean;
   request_delay_ms?: number;
   interactive?: boolean;
+  allow_writes?: boolean;
   accessibility?: boolean;
 }
 
@@ -51,6 +52,7 @@ export async function startSession(ctx: DiscoveryContext, orgId: string, req: St
     enable_ai_analysis: req.enable_ai_analysis ?? false,
     request_delay_ms: req.request_delay_ms ?? L.requestDelayMs.default,
     interactive: req.interactive ?? false,
+    allow_writes: req.allow_writes ?? false,
     accessibility: req.accessibility ?? false,
   };
   const perPage = Math.max(config.request_delay_ms, PAGE_MS / ctx.pagesInParallel);

@@ -1,6 +1,6 @@
-import type { FieldInfo, FormInfo, PageAnalysis } from '../db/database.js';
-import { detectFlows, discoveryConfidence, type AnalyzedPage } from './flows.js';
-import { detectPatterns } from './patterns.js';
+import type { FieldInfo, FormInfo, PageAnalysis } from '../../db/database.js';
+import { detectFlows, discoveryConfidence, type AnalyzedPage } from './index.js';
+import { detectPatterns } from '../patterns.js';
 
 const field = (f: Partial<FieldInfo>): FieldInfo => ({ tag: 'input', type: 'text', name: '', selector: `#${f.name}`, label: '', autocomplete: '', ...f });
 const form = (f: Partial<FormInfo>): FormInfo => ({ selector: '#f', method: 'post', action: '', fields: [], submit: '#go', ...f });
