@@ -91,7 +91,8 @@ export interface Score {
  * expected flow at most, matched in list order.
  */
 export function scoreCrawl(list: FeatureList, base: string, results: CrawlResults, cases: { passed: number; total: number }): Score {
-  const ok = results.pages.filter((p) => p.status_code > 0 && p.status_code < 400);
+  // Read as a page: a redirect or an error is not the page.
+  const ok = results.pages.filter((p) => p.status_code >= 200 && p.status_code < 300);
   const missingPages = list.pages.filter((e) => !ok.some((p) => samePage(base, p.url, e.path))).map((e) => e.path);
   const used = new Set<string>();
   const flows: FlowMatch[] = list.flows.map((expected) => {

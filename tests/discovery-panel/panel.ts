@@ -3,6 +3,8 @@
 // flows turned into test cases, and those cases run by the execution runner
 // in Chromium against the unchanged app. Then the results are scored against
 // the app's feature list (features.ts).
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startDokuwiki } from './apps/dokuwiki/app.js';
 import { startMkdocs } from './apps/mkdocs/app.js';
 import { startRedoc } from './apps/redoc/app.js';
@@ -120,6 +122,8 @@ export async function runApp(product: Product, list: FeatureList): Promise<AppRu
   try {
     const crawled = await crawlApp(product, list, app.url);
     results = crawled.results;
+    // PANEL_DUMP=<dir>: each app's results as JSON, to read what the crawl saw.
+    if (process.env.PANEL_DUMP) writeFileSync(path.join(process.env.PANEL_DUMP, `${list.app}.json`), JSON.stringify(results, null, 2));
     seconds = crawled.seconds;
     cases = await runGeneratedCases(product, crawled.project, crawled.session);
   } catch (err) {

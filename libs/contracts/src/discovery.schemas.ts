@@ -58,7 +58,7 @@ const progress = {
 const status = { type: 'string', enum: ['running', 'paused', 'cancelled', 'completed', 'failed'] };
 
 /** The kinds of warning a session can carry (see the crawler's README, Warnings). */
-export const DISCOVERY_WARNING_CODES = ['empty_page', 'script_errors', 'not_still', 'handler_links', 'robots_blocked', 'single_page', 'no_flows', 'unreachable_routes'] as const;
+export const DISCOVERY_WARNING_CODES = ['empty_page', 'script_errors', 'not_still', 'handler_links', 'robots_blocked', 'single_page', 'no_flows', 'unreachable_routes', 'unexplored_pages'] as const;
 
 /** What may make a session's results incomplete, in progress, results and the stream's `warning` events. */
 export const DISCOVERY_WARNING: JsonSchema = {

@@ -20,7 +20,7 @@ const MARK = new Function(
     `
   const out = [];
   let n = 0;
-  for (const el of document.querySelectorAll('[role=link]:not([href]), a:not([href]), [role=tab]')) {
+  for (const el of document.querySelectorAll('[role=link]:not([href]), a:not([href]), [role=tab], [role=menuitem]:not([href])')) {
     if (!visible(el) || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) continue;
     const text = nameOf(el).slice(0, 80);
     const selector = selectorOf(el);
@@ -32,10 +32,28 @@ const MARK = new Function(
   return out;`,
 ) as (tried: string[]) => Array<{ index: number; text: string; selector: string; sig: string }>;
 
+/** A click that moved the page to a part of itself (its hash now names an element on it), not to another page. */
+export interface SectionMove {
+  selector: string;
+  text: string;
+  /** The hash the click set (`#tag/Books`). */
+  target: string;
+  /** The element it names, when there is one. */
+  section?: string;
+}
+
+// The element a hash names (`#tag/Books` → the element with that id), as a selector.
+const SECTION = new Function('hash', IN_PAGE + `
+  let id = hash.slice(1);
+  try { id = decodeURIComponent(id); } catch {}
+  const el = id && document.getElementById(id);
+  return el ? '[id="' + css(id) + '"]' : undefined;`) as (hash: string) => string | undefined;
+
 /**
- * Clicks the page's link-like elements that have no href, one at a time, and
+ * Clicks the page's link-like elements that have no href (and menu items), one at a time, and
  * records where a client-side router moved (pushState, replaceState, a hash
- * change); goes back after each. The caller holds document navigations while
+ * change); goes back after each. A click that only changed the hash to name a
+ * part of the page (`#tag/Books`, not a `#/` route) is a move within the page. The caller holds document navigations while
  * this runs, so nothing leaves the page. `tried` (element text and selector)
  * spans the session, so a menu on every page is probed once. Elements whose
  * name reads like a destructive or session-ending action are never clicked.
@@ -45,10 +63,11 @@ export async function probeClientRoutes(
   tried: Set<string>,
   limits: { max: number; budgetMs: number },
   hooks: { settle(): Promise<PageState>; state(): Promise<PageState> },
-): Promise<ClientRoute[]> {
+): Promise<{ routes: ClientRoute[]; sections: SectionMove[] }> {
   const deadline = Date.now() + limits.budgetMs;
   const found: ClientRoute[] = [];
-  const home = (await hooks.state()).href;
+  const sections: SectionMove[] = [];
+  let home = (await hooks.state()).href;
   for (let clicks = 0; clicks < limits.max && Date.now() < deadline; clicks++) {
     const marked = await page.evaluate(MARK, [...tried]).catch(() => []);
     for (const m of marked) if (RISKY_TEXT.test(m.text)) tried.add(m.sig);
@@ -62,9 +81,16 @@ export async function probeClientRoutes(
     }
     const after = await hooks.settle();
     if (after.href === home) continue;
+    const hash = new URL(after.href).hash;
+    if (after.href.replace(/#.*$/, '') === home.replace(/#.*$/, '') && !hash.startsWith('#/')) {
+      const section = await page.evaluate(SECTION, hash).catch(() => undefined);
+      sections.push({ selector: next.selector, text: next.text, target: hash, ...(section ? { section } : {}) });
+      home = after.href;
+      continue;
+    }
     found.push({ url: after.href, selector: next.selector, text: next.text });
     await page.goBack({ timeout: 2000 }).catch(() => undefined);
     if ((await hooks.settle()).href !== home) break; // could not get back: the caller reloads the page
   }
-  return found;
+  return { routes: found, sections };
 }

@@ -371,7 +371,9 @@ export class Crawler {
     const mayAct = !!loaded.extract && run.state.robotsAllowed(next.url) && (await this.o.browsers.egress.checkUrl(next.url)).allowed;
     // Link-like elements without an href: a client-side router's links, clicked to find where they lead.
     if (mayAct && config.wait_for_navigation && loaded.extract!.handler_links > 0) {
-      findings.routes.push(...(await loader.probeRoutes(run.triedRoutes, ROUTE_PROBE).catch(() => [])));
+      const probed = await loader.probeRoutes(run.triedRoutes, ROUTE_PROBE).catch(() => ({ routes: [], sections: [] }));
+      findings.routes.push(...probed.routes);
+      if (probed.sections.length) findings.sections = probed.sections;
     }
     // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
     if (config.interactive && mayAct) {
@@ -384,6 +386,7 @@ export class Crawler {
         findings.routes.push(...explored.found.routes);
         findings.panels.push(...explored.found.panels);
         findings.typeahead.push(...explored.found.typeahead);
+        if (explored.found.untried) findings.untried = explored.found.untried;
       }
     }
     // The same axe scan as assert_accessible (WCAG 2 A and AA, every impact), on the page as loaded: it reads, never acts.
@@ -448,7 +451,7 @@ export class Crawler {
     const apiCalls = scripted.filter((c) => !c.held);
     const observed = loaded.api_calls.filter((c) => c.cause && sameOrigin(c.url, session.target_url)).map((c) => ({ method: c.method, endpoint: template(c), status: c.status, cause: c.cause!, ...(c.held ? { held: true } : {}) }));
     const inScope = [...links].filter((url) => sameOrigin(url, session.target_url));
-    const warnings = ex ? pageWarnings(loaded, inScope.length, s.config) : [];
+    const warnings = ex ? pageWarnings(loaded, inScope.length, s.config, found) : [];
     let analysis: PageAnalysis | null = null;
     if (ex) {
       const writes = new Map<string, { method: string; endpoint: string }>();
@@ -483,6 +486,7 @@ export class Crawler {
         ...(routes.length ? { routes } : {}),
         ...(found.panels.length ? { panels: found.panels.map((p) => ({ ...p, links: p.links.flatMap((l) => normaliseUrl(l) ?? []) })) } : {}),
         ...(found.typeahead.length ? { typeahead: found.typeahead } : {}),
+        ...(found.sections?.length ? { sections: found.sections } : {}),
         ...(warnings.length ? { warnings } : {}),
         ...(loaded.accessibility ? { accessibility: loaded.accessibility } : {}),
       };
@@ -627,9 +631,13 @@ export class Crawler {
 }
 
 /** What may have kept the crawler from seeing the whole of a page it read. */
-function pageWarnings(loaded: LoadedPage, linksInScope: number, config: CrawlConfig): PageWarning[] {
+function pageWarnings(loaded: LoadedPage, linksInScope: number, config: CrawlConfig, found: ExploreFindings): PageWarning[] {
   const ex = loaded.extract!;
   const out: PageWarning[] = [];
+  // A page type the crawler could not explore: behind a sign-in it does not have, drawn in frames or a canvas it does not read, or more than its budget.
+  if (loaded.status_code === 401 || loaded.status_code === 403) out.push({ code: 'unexplored_pages', message: `answered ${loaded.status_code}: behind a sign-in the crawler does not have` });
+  else if (ex.opaque) out.push({ code: 'unexplored_pages', message: `most of it is ${ex.opaque} the crawler does not read` });
+  else if (found.untried) out.push({ code: 'unexplored_pages', message: `the exploration budget ran out with ${found.untried} control(s) untried (CRAWLER_EXPLORE_BUDGET_MS)` });
   if (linksInScope === 0 && ex.text_chars < 20) out.push({ code: 'empty_page', message: `rendered ${ex.text_chars ? `only ${ex.text_chars} characters of` : 'no'} text and no links` });
   if (loaded.script_errors?.length) out.push({ code: 'script_errors', message: loaded.script_errors[0]!.slice(0, 200) });
   if (loaded.still === false) out.push({ code: 'not_still', message: 'kept changing until the wait limit' });

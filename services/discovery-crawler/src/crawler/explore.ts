@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import type { FieldInfo, FormInfo, PanelInfo, TypeAheadInfo } from '../db/database.js';
-import type { ClientRoute } from './client-routes.js';
+import type { ClientRoute, SectionMove } from './client-routes.js';
 import { IN_PAGE } from './in-page.js';
 import type { ApiCall, PageState } from './page-state.js';
 
@@ -40,6 +40,10 @@ export interface ExploreAction {
 /** What exploring found besides the calls: routes buttons led to, what they opened, search boxes that suggest. */
 export interface ExploreFindings {
   routes: ClientRoute[];
+  /** Clicks that moved the page to a part of itself (an in-page menu). */
+  sections?: SectionMove[];
+  /** Controls left untried when the page's action or time budget ran out. */
+  untried?: number;
   panels: PanelInfo[];
   typeahead: TypeAheadInfo[];
 }
@@ -101,12 +105,14 @@ const MARK_BUTTONS = new Function(
   'tried',
   IN_PAGE +
     `const out = [];
-  const all = document.querySelectorAll('button, input[type=button], [role=button]');
+  // Links that go nowhere (href "#" or javascript:) are buttons by what they do: a menu or dialog opener.
+  const all = document.querySelectorAll('button, input[type=button], [role=button], a[href="#"], a[href^="javascript:"]');
+  const realLink = (el) => { const a = el.closest('a[href]'); return !!a && !/^(#$|javascript:)/i.test(a.getAttribute('href') || ''); };
   let n = 0;
   for (const old of document.querySelectorAll('[data-assay-explore]')) old.removeAttribute('data-assay-explore');
   for (const b of all) {
     // Not focusable (tabindex=-1): a widget's inner control (a combobox's arrow), not a button a person tabs to.
-    if (b.closest('form') || b.closest('a[href]') || b.disabled || b.getAttribute('aria-disabled') === 'true' || b.getAttribute('tabindex') === '-1') continue;
+    if (b.closest('form') || realLink(b) || b.disabled || b.getAttribute('aria-disabled') === 'true' || b.getAttribute('tabindex') === '-1') continue;
     const r = b.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || (b.checkVisibility && !b.checkVisibility({ visibilityProperty: true }))) continue;
     const text = (b.innerText || b.value || b.getAttribute('aria-label') || b.getAttribute('title') || '').replace(/\\s+/g, ' ').trim().slice(0, 80);
@@ -148,6 +154,29 @@ const READ_OPENED = new Function(
   return { kind, selector: selectorOf(el), title: title.slice(0, 120), forms, links };`,
 ) as (opener: number) => { kind: PanelInfo['kind']; selector: string; title: string; forms: FormInfo[]; links: string[] } | null;
 
+// Marks the fields a person can fill now, so fields a click makes appear (or editable) can be told apart.
+const MARK_FIELDS = new Function(IN_PAGE + `for (const el of document.querySelectorAll('input, textarea, select')) if (visible(el) && !el.disabled && !el.readOnly) el.setAttribute('data-assay-seen', '');`) as () => void;
+
+const IS_EXPANDED = new Function('index', `const b = document.querySelector('[data-assay-explore="' + index + '"]'); return !!b && b.getAttribute('aria-expanded') === 'true';`) as (index: number) => boolean;
+
+// After a click that opened no dialog, menu or list box: fields that appeared or became editable, read as forms
+// (those around them holding a button), with what holds them all.
+const READ_NEW_FIELDS = new Function(
+  IN_PAGE +
+    `
+  const fresh = Array.from(document.querySelectorAll('input, textarea, select')).filter((el) => visible(el) && !el.disabled && !el.readOnly && !el.hasAttribute('data-assay-seen') && isField(el));
+  if (!fresh.length) return null;
+  let root = fresh[0].parentElement;
+  while (root && root !== document.body && !fresh.every((f) => root.contains(f))) root = root.parentElement;
+  while (root && root !== document.body && !root.querySelector(BUTTONS)) root = root.parentElement;
+  if (!root) return null;
+  const forms = readForms(root, true).filter((f) => f.fields.some((x) => fresh.some((el) => selectorOf(el) === x.selector)));
+  if (!forms.length) return null;
+  const r = root.getBoundingClientRect();
+  const heading = root.querySelector('h1, h2, h3, h4, h5, h6');
+  return { kind: 'panel', selector: selectorOf(root), title: heading ? textOf(heading).slice(0, 120) : '', forms, links: [], covers: getComputedStyle(root).position === 'fixed' || r.width * r.height > 0.5 * innerWidth * innerHeight };`,
+) as () => { kind: 'panel'; selector: string; title: string; forms: FormInfo[]; links: string[]; covers: boolean } | null;
+
 const STILL_OPEN = new Function('selector', IN_PAGE + `try { const el = document.querySelector(selector); return !!el && visible(el); } catch { return false; } `) as (selector: string) => boolean;
 
 // Search boxes: a search input or box, a combobox, or a text input whose label or placeholder says search; and a term from the page's own text.
@@ -173,10 +202,42 @@ const FIND_SEARCH_BOXES = new Function(
     if (texts.length >= 20) break;
   }
   for (const h of document.querySelectorAll('h1, h2, h3')) if (visible(h)) texts.push(textOf(h));
-  let term = '';
-  for (const t of texts) { const w = (t.match(/[\\p{L}\\p{N}]{3,}/u) || [])[0]; if (w) { term = w.slice(0, 20); break; } }
-  return { boxes: boxes.slice(0, 3), term };`,
-) as () => { boxes: Array<{ selector: string; label: string }>; term: string };
+  // Up to four words to try, a link's and a heading's in turn: a search that finds nothing for one may for the next.
+  const words = (list) => { const out = []; for (const t of list) { const w = (t.match(/[\\p{L}\\p{N}]{3,}/u) || [])[0]; if (w) out.push(w.slice(0, 20)); } return out; };
+  const headingTexts = Array.from(document.querySelectorAll('h1, h2, h3')).filter(visible).map(textOf);
+  const fromLinks = words(texts.slice(0, texts.length - headingTexts.length)), fromHeadings = words(headingTexts);
+  const terms = [];
+  for (let i = 0; terms.length < 4 && (i < fromLinks.length || i < fromHeadings.length); i++) {
+    for (const w of [fromLinks[i], fromHeadings[i]]) if (w && terms.length < 4 && !terms.some((x) => x.toLowerCase() === w.toLowerCase())) terms.push(w);
+  }
+  return { boxes: boxes.slice(0, 3), terms };`,
+) as () => { boxes: Array<{ selector: string; label: string }>; terms: string[] };
+
+// Watches what typing adds to the page (results rendered by script, with or without a call).
+const WATCH_ADDED = new Function(`
+  if (window.__assayAddedObserver) window.__assayAddedObserver.disconnect();
+  const added = [];
+  window.__assayAdded = added;
+  window.__assayAddedObserver = new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) if (added.length < 500) added.push(n.nodeType === 1 ? n : n.parentElement);
+  });
+  window.__assayAddedObserver.observe(document.body, { subtree: true, childList: true, characterData: true });`) as () => void;
+
+// The results typing rendered: the smallest element holding every visible element it added that mentions the term.
+const READ_ADDED = new Function(
+  'term',
+  IN_PAGE +
+    `
+  if (window.__assayAddedObserver) window.__assayAddedObserver.disconnect();
+  const t = term.toLowerCase();
+  const hits = (window.__assayAdded || []).filter((el) => el && el.isConnected && el !== document.body && visible(el) && textOf(el).toLowerCase().includes(t) && !el.matches('input, textarea'));
+  if (!hits.length) return null;
+  let box = hits[0];
+  while (box && box !== document.body && !hits.every((h) => box.contains(h))) box = box.parentElement;
+  if (!box || box === document.body || box.querySelector('input[type=search], input[type=text]:not([readonly])') && box.querySelectorAll('*').length > 400) return null;
+  const items = box.querySelectorAll('li, a[href], [role=option], [role=menuitem], article').length;
+  return { selector: selectorOf(box), options: Math.max(items, hits.length), text: textOf(box).slice(0, 300) };`,
+) as (term: string) => { selector: string; options: number; text: string } | null;
 
 // After typing: the suggestions shown for the box (its aria-controls/aria-owns target, else a visible list box) and their count.
 const READ_SUGGESTIONS = new Function(
@@ -193,40 +254,46 @@ const READ_SUGGESTIONS = new Function(
 ) as (selector: string) => { selector: string; options: number; text: string } | null;
 
 /**
- * Types a term from the page's own text into each search box (at most two),
- * key by key as a person does, so a type-ahead calls its API; records the
- * calls and the suggestions shown, then clears the box.
+ * Types a word of the page's own text into each search box (at most two), key
+ * by key as a person does, so a type-ahead calls its API or a script renders
+ * results; records the calls and the results shown (a list box the box
+ * controls, else what typing added that mentions the word), trying up to three
+ * words until one shows something, then clears the box. `opener`: the click
+ * that made the boxes appear (a search dialog).
  */
-async function exploreSearchBoxes(page: Page, hooks: ExploreHooks, done: ExploreAction[], limits: ExploreLimits, left: () => number, sessionTried: Set<string>): Promise<TypeAheadInfo[]> {
+async function exploreSearchBoxes(page: Page, hooks: ExploreHooks, done: ExploreAction[], limits: ExploreLimits, left: () => number, sessionTried: Set<string>, opener?: { selector: string; known: Set<string> }): Promise<TypeAheadInfo[]> {
   const found: TypeAheadInfo[] = [];
-  const { boxes, term } = await page.evaluate(FIND_SEARCH_BOXES).catch(() => ({ boxes: [], term: '' }));
-  if (!term) return found;
+  const { boxes, terms } = await page.evaluate(FIND_SEARCH_BOXES).catch(() => ({ boxes: [], terms: [] as string[] }));
+  if (!terms.length) return found;
   for (const box of boxes.slice(0, 2)) {
     if (done.length >= limits.maxActions || left() <= 0) break;
-    // The same box in every page's header is typed into once per session.
-    if (sessionTried.has(`search ${box.selector}`)) continue;
+    // The same box in every page's header is typed into once per session; one a click opened, only if it was not there before.
+    if (sessionTried.has(`search ${box.selector}`) || opener?.known.has(box.selector)) continue;
     sessionTried.add(`search ${box.selector}`);
     const action: ExploreAction = { kind: 'search', selector: box.selector };
     try {
       const input = page.locator(box.selector).first();
-      await input.click({ timeout: 2000 });
-      hooks.mark(action);
-      const before = hooks.callCount();
-      await input.pressSequentially(term, { delay: 60, timeout: 5000 });
-      done.push(action);
-      await hooks.settle();
-      const calls = hooks.callsSince(before).filter((c) => !c.document);
-      const suggestions = await page.evaluate(READ_SUGGESTIONS, box.selector).catch(() => null);
-      found.push({
-        selector: box.selector,
-        label: box.label,
-        term,
-        calls: calls.map((c) => ({ method: c.method, url: c.url, status: c.status })),
-        suggestions: suggestions && suggestions.options > 0 ? { selector: suggestions.selector, options: suggestions.options, matches_term: suggestions.text.toLowerCase().includes(term.toLowerCase()) } : null,
-      });
-      await input.fill('', { timeout: 2000 });
-      await page.keyboard.press('Escape');
-      await hooks.settle();
+      for (const term of terms) {
+        if (left() <= 0) break;
+        await input.click({ timeout: 2000 });
+        hooks.mark(action);
+        const before = hooks.callCount();
+        await page.evaluate(WATCH_ADDED).catch(() => undefined);
+        await input.pressSequentially(term, { delay: 60, timeout: 5000 });
+        done.push(action);
+        await hooks.settle();
+        const calls = hooks.callsSince(before).filter((c) => !c.document);
+        const shown = (await page.evaluate(READ_SUGGESTIONS, box.selector).catch(() => null)) ?? (await page.evaluate(READ_ADDED, term).catch(() => null));
+        await input.fill('', { timeout: 2000 });
+        const suggestions = shown && shown.options > 0 ? { selector: shown.selector, options: shown.options, matches_term: shown.text.toLowerCase().includes(term.toLowerCase()) } : null;
+        if (!calls.length && !suggestions && term !== terms[terms.length - 1]) continue;
+        found.push({ selector: box.selector, label: box.label, term, calls: calls.map((c) => ({ method: c.method, url: c.url, status: c.status })), suggestions, ...(opener ? { opener: opener.selector } : {}) });
+        break;
+      }
+      if (!opener) {
+        await page.keyboard.press('Escape');
+        await hooks.settle();
+      }
     } catch {
       // Covered, gone or not editable after all: on to the next one.
     }
@@ -250,34 +317,21 @@ export async function explorePage(page: Page, forms: FormInfo[], limits: Explore
   const done: ExploreAction[] = [];
   const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
   findings.typeahead = await exploreSearchBoxes(page, hooks, done, limits, left, sessionTried);
+  // Boxes there from the start: one that appears after a click is a search the click opened.
+  const known = new Set((await page.evaluate(FIND_SEARCH_BOXES).catch(() => ({ boxes: [] }))).boxes.map((b) => b.selector));
   for (const form of forms) {
-    if (done.length >= limits.maxActions || left() <= 0) return findings;
+    if (done.length >= limits.maxActions || left() <= 0) return { ...findings, untried: forms.length };
     if (!form.fields.length || isPayment(form)) continue;
     if (!(await page.locator(form.selector).first().isVisible().catch(() => false))) continue;
-    const action: ExploreAction = { kind: 'form', selector: form.selector };
-    try {
-      for (const field of form.fields) {
-        const el = page.locator(field.selector).first();
-        if (!(await el.isVisible().catch(() => false)) || !(await el.isEditable().catch(() => false))) continue;
-        const type = field.type.toLowerCase();
-        if (type === 'checkbox' || type === 'radio') await el.check({ timeout: timeout() });
-        else if (type === 'file') continue;
-        else if (field.tag === 'select') await el.selectOption({ index: (await el.locator('option').count()) > 1 ? 1 : 0 }, { timeout: timeout() });
-        else await el.fill(valueFor(field), { timeout: timeout() });
-      }
-      hooks.mark(action);
-      if (form.submit) await page.locator(form.submit).first().click({ timeout: timeout() });
-      else await page.locator(form.selector).first().evaluate(REQUEST_SUBMIT, undefined, { timeout: timeout() });
-      done.push(action);
-      await hooks.settle();
-    } catch {
-      // A field that would not take a value, a button that never became clickable: on to the next form.
-    }
+    await submitForm(page, form, hooks, done, timeout);
   }
   const tried: string[] = [];
   const home = (await hooks.state()).href;
+  // Buttons clicked on this page that expanded something (aria-expanded): what a later opener may sit in.
+  const expanders: string[] = [];
   while (done.length < limits.maxActions && left() > 0) {
     await page.evaluate(MARK_OPEN).catch(() => undefined);
+    await page.evaluate(MARK_FIELDS).catch(() => undefined);
     const buttons = await page.evaluate(MARK_BUTTONS, tried).catch(() => []);
     // Buttons of the page's chrome (header, navigation) and openers are the same on every page: clicked once per session.
     const seen = (b: { rank: number; sig: string }) => b.rank <= 1 && sessionTried.has(`button ${b.sig}`);
@@ -298,17 +352,79 @@ export async function explorePage(page: Page, forms: FormInfo[], limits: Explore
         if ((await hooks.settle()).href !== home) break;
         continue;
       }
-      const opened = await page.evaluate(READ_OPENED, next.index).catch(() => null);
-      if (opened) {
-        findings.panels.push({ ...opened, opener: next.selector, opener_text: next.text });
-        // Left open, it would cover what the next clicks aim at.
-        if (!(await closePanel(page, opened.selector, hooks, timeout))) break;
-      }
+      if (!(await afterClick(page, next, findings, { hooks, done, limits, left, timeout, sessionTried, known, expanders }))) break;
     } catch {
       // Gone or covered after an earlier click: try the next one.
     }
   }
+  // The budget ran out with buttons still to try: the page was not explored whole.
+  if (done.length >= limits.maxActions || left() <= 0) {
+    const rest = (await page.evaluate(MARK_BUTTONS, tried).catch(() => [])).filter((b) => !RISKY.test(b.text)).length;
+    if (rest) findings.untried = rest;
+  }
   return findings;
+}
+
+interface ClickContext {
+  hooks: ExploreHooks;
+  done: ExploreAction[];
+  limits: ExploreLimits;
+  left: () => number;
+  timeout: () => number;
+  sessionTried: Set<string>;
+  /** Search boxes on the page before any click. */
+  known: Set<string>;
+  expanders: string[];
+}
+
+/**
+ * What a click that kept the page where it was did: a search box it made appear is typed into; what it opened (a
+ * dialog, a menu, a panel, or fields that appeared or became editable: a form behind "Try it out") is read, its
+ * non-password form filled and submitted (its calls recorded against it; writes held unless allowed), and a
+ * dialog closed again. Answers false when what opened could not be closed (the page is left then).
+ */
+async function afterClick(page: Page, next: { index: number; selector: string; text: string }, findings: ExploreFindings, c: ClickContext): Promise<boolean> {
+  const before = c.expanders.filter((e) => e !== next.selector);
+  if (await page.evaluate(IS_EXPANDED, next.index).catch(() => false)) c.expanders.push(next.selector);
+  // A search box the click made appear (a search dialog): typed into before it is closed.
+  const opens = await exploreSearchBoxes(page, c.hooks, c.done, c.limits, c.left, c.sessionTried, { selector: next.selector, known: c.known });
+  findings.typeahead.push(...opens);
+  const opened = (await page.evaluate(READ_OPENED, next.index).catch(() => null)) ?? (await page.evaluate(READ_NEW_FIELDS).catch(() => null));
+  if (!opened) {
+    if (opens.length) await page.keyboard.press('Escape').catch(() => undefined);
+    return true;
+  }
+  const { covers, ...panel } = { covers: true, ...opened };
+  findings.panels.push({ ...panel, opener: next.selector, opener_text: next.text, ...(before.length ? { before } : {}) });
+  for (const form of opened.forms) {
+    if (form.fields.some((f) => f.type === 'password') || !form.submit || c.done.length >= c.limits.maxActions || c.left() <= 0) continue;
+    await submitForm(page, form, c.hooks, c.done, c.timeout);
+  }
+  // Left open, a dialog would cover what the next clicks aim at; fields opened in the page may stay.
+  return 'covers' in opened && !covers ? true : closePanel(page, opened.selector, c.hooks, c.timeout);
+}
+
+/** Fills a form's visible, editable fields with plausible values and submits it, recording the calls against it. */
+async function submitForm(page: Page, form: FormInfo, hooks: ExploreHooks, done: ExploreAction[], timeout: () => number): Promise<void> {
+  const action: ExploreAction = { kind: 'form', selector: form.selector };
+  try {
+    for (const field of form.fields) {
+      const el = page.locator(field.selector).first();
+      if (!(await el.isVisible().catch(() => false)) || !(await el.isEditable().catch(() => false))) continue;
+      const type = field.type.toLowerCase();
+      if (type === 'checkbox' || type === 'radio') await el.check({ timeout: timeout() });
+      else if (type === 'file') continue;
+      else if (field.tag === 'select') await el.selectOption({ index: (await el.locator('option').count()) > 1 ? 1 : 0 }, { timeout: timeout() });
+      else await el.fill(valueFor(field), { timeout: timeout() });
+    }
+    hooks.mark(action);
+    if (form.submit) await page.locator(form.submit).first().click({ timeout: timeout() });
+    else await page.locator(form.selector).first().evaluate(REQUEST_SUBMIT, undefined, { timeout: timeout() });
+    done.push(action);
+    await hooks.settle();
+  } catch {
+    // A field that would not take a value, a button that never became clickable: on to the next form.
+  }
 }
 
 /** Closes what a button opened: Escape, else its close button; answers whether it closed. */

@@ -90,9 +90,16 @@ export const IN_PAGE = String.raw`
     // Headings also by level (Playwright's [level=N]): the page's title and a sidebar's often share a name.
     const level = role === 'heading' ? Number((/^h([1-6])$/i.exec(el.tagName) || [])[1] || el.getAttribute('aria-level') || 0) : 0;
     const levelOf = (h) => Number((/^h([1-6])$/i.exec(h.tagName) || [])[1] || h.getAttribute('aria-level') || 0);
+    // Text a style adds (an icon font's ::before) is part of the accessible name a browser computes, not of the text
+    // read here: such an element is matched by a name that contains its text, and that must single it out.
+    const styled = (e) => [e, ...e.querySelectorAll('*')].slice(0, 20).some((x) => ['::before', '::after'].some((p) => { const c = getComputedStyle(x, p).content; return !!c && c !== 'none' && c !== 'normal' && c !== '""'; }));
+    const exact = !styled(el);
+    const lower = name.toLowerCase();
     let same = 0;
-    for (const other of document.querySelectorAll(scope)) if (roleOf(other) === role && (!level || levelOf(other) === level) && nameOf(other) === name && visible(other)) same++;
-    return same === 1 ? 'role=' + role + '[name="' + name + '"s]' + (level ? '[level=' + level + ']' : '') : undefined;
+    for (const other of document.querySelectorAll(scope)) if (roleOf(other) === role && (!level || levelOf(other) === level) && (exact ? nameOf(other) === name : nameOf(other).toLowerCase().includes(lower)) && visible(other)) same++;
+    // Playwright's role engine matches a quoted name whole; a name with styled text around it is matched by a pattern.
+    const byName = exact ? '[name="' + name + '"s]' : '[name=/' + name.replace(/[.*+?^$(){}|[\]\\/]/g, '\\$&') + '/i]';
+    return same === 1 ? 'role=' + role + byName + (level ? '[level=' + level + ']' : '') : undefined;
   };
   const attributeSelectors = (el) => {
     const tag = el.tagName.toLowerCase();
@@ -152,15 +159,22 @@ export const IN_PAGE = String.raw`
    * handles (grouped by the nearest container holding a button), which count as forms when
    * they hold a password field or when \`loose\` (inside an opened dialog).
    */
+  // A search form says so: its role (or a search landmark around it), or a field that is a search box by type, role, name, label or placeholder.
+  const SEARCH_WORDS = /search|find|query|look ?up/i;
+  const searchAffordance = (f, fields) => !!(f.closest && f.closest('[role=search], search')) || fields.some((i) => (i.getAttribute('type') || '').toLowerCase() === 'search' || i.getAttribute('role') === 'searchbox' || /^(q|s|query|search|term|keywords?)$/i.test(i.getAttribute('name') || '') || SEARCH_WORDS.test([labelOf(i), i.getAttribute('placeholder'), i.getAttribute('aria-label'), i.getAttribute('title'), i.getAttribute('aria-labelledby') && document.getElementById(i.getAttribute('aria-labelledby')) ? textOf(document.getElementById(i.getAttribute('aria-labelledby'))) : ''].join(' ')));
   const readForms = (root, loose) => {
     const forms = Array.from(root.querySelectorAll('form')).map((f) => {
-      const submit = f.querySelector('button[type=submit], input[type=submit], button:not([type])');
+      // A submit button a person cannot see (a no-script fallback a script replaces) is no button to press.
+      const submit = Array.from(f.querySelectorAll('button[type=submit], input[type=submit], button:not([type])')).find(visible);
+      const inputs = Array.from(f.querySelectorAll('input, select, textarea')).filter(isField);
       return {
         selector: selectorOf(f),
         method: (f.getAttribute('method') || 'get').toLowerCase(),
         action: f.getAttribute('action') === null ? '' : f.action,
-        fields: Array.from(f.querySelectorAll('input, select, textarea')).filter(isField).map(fieldInfo),
+        fields: inputs.map(fieldInfo),
         submit: submit ? selectorOf(submit) : null,
+        ...(inputs.length && !inputs.some(visible) ? { hidden: true } : {}),
+        ...(searchAffordance(f, inputs) ? { search: true } : {}),
       };
     });
     const groups = new Map();
@@ -175,7 +189,7 @@ export const IN_PAGE = String.raw`
     for (const [c, fields] of groups) {
       if (!loose && !fields.some((f) => (f.getAttribute('type') || '').toLowerCase() === 'password')) continue;
       const submit = primaryButton(c, fields);
-      forms.push({ selector: selectorOf(c), method: 'script', action: '', fields: fields.map(fieldInfo), submit: submit ? selectorOf(submit) : null });
+      forms.push({ selector: selectorOf(c), method: 'script', action: '', fields: fields.map(fieldInfo), submit: submit ? selectorOf(submit) : null, ...(searchAffordance(c, fields) ? { search: true } : {}) });
     }
     return forms;
   };

@@ -1,7 +1,7 @@
 import type { AccessibilityViolation } from '@assay/steps';
 import type { BrowserContext, CDPSession, Page, Request } from 'playwright-core';
 import type { FormInfo } from '../db/database.js';
-import { probeClientRoutes, type ClientRoute } from './client-routes.js';
+import { probeClientRoutes, type ClientRoute, type SectionMove } from './client-routes.js';
 import { explorePage, type ExploreFindings, type ExploreLimits } from './explore.js';
 import { EXTRACT_BODY, extractPage, type PageExtract } from './extract.js';
 import type { ApiCall, PageState } from './page-state.js';
@@ -372,12 +372,15 @@ export class PageLoader {
     const was = { exploring: this.exploring, cause: this.cause };
     this.exploring = true;
     this.cause = cause;
+    // Clicks made to find routes may fire calls too: those that would write are held as while exploring.
+    if (!this.allowWrites && !was.exploring) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_AND_CALLS }).catch(() => undefined);
     try {
       return await act();
     } finally {
       this.exploring = was.exploring;
       this.cause = was.cause;
       this.releaseTurns();
+      if (!this.allowWrites && !was.exploring) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_ONLY }).catch(() => undefined);
     }
   }
 
@@ -415,7 +418,7 @@ export class PageLoader {
    * Navigations that would leave the document are held. Answers the routes found, each
    * with the selector that reaches it, and goes back after each.
    */
-  async probeRoutes(tried: Set<string>, limits: { max: number; budgetMs: number }): Promise<ClientRoute[]> {
+  async probeRoutes(tried: Set<string>, limits: { max: number; budgetMs: number }): Promise<{ routes: ClientRoute[]; sections: SectionMove[] }> {
     return this.holding(undefined, () => probeClientRoutes(this.page, tried, limits, { settle: async () => (await this.settle(this.visit, 1500)).state, state: () => this.state() }));
   }
 
@@ -423,7 +426,7 @@ export class PageLoader {
    * Loads `url`; waits for the page to be still when `waitForApi` (at most
    * `settleMs`), then reads the page.
    */
-  async load(url: string, opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number; pace?: Pace }): Promise<LoadedPage> {
+  async load(url: string, opts: { timeoutMs: number; waitForApi: boolean; settleMs?: number; pace?: Pace; followed?: boolean }): Promise<LoadedPage> {
     const visit: Visit = { calls: [] };
     this.visit = visit;
     this.pace = opts.pace ?? (async () => () => undefined);
@@ -442,6 +445,10 @@ export class PageLoader {
     this.releaseTurns();
     const main = visit.main;
     if (!main) throw navError ?? new Error(`No response for ${url}`);
+    // A folder's URL without its trailing slash, redirected to the same URL with it (static hosts do so): that is this
+    // page, so the redirect is followed once (normalised, both are one URL and the Location would lead nowhere new).
+    const moved = main.location ? new URL(main.location, url).href : undefined;
+    if (!main.rendered && moved && moved !== url && normaliseUrl(moved) === normaliseUrl(url) && !opts.followed) return this.load(moved, { ...opts, followed: true });
     if (!main.rendered) {
       return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, api_calls: [], ...(main.location ? { location: new URL(main.location, url).href } : {}) };
     }

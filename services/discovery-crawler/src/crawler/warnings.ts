@@ -14,6 +14,7 @@ const MESSAGES: Record<Code, (n: number) => string> = {
   single_page: () => 'Only the start page was crawled: it shows no link in scope that the crawler could follow',
   no_flows: () => 'No user flow was detected: no form, search, menu shared by pages or record list was found on the crawled pages',
   unreachable_routes: (n) => `${n} client-side route(s) answered an error when loaded directly and could not be reached by clicking through the app either`,
+  unexplored_pages: (n) => `${n} page(s) could not be explored whole: their flows may be missing`,
 };
 
 /** How much each kind of warning lowers the discovery confidence (a factor per kind present). */
@@ -26,6 +27,7 @@ const CONFIDENCE_FACTOR: Record<Code, number> = {
   script_errors: 0.8,
   unreachable_routes: 0.8,
   not_still: 0.9,
+  unexplored_pages: 0.85,
   no_flows: 1,
 };
 
@@ -71,7 +73,7 @@ export class SessionWarnings {
 
   private message(code: Code, n: number): string {
     const detail = this.firstDetail.get(code);
-    return `${MESSAGES[code](n)}${detail && code === 'script_errors' ? ` (first: ${detail})` : ''}.`;
+    return `${MESSAGES[code](n)}${detail && (code === 'script_errors' || code === 'unexplored_pages') ? ` (first: ${detail})` : ''}.`;
   }
 }
 

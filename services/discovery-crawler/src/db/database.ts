@@ -60,7 +60,8 @@ export interface PageAnalysis {
   forms: FormInfo[];
   headings: Array<{ selector: string; text: string }>;
   lists: Array<{ selector: string; items: number; kind: 'table' | 'list'; has_actions: boolean }>;
-  navs: Array<{ selector: string; location: string; links: number; hrefs: string[] }>;
+  /** Landmarks, menus, tab lists and lists of links: their place, targets and the visible names of their links (absent in pages read before). */
+  navs: Array<{ selector: string; location: string; links: number; hrefs: string[]; labels?: string[]; selectors?: string[]; kind?: 'landmark' | 'list' }>;
   modals: string[];
   pagination: string[];
   /** Write calls the page's own scripts make (from the network or the script text): method and templated path. */
@@ -77,6 +78,8 @@ export interface PageAnalysis {
   handler_links?: number;
   /** Client-side routes a click on this page reached (pushState, replaceState, hash), with the element clicked. */
   routes?: Array<{ url: string; selector: string; text: string }>;
+  /** Clicks on menu items or link-like elements that moved the page to a part of itself (`#tag/Books`), with the element it names. */
+  sections?: Array<{ selector: string; text: string; target: string; section?: string }>;
   /** Interactive sessions: what the page's buttons opened (dialogs, menus, panels), read like a page. */
   panels?: PanelInfo[];
   /** Interactive sessions: search boxes typed into, the calls typing caused and the suggestions shown. */
@@ -110,11 +113,13 @@ export interface TypeAheadInfo {
   term: string;
   /** The XHR/fetch calls typing caused. */
   calls: Array<{ method: string; url: string; status: number }>;
-  /** The suggestion list that appeared, if one did. */
+  /** The suggestions or results that appeared, if any did: the list box the box controls, else what typing added that mentions the term. */
   suggestions: { selector: string; options: number; matches_term: boolean } | null;
+  /** The click that made the box appear (a search dialog's opener), when it was not on the page before. */
+  opener?: string;
 }
 
-export type PageWarningCode = 'empty_page' | 'script_errors' | 'not_still' | 'handler_links';
+export type PageWarningCode = 'empty_page' | 'script_errors' | 'not_still' | 'handler_links' | 'unexplored_pages';
 
 export interface PageWarning {
   code: PageWarningCode;
@@ -146,6 +151,10 @@ export interface FormInfo {
   action: string;
   fields: FieldInfo[];
   submit: string | null;
+  /** None of its fields is visible (a dialog not open yet, a no-script fallback). */
+  hidden?: boolean;
+  /** It says it searches: its role, a search landmark, or a field that is a search box by type, role, name, label or placeholder. */
+  search?: boolean;
 }
 
 export interface PageTable {

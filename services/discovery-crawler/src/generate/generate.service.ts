@@ -43,8 +43,10 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
   };
   // A substring of the URL: the target's path (a GET form adds its query after it). "/" is in every URL, so it says nothing.
   const landOn = (url: string) => {
-    const pathname = new URL(url, 'http://x.invalid').pathname;
-    if (pathname !== '/') steps.push({ action: 'assert_url', value: pathname, description: `URL is ${pathname}` });
+    const u = new URL(url, 'http://x.invalid');
+    // A hash route (`#/Books/listBooks`) is where a client-side router put the page.
+    const where = u.hash.startsWith('#/') ? u.hash : u.pathname;
+    if (where !== '/') steps.push({ action: 'assert_url', value: where, description: `URL is ${where}` });
   };
   const flowSteps = flow.steps as FlowStep[];
   let at: string | undefined;
@@ -76,10 +78,11 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
         at = s.url;
         landOn(at);
         arrive(at);
-      } else if (flow.type === 'search' || flow.type === 'crud') {
-        if (flow.type === 'search' && form?.method === 'get' && form.action) searchTermInUrl(form, flowSteps, steps);
+      } else if (flow.type === 'search' && form?.method === 'get' && form.action) {
+        searchTermInUrl(form, flowSteps, steps);
+      } else if (flow.type === 'crud') {
         const list = (at ? pages.get(at) : undefined)?.lists[0];
-        if (list) steps.push({ action: 'assert_visible', selector: list.selector, description: 'Results are listed' });
+        if (list) steps.push({ action: 'assert_visible', selector: list.selector, description: 'Records are listed' });
       }
     }
   }
@@ -87,11 +90,6 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
   if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'submit' || s.action === 'click' || s.action === 'type')) {
     const field = [...flowSteps].reverse().find((s) => s.action === 'fill_form' && s.selector);
     if (field?.selector) steps.push({ action: 'press', selector: field.selector, value: 'Enter', description: 'Search with Enter' });
-  }
-  if (flow.type === 'search' && !flowSteps.some((s) => s.action === 'type')) {
-    const target = flow.pages[flow.pages.length - 1];
-    const list = target ? pages.get(target)?.lists[0] : undefined;
-    if (list && !steps.some((s) => s.selector === list.selector)) steps.push({ action: 'assert_visible', selector: list.selector, description: 'Results are listed' });
   }
   const first = flow.pages[0] ? path(flow.pages[0]) : '';
   const title = flow.flow_key.startsWith('navigation list ') ? 'Open an item from the list' : flow.flow_key.startsWith('search typeahead ') ? 'Type-ahead search' : (TITLES[flow.type] ?? flow.type);

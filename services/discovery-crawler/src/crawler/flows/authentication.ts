@@ -11,7 +11,7 @@ const confidenceOf = (form: FormInfo, user: boolean) => 0.5 + (user ? 0.25 : 0) 
  */
 export function detectAuthentication(d: Detection): void {
   for (const p of d.pages) {
-    const form = p.analysis.forms.find(isPassword);
+    const form = p.analysis.forms.find((f) => isPassword(f) && !f.hidden);
     if (!form) continue;
     d.claim(p, form);
     const user = form.fields.find((x) => isTextual(x));

@@ -20,12 +20,15 @@ describe('flow detection', () => {
     ]);
   });
 
-  it('needs results that load or list for a search, and writes on the resource it reads for CRUD', () => {
+  it('finds a search by what the form affords (a search box, or a form that says it searches), not by its shape, and writes on the resource it reads for CRUD', () => {
     const box = form({ method: 'get', action: 'http://s.test/find', fields: [field({ name: 'term', type: 'search' })] });
-    // Without results that load or list, it is only a form.
-    expect(detectFlows([page('/find', { forms: [box] })]).map((f) => f.type)).toEqual(['form_submission']);
+    expect(detectFlows([page('/find', { forms: [box] })]).map((f) => f.type)).toEqual(['search']);
     const withResults = detectFlows([page('/find', { forms: [box], reads: [{ endpoint: '/api/find', url: 'http://s.test/api/find?term=', status: 200 }] })]);
     expect(withResults[0]).toMatchObject({ type: 'search', evidence: ['search input', 'results fetched from /api/find'] });
+    // A one-field GET form that does not say it searches (a URL box and its Explore button) is a form; one that says so is a search.
+    const urlBox = form({ method: 'get', action: '', fields: [field({ name: 'url' })] });
+    expect(detectFlows([page('/', { forms: [urlBox] })]).map((f) => f.type)).toEqual(['form_submission']);
+    expect(detectFlows([page('/', { forms: [{ ...urlBox, search: true }] })]).map((f) => f.type)).toEqual(['search']);
 
     const list = [{ selector: '#l', items: 2, kind: 'list' as const, has_actions: true }];
     expect(detectFlows([page('/todos', { lists: list, writes: [{ method: 'POST', endpoint: '/api/other' }], reads: [{ endpoint: '/api/todos', url: 'http://s.test/api/todos', status: 200 }] })]).map((f) => f.type)).toEqual([]);
@@ -85,7 +88,7 @@ describe('flows on single-page apps', () => {
     const [search] = detectFlows([page('/', { typeahead: [typed], observed })]).filter((f) => f.type === 'search');
     expect(search).toMatchObject({
       steps: [{ action: 'navigate', url: 'http://s.test/' }, { action: 'type', selector: '#q', value: 'lamp' }, { action: 'wait_for', selector: '#hits', value: 'lamp' }],
-      evidence: ['type-ahead search box "Search"', 'typing "lamp" called GET /api/search', '2 suggestion(s) shown'],
+      evidence: ['type-ahead search box "Search"', 'typing "lamp" called GET /api/search', '2 result(s) shown'],
       confidence: 1,
     });
     expect(detectFlows([page('/', { typeahead: [{ ...typed, calls: [], suggestions: null }] })]).filter((f) => f.type === 'search')).toEqual([]);
