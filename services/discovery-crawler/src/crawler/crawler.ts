@@ -377,7 +377,7 @@ export class Crawler {
     }
     // Interactive sessions exercise the page too: only where robots.txt and the egress policy allow it.
     if (config.interactive && mayAct) {
-      const explored = await loader.explore(loaded.extract!.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs }, run.triedExplore).catch((err: unknown) => {
+      const explored = await loader.explore(loaded.extract!.forms, { ...DEFAULT_EXPLORE_LIMITS, budgetMs: this.o.exploreBudgetMs ?? DEFAULT_EXPLORE_LIMITS.budgetMs, allowWrites: !!config.allow_writes }, run.triedExplore).catch((err: unknown) => {
         this.o.logger.debug({ err, url: next.url }, 'exploring the page failed');
         return undefined;
       });
@@ -387,6 +387,7 @@ export class Crawler {
         findings.panels.push(...explored.found.panels);
         findings.typeahead.push(...explored.found.typeahead);
         if (explored.found.untried) findings.untried = explored.found.untried;
+        if (explored.found.records) findings.records = explored.found.records;
       }
     }
     // The same axe scan as assert_accessible (WCAG 2 A and AA, every impact), on the page as loaded: it reads, never acts.
@@ -424,6 +425,8 @@ export class Crawler {
       loaded.final_url,
       ...(loaded.routes ?? []),
       ...found.panels.flatMap((p) => p.links),
+      // Links the page showed once it held a record (filters that appear with items).
+      ...(found.records?.links ?? []),
     ])
       add(raw);
     // On a page its scripts render, a link may be a client-side router's: where the server does not answer its URL
@@ -487,6 +490,7 @@ export class Crawler {
         ...(found.panels.length ? { panels: found.panels.map((p) => ({ ...p, links: p.links.flatMap((l) => normaliseUrl(l) ?? []) })) } : {}),
         ...(found.typeahead.length ? { typeahead: found.typeahead } : {}),
         ...(found.sections?.length ? { sections: found.sections } : {}),
+        ...(found.records ? { records: found.records } : {}),
         ...(warnings.length ? { warnings } : {}),
         ...(loaded.accessibility ? { accessibility: loaded.accessibility } : {}),
       };

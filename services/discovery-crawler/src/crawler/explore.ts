@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import type { FieldInfo, FormInfo, PanelInfo, TypeAheadInfo } from '../db/database.js';
+import type { FieldInfo, FormInfo, PanelInfo, RecordsInfo, TypeAheadInfo } from '../db/database.js';
+import { exploreRecords } from './records.js';
 import type { ClientRoute, SectionMove } from './client-routes.js';
 import { IN_PAGE } from './in-page.js';
 import type { ApiCall, PageState } from './page-state.js';
@@ -21,6 +22,8 @@ import type { ApiCall, PageState } from './page-state.js';
  * within `budgetMs`.
  */
 export interface ExploreLimits {
+  /** The session allows writes: records may be created, edited and deleted (and are, to find crud flows). */
+  allowWrites?: boolean;
   /** Forms submitted plus buttons clicked, per page. */
   maxActions: number;
   /** Time for the whole page (ms). */
@@ -44,6 +47,8 @@ export interface ExploreFindings {
   sections?: SectionMove[];
   /** Controls left untried when the page's action or time budget ran out. */
   untried?: number;
+  /** Writes allowed: an item created, edited and deleted through the page. */
+  records?: RecordsInfo;
   panels: PanelInfo[];
   typeahead: TypeAheadInfo[];
 }
@@ -68,13 +73,14 @@ const pick = <T>(xs: T[]) => xs[randomInt(xs.length)]!;
  * label. Secrets (passwords, one-time codes) are fresh random strings every
  * call: never the same secret twice.
  */
-export function valueFor(field: Pick<FieldInfo, 'type' | 'name' | 'label' | 'autocomplete' | 'tag'>, now = new Date()): string {
+export function valueFor(field: Pick<FieldInfo, 'type' | 'name' | 'label' | 'autocomplete' | 'tag'>, now = new Date(), origin?: string): string {
   const hint = `${field.autocomplete} ${field.name} ${field.label}`.toLowerCase();
   const type = field.type.toLowerCase();
   if (type === 'password' || /password|one-time-code|secret|token|pin\b/.test(hint)) return `Aa1!${randomBytes(12).toString('base64url')}`;
   if (type === 'email' || /e-?mail|username/.test(hint)) return `${pick(FIRST_NAMES).toLowerCase()}.${randomBytes(3).toString('hex')}@example.com`;
   if (type === 'tel' || /phone|tel\b|mobile/.test(hint)) return `+1 555 01${String(randomInt(100)).padStart(2, '0')}`;
-  if (type === 'url' || /\burl\b|website/.test(hint)) return 'https://example.com/';
+  // The page's own origin where there is one: an address field never points the app at another host.
+  if (type === 'url' || /\burl\b|website/.test(hint)) return origin ? `${origin}/` : 'https://example.com/';
   if (type === 'date') return now.toISOString().slice(0, 10);
   if (type === 'datetime-local') return now.toISOString().slice(0, 16);
   if (type === 'time') return '10:30';
@@ -121,7 +127,8 @@ const MARK_BUTTONS = new Function(
     const sig = text + ' ' + selector;
     if (tried.includes(sig)) continue;
     b.setAttribute('data-assay-explore', String(n));
-    const opens = b.hasAttribute('aria-haspopup') || b.getAttribute('aria-expanded') === 'false' || b.hasAttribute('aria-controls');
+    // A button that says it opens something, or that signs in (a dialog behind it, often with no ARIA to say so).
+    const opens = b.hasAttribute('aria-haspopup') || b.getAttribute('aria-expanded') === 'false' || b.hasAttribute('aria-controls') || /^(sign ?in|log ?in|authori[sz]e|sign ?up|register)$/i.test(text);
     const chrome = !!b.closest('header, nav, [role=banner], [role=navigation], [role=toolbar]');
     out.push({ index: n++, text: text || nameOf(b).slice(0, 80), sig, selector, rank: opens ? 0 : chrome ? 1 : 2 });
   }
@@ -169,6 +176,8 @@ const READ_NEW_FIELDS = new Function(
   let root = fresh[0].parentElement;
   while (root && root !== document.body && !fresh.every((f) => root.contains(f))) root = root.parentElement;
   while (root && root !== document.body && !root.querySelector(BUTTONS)) root = root.parentElement;
+  // Inside a form: read from around it, so the form itself is read.
+  if (root && root.closest('form')) root = root.closest('form').parentElement;
   if (!root) return null;
   const forms = readForms(root, true).filter((f) => f.fields.some((x) => fresh.some((el) => selectorOf(el) === x.selector)));
   if (!forms.length) return null;
@@ -232,8 +241,14 @@ const READ_ADDED = new Function(
   const t = term.toLowerCase();
   const hits = (window.__assayAdded || []).filter((el) => el && el.isConnected && el !== document.body && visible(el) && textOf(el).toLowerCase().includes(t) && !el.matches('input, textarea'));
   if (!hits.length) return null;
-  let box = hits[0];
-  while (box && box !== document.body && !hits.every((h) => box.contains(h))) box = box.parentElement;
+  // The list holding most of them (other parts of the page may re-render too); else what holds them all.
+  const counts = new Map();
+  const LISTS = 'ul, ol, [role=listbox], [role=menu], [role=list], [role=grid], table';
+  // A list the hit sits in, or one it brought along (a block added whole, the list inside it).
+  const listOf = (h) => h.closest(LISTS) || Array.from(h.querySelectorAll(LISTS)).find((l) => visible(l) && textOf(l).toLowerCase().includes(t));
+  for (const h of hits) { const c = listOf(h); if (c) counts.set(c, (counts.get(c) || 0) + 1 + (c.contains(h) && c !== h ? 0 : 1)); }
+  let box = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (!box) { box = hits[0]; while (box && box !== document.body && !hits.every((h) => box.contains(h))) box = box.parentElement; }
   if (!box || box === document.body || box.querySelector('input[type=search], input[type=text]:not([readonly])') && box.querySelectorAll('*').length > 400) return null;
   const items = box.querySelectorAll('li, a[href], [role=option], [role=menuitem], article').length;
   return { selector: selectorOf(box), options: Math.max(items, hits.length), text: textOf(box).slice(0, 300) };`,
@@ -317,6 +332,14 @@ export async function explorePage(page: Page, forms: FormInfo[], limits: Explore
   const done: ExploreAction[] = [];
   const findings: ExploreFindings = { routes: [], panels: [], typeahead: [] };
   findings.typeahead = await exploreSearchBoxes(page, hooks, done, limits, left, sessionTried);
+  if (limits.allowWrites && !sessionTried.has('records')) {
+    const records = await exploreRecords(page, { settle: () => hooks.settle(), mark: (cause) => hooks.mark({ kind: 'form', selector: cause }) }, timeout());
+    if (records) {
+      // Once per session: the same box on every page is the same records.
+      sessionTried.add('records');
+      findings.records = records;
+    }
+  }
   // Boxes there from the start: one that appears after a click is a search the click opened.
   const known = new Set((await page.evaluate(FIND_SEARCH_BOXES).catch(() => ({ boxes: [] }))).boxes.map((b) => b.selector));
   for (const form of forms) {
@@ -326,7 +349,7 @@ export async function explorePage(page: Page, forms: FormInfo[], limits: Explore
     await submitForm(page, form, hooks, done, timeout);
   }
   const tried: string[] = [];
-  const home = (await hooks.state()).href;
+  let home = (await hooks.state()).href;
   // Buttons clicked on this page that expanded something (aria-expanded): what a later opener may sit in.
   const expanders: string[] = [];
   while (done.length < limits.maxActions && left() > 0) {
@@ -349,7 +372,10 @@ export async function explorePage(page: Page, forms: FormInfo[], limits: Explore
       if (after.href !== home) {
         findings.routes.push({ url: after.href, selector: next.selector, text: next.text });
         await page.goBack({ timeout: timeout() }).catch(() => undefined);
-        if ((await hooks.settle()).href !== home) break;
+        const back = (await hooks.settle()).href;
+        // A route set with replaceState leaves no step to go back to: still the same document, so on from there.
+        if (back !== home && back.replace(/#.*$/, '') !== home.replace(/#.*$/, '')) break;
+        home = back;
         continue;
       }
       if (!(await afterClick(page, next, findings, { hooks, done, limits, left, timeout, sessionTried, known, expanders }))) break;
@@ -394,14 +420,15 @@ async function afterClick(page: Page, next: { index: number; selector: string; t
     if (opens.length) await page.keyboard.press('Escape').catch(() => undefined);
     return true;
   }
-  const { covers, ...panel } = { covers: true, ...opened };
+  const { covers, ...panel } = { covers: false, ...opened };
   findings.panels.push({ ...panel, opener: next.selector, opener_text: next.text, ...(before.length ? { before } : {}) });
   for (const form of opened.forms) {
     if (form.fields.some((f) => f.type === 'password') || !form.submit || c.done.length >= c.limits.maxActions || c.left() <= 0) continue;
     await submitForm(page, form, c.hooks, c.done, c.timeout);
   }
-  // Left open, a dialog would cover what the next clicks aim at; fields opened in the page may stay.
-  return 'covers' in opened && !covers ? true : closePanel(page, opened.selector, c.hooks, c.timeout);
+  // Left open, a dialog, a menu or a list box would cover what the next clicks aim at; a part of the page it showed may stay.
+  const covering = opened.kind !== 'panel' || ('covers' in opened && covers);
+  return covering ? closePanel(page, opened.selector, c.hooks, c.timeout) : true;
 }
 
 /** Fills a form's visible, editable fields with plausible values and submits it, recording the calls against it. */
@@ -415,7 +442,8 @@ async function submitForm(page: Page, form: FormInfo, hooks: ExploreHooks, done:
       if (type === 'checkbox' || type === 'radio') await el.check({ timeout: timeout() });
       else if (type === 'file') continue;
       else if (field.tag === 'select') await el.selectOption({ index: (await el.locator('option').count()) > 1 ? 1 : 0 }, { timeout: timeout() });
-      else await el.fill(valueFor(field), { timeout: timeout() });
+      // A value the page put there (a default, the address of what it shows) is kept, as a person keeps it.
+      else if (!(await el.inputValue({ timeout: timeout() }).catch(() => ''))) await el.fill(valueFor(field, new Date(), new URL(page.url()).origin), { timeout: timeout() });
     }
     hooks.mark(action);
     if (form.submit) await page.locator(form.submit).first().click({ timeout: timeout() });

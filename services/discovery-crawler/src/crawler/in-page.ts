@@ -150,9 +150,14 @@ export const IN_PAGE = String.raw`
   const CLOSING = /^(×|✕|x|close|cancel|dismiss|back)$/i;
   // The button that submits a group of fields a script handles: the first after its last field that does not close it.
   const primaryButton = (container, fields) => {
-    const buttons = Array.from(container.querySelectorAll(BUTTONS)).filter((b) => visible(b) && !CLOSING.test(nameOf(b).trim()));
     const last = fields[fields.length - 1];
-    return buttons.find((b) => last && (last.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) || buttons[0];
+    // The group's own buttons, else (a section whose only button closes it) those of the next two containers up.
+    for (let c = container, up = 0; c && c !== document.body && up < 3; c = c.parentElement, up++) {
+      const buttons = Array.from(c.querySelectorAll(BUTTONS)).filter((b) => visible(b) && !CLOSING.test(nameOf(b).trim()));
+      const after = buttons.find((b) => last && (last.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING));
+      if (after || (up === 0 && buttons[0])) return after || buttons[0];
+    }
+    return undefined;
   };
   /**
    * The forms under root: real ones, and groups of fields outside any form that a script

@@ -82,6 +82,8 @@ export interface PageAnalysis {
   sections?: Array<{ selector: string; text: string; target: string; section?: string }>;
   /** Interactive sessions: what the page's buttons opened (dialogs, menus, panels), read like a page. */
   panels?: PanelInfo[];
+  /** Interactive sessions that allow writes: an item created, edited and deleted through the page. */
+  records?: RecordsInfo;
   /** Interactive sessions: search boxes typed into, the calls typing caused and the suggestions shown. */
   typeahead?: TypeAheadInfo[];
   /** What may have kept the crawler from seeing the whole page (see PageWarning). */
@@ -103,6 +105,23 @@ export interface PanelInfo {
   title: string;
   forms: FormInfo[];
   links: string[];
+}
+
+/** Records made, edited and deleted through the page (interactive sessions that allow writes). */
+export interface RecordsInfo {
+  /** The lone text box typed into (then Enter) and its label. */
+  input: string;
+  label: string;
+  /** The text typed: the item showed it. */
+  value: string;
+  /** The item that appeared (its list item or row). */
+  item: string;
+  /** Links the page showed once it held an item (filters, counts). */
+  links: string[];
+  /** What a double-click on the item's text opened, and the new text saved with Enter. */
+  edit?: { open: string; editor: string; value: string };
+  /** The button inside the item (once hovered) that removed it. */
+  delete?: { hover: string; button: string };
 }
 
 /** A search box that was typed into. */
@@ -193,7 +212,7 @@ export interface ApiEndpointTable {
 
 export interface FlowStep {
   /** `type`: key by key into a type-ahead; `wait_for`: client-rendered content the next step needs (its selector). */
-  action: 'navigate' | 'fill_form' | 'submit' | 'click' | 'type' | 'wait_for';
+  action: 'navigate' | 'fill_form' | 'submit' | 'click' | 'type' | 'wait_for' | 'press' | 'dblclick' | 'hover' | 'wait_gone';
   url?: string;
   selector?: string;
   value?: string;

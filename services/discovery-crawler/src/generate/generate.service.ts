@@ -60,6 +60,10 @@ export function flowToCase(flow: FlowRow, pages: Map<string, PageAnalysis>, path
     } else if (s.action === 'type' && s.selector) {
       // Key by key, as a person types: a type-ahead calls its API on each key.
       steps.push({ action: 'type', selector: s.selector, value: s.value ?? '', description: `Type "${s.value ?? ''}" into the search box` });
+    } else if ((s.action === 'press' || s.action === 'dblclick' || s.action === 'hover') && s.selector) {
+      steps.push({ action: s.action, selector: s.selector, ...(s.value ? { value: s.value } : {}) });
+    } else if (s.action === 'wait_gone' && s.selector) {
+      steps.push({ action: 'assert_hidden', selector: s.selector, description: 'It is gone' });
     } else if (s.action === 'wait_for' && s.selector) {
       // Content a script renders (a dialog, suggestions): visible before the next step acts on it.
       steps.push({ action: 'assert_visible', selector: s.selector, description: flow.type === 'search' ? 'Suggestions are shown' : 'It opened' });

@@ -1,3 +1,4 @@
+import type { FlowStep } from '../../db/database.js';
 import { fillSteps, isTextual, type Detection } from './context.js';
 
 /** The resource of a templated endpoint: `/api/items/{id}` → `/api/items`. */
@@ -5,6 +6,11 @@ const resourceOf = (endpoint: string) => endpoint.replace(/\/\{id\}$/, '');
 
 /** CRUD: a page listing records whose scripts write to the resource it reads; interactive sessions add the calls observed. */
 export function detectCrud(d: Detection): void {
+  detectRecordEditing(d);
+  detectScriptedResources(d);
+}
+
+function detectScriptedResources(d: Detection): void {
   const cruds = new Set<string>();
   for (const p of d.pages) {
     const writes = p.analysis.writes;
@@ -35,5 +41,34 @@ export function detectCrud(d: Detection): void {
         ],
       });
     }
+  }
+}
+
+/**
+ * Records kept through the page (interactive sessions that allow writes): an item typed into a lone box appears,
+ * a double-click edits it, a button in it deletes it. The flow does all three, so it leaves the app as it found it.
+ */
+export function detectRecordEditing(d: Detection): void {
+  const done = new Set<string>();
+  for (const p of d.pages) {
+    const r = p.analysis.records;
+    if (!r || done.has(r.input)) continue;
+    done.add(r.input);
+    const steps: FlowStep[] = [
+      { action: 'navigate', url: p.url },
+      { action: 'fill_form', selector: r.input, value: r.value },
+      { action: 'press', selector: r.input, value: 'Enter' },
+      { action: 'wait_for', selector: r.item, value: r.value },
+    ];
+    if (r.edit) steps.push({ action: 'dblclick', selector: r.edit.open }, { action: 'fill_form', selector: r.edit.editor, value: r.edit.value }, { action: 'press', selector: r.edit.editor, value: 'Enter' }, { action: 'wait_for', selector: r.item, value: r.edit.value });
+    if (r.delete) steps.push({ action: 'hover', selector: r.delete.hover }, { action: 'click', selector: r.delete.button }, { action: 'wait_gone', selector: r.delete.hover });
+    d.add({
+      key: `crud records ${p.url} ${r.input}`,
+      type: 'crud',
+      pages: [p.url],
+      steps,
+      confidence: 0.6 + (r.edit ? 0.2 : 0) + (r.delete ? 0.2 : 0),
+      evidence: [`typing into "${r.label || r.input}" and Enter added an item showing it`, ...(r.edit ? ['a double-click on the item edited it'] : []), ...(r.delete ? ['a button in the item deleted it'] : [])],
+    });
   }
 }

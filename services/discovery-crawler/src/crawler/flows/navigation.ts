@@ -94,6 +94,9 @@ function detectMenusBy(d: Detection, keyOf: (n: Nav) => string, eligible: (n: Na
     if (m.pages.length < 2 || targets.length < 2) continue;
     const signature = [...targets].sort().join(' ');
     if (seenTargets.has(signature)) continue;
+    const steps = walk(d, start, m.first);
+    // A menu flow clicks its links: one whose links the first page does not show is not one (a collapsed tool menu).
+    if (!steps.some((s) => s.action === 'click')) continue;
     seenTargets.add(signature);
     for (const t of targets) all.add(t);
     places.add(m.first.selector);
@@ -101,7 +104,7 @@ function detectMenusBy(d: Detection, keyOf: (n: Nav) => string, eligible: (n: Na
       key: `navigation ${key}`,
       type: 'navigation',
       pages: targets,
-      steps: walk(d, start, m.first),
+      steps,
       confidence: 0.4 + Math.min(0.3, 0.05 * m.pages.length) + Math.min(0.3, 0.05 * targets.length),
       evidence: [`${m.location} ${m.first.kind === 'list' ? 'list of links' : 'menu'} on ${m.pages.length} pages`, `${targets.length} crawled targets`],
     });
@@ -110,15 +113,15 @@ function detectMenusBy(d: Detection, keyOf: (n: Nav) => string, eligible: (n: Na
 }
 
 /**
- * From `start`, clicks through two of the menu's crawled targets, each from the page the last click reached,
- * with the menu's own link there (by its place and name), else the page's link to it.
+ * From `start`, clicks one of the menu's crawled targets with the menu's own link (by its place and name), else the
+ * page's link to it. One click: a walk through several pages met pagers whose links move with the page.
  */
 function walk(d: Detection, start: AnalyzedPage, menu: Nav): FlowStep[] {
   const steps: FlowStep[] = [{ action: 'navigate', url: start.url }];
   let at = start;
   let clicks = 0;
   for (const [i, t] of menu.hrefs.entries()) {
-    if (clicks >= 2) break;
+    if (clicks >= 1) break;
     if (t === at.url || !d.byUrl.has(t)) continue; // a link to the page it is on leads nowhere new
     const own = at === start ? menu.selectors?.[i] : sameMenuLink(at, menu, menu.labels?.[i]);
     const selector = own || at.analysis.link_selectors[t];
