@@ -29,7 +29,11 @@ export const DISCOVERY_FLOW: JsonSchema = {
         type: 'object',
         required: ['action'],
         properties: {
-          action: { type: 'string', enum: ['navigate', 'fill_form', 'submit', 'click', 'type', 'wait_for'], description: '`type`: key by key into a type-ahead; `wait_for`: content a script renders (a dialog\'s field, suggestions) that the next step needs.' },
+          action: {
+            type: 'string',
+            enum: ['navigate', 'fill_form', 'submit', 'click', 'type', 'wait_for', 'press', 'dblclick', 'hover', 'wait_gone'],
+            description: '`type`: key by key into a type-ahead; `wait_for`: content a script renders (a dialog\'s field, suggestions, an item just added) that the next step needs; `press`: a key (`value`) in a field; `dblclick`, `hover`: as a person does (an item edited by double-click, a delete button shown on hover); `wait_gone`: what the last step removed is gone.',
+          },
           url: { type: 'string' },
           selector: { type: 'string' },
           value: { type: 'string' },
