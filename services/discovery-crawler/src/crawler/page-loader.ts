@@ -447,7 +447,8 @@ export class PageLoader {
     if (!main) throw navError ?? new Error(`No response for ${url}`);
     // A folder's URL without its trailing slash, redirected to the same URL with it (static hosts do so): that is this
     // page, so the redirect is followed once (normalised, both are one URL and the Location would lead nowhere new).
-    const moved = main.location ? new URL(main.location, url).href : undefined;
+    // A browser keeps the hash across a redirect (a hash route stays the page asked for).
+    const moved = main.location ? withHash(new URL(main.location, url).href, new URL(url).hash) : undefined;
     if (!main.rendered && moved && moved !== url && normaliseUrl(moved) === normaliseUrl(url) && !opts.followed) return this.load(moved, { ...opts, followed: true });
     if (!main.rendered) {
       return { status_code: main.status, content_type: main.contentType, response_time_ms: main.ms, api_calls: [], ...(main.location ? { location: new URL(main.location, url).href } : {}) };
@@ -513,3 +514,4 @@ export class PageLoader {
 export const DEFAULT_SETTLE_MS = 5000;
 
 const stripHash = (url: string) => url.replace(/#.*$/, '');
+const withHash = (url: string, hash: string) => (hash && !new URL(url).hash ? `${url}${hash}` : url);

@@ -88,7 +88,7 @@ describe('flows on single-page apps', () => {
     const [search] = detectFlows([page('/', { typeahead: [typed], observed })]).filter((f) => f.type === 'search');
     expect(search).toMatchObject({
       steps: [{ action: 'navigate', url: 'http://s.test/' }, { action: 'type', selector: '#q', value: 'lamp' }, { action: 'wait_for', selector: '#hits', value: 'lamp' }],
-      evidence: ['type-ahead search box "Search"', 'typing "lamp" called GET /api/search', '2 result(s) shown'],
+      evidence: ['type-ahead search box "Search"', 'typing "lamp" called GET /api/search', '2 suggestion(s) shown'],
       confidence: 1,
     });
     expect(detectFlows([page('/', { typeahead: [{ ...typed, calls: [], suggestions: null }] })]).filter((f) => f.type === 'search')).toEqual([]);

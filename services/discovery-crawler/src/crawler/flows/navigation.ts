@@ -13,8 +13,9 @@ function itemTemplate(url: string): string | undefined {
 /** Navigation: menus several pages share, lists of links in a page's content, and lists of items of one kind opened from the list. */
 export function detectNavigation(d: Detection): void {
   const menuTargets = detectMenus(d);
-  detectContents(d, menuTargets);
-  detectItemLists(d);
+  // Lists of items of one kind first (the more telling evidence); a contents list they already stand for is not repeated.
+  const listed = detectItemLists(d);
+  detectContents(d, new Set([...menuTargets, ...listed]));
   detectInPageMenus(d);
   detectRouteGroups(d, menuTargets);
 }
@@ -90,9 +91,10 @@ function detectMenusBy(d: Detection, keyOf: (n: Nav) => string, eligible: (n: Na
   for (const [key, m] of menus) {
     const start = m.pages[0]!;
     // The targets as the first page shows them (the walk starts there), then the other pages' own.
-    const targets = [...new Set([...m.first.hrefs, ...m.hrefs])].filter((h) => d.byUrl.has(h) && h !== start.url);
+    const targets = [...new Set([...m.first.hrefs, ...m.hrefs])].filter((h) => d.byUrl.has(h));
     if (m.pages.length < 2 || targets.length < 2) continue;
-    const signature = [...targets].sort().join(' ');
+    // A menu inside another with the same links and names (a nav in a header) is one menu.
+    const signature = `${[...targets].sort().join(' ')} | ${[...(m.first.labels ?? [])].sort().join(' | ')}`;
     if (seenTargets.has(signature)) continue;
     const steps = walk(d, start, m.first);
     // A menu flow clicks its links: one whose links the first page does not show is not one (a collapsed tool menu).
@@ -175,10 +177,12 @@ function detectContents(d: Detection, menuTargets: Set<string>): void {
  * Browsing a list: a page linking three or more crawled pages of one kind (`/products/{item}`), outside its menus,
  * opened from the list as a person would. The first page a kind is listed on stands for it.
  */
-function detectItemLists(d: Detection): void {
+function detectItemLists(d: Detection): Set<string> {
   const listed = new Set<string>();
+  const covered = new Set<string>();
   for (const p of d.pages) {
-    const menuLinks = new Set(p.analysis.navs.flatMap((n) => n.hrefs));
+    // Links of the page's menus (landmarks), not of the lists of links the page reads as navs too.
+    const menuLinks = new Set(p.analysis.navs.filter((n) => n.kind !== 'list').flatMap((n) => n.hrefs));
     const kinds = new Map<string, Map<string, string>>(); // template → path → url
     for (const url of p.analysis.links) {
       if (url === p.url || menuLinks.has(url) || !d.byUrl.has(url) || !p.analysis.link_selectors[url]) continue;
@@ -191,6 +195,7 @@ function detectItemLists(d: Detection): void {
     for (const [template, items] of kinds) {
       if (items.size < 3 || listed.has(template)) continue;
       listed.add(template);
+      for (const u of items.values()) covered.add(u);
       const first = [...items.values()][0]!;
       const heading = d.byUrl.get(first)!.analysis.headings.length > 0;
       d.add({
@@ -206,4 +211,5 @@ function detectItemLists(d: Detection): void {
       });
     }
   }
+  return covered;
 }

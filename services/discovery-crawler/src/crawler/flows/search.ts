@@ -67,7 +67,7 @@ function detectTypeAhead(d: Detection, searches: Set<string>): void {
         evidence: [
           `${t.opener ? 'search box a click opens' : 'type-ahead search box'}${t.label ? ` "${t.label}"` : ''}`,
           ...(endpoints.length ? [`typing "${t.term}" called ${endpoints.join(', ')}`] : []),
-          ...(t.suggestions ? [`${t.suggestions.options} result(s) shown${t.calls.length ? '' : ' without a call (client-side)'}`] : []),
+          ...(t.suggestions ? [t.calls.length ? `${t.suggestions.options} suggestion(s) shown` : `${t.suggestions.options} result(s) shown without a call (client-side)`] : []),
         ],
       });
     }
