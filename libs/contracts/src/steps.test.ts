@@ -47,7 +47,8 @@ describe('the step action table', () => {
       if (check && example.value !== undefined) expect([action, check(example.value)]).toEqual([action, undefined]);
     }
     expect(stepActionSpec('toString')).toBeUndefined();
-    expect(stepActionSpec('drag')).toBe(STEP_ACTIONS.drag);
+    expect(stepActionSpec('drag')).toEqual(STEP_ACTIONS.drag);
+    expect(stepActionSpec('press')).toEqual({ ...STEP_ACTIONS.press, checkValue: expect.any(Function) });
   });
 
   it('offers every action in the StepInput schema and describes each in it', () => {
@@ -118,7 +119,7 @@ describe('assert_count values', () => {
   it('are whole numbers from 0 to 100000', () => {
     expect(['0', '3', ' 12 ', '100000'].map(parseExpectedCount)).toEqual([0, 3, 12, 100_000]);
     for (const bad of ['', '-1', '2.5', 'three', '100001', '1e3']) expect(parseExpectedCount(bad)).toBeUndefined();
-    expect(STEP_ACTIONS.assert_count.checkValue('x')).toBe('must be a whole number of elements from 0 to 100000');
+    expect(stepActionSpec('assert_count')!.checkValue!('x')).toBe('must be a whole number of elements from 0 to 100000');
   });
 });
 

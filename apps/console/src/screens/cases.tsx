@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
-import { ACTIONS, REQUEST_TEMPLATE, toApiStep, toEditable, type EditableStep } from '../steps';
+import { ACTIONS, actionForm, REQUEST_TEMPLATE, toApiStep, toEditable, type EditableStep } from '../steps';
 import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
 import { SelectorPicker } from './recorder';
 
@@ -217,7 +217,7 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
           {errors.steps ? <p class="field-error">{errors.steps}</p> : null}
           <ol>
             {steps.map((s, i) => {
-              const rule = ACTIONS[s.action];
+              const rule = actionForm(s.action);
               const n = i + 1;
               const err = (f: string) => errors[`steps[${i}].${f}`];
               const callPrefix = `steps[${i}].`;

@@ -1,11 +1,11 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
+import { ISSUE_STATUSES } from '@assay/contracts/catalogues';
 import { api, errorText } from '../api';
 import { Link } from '../router';
 import { ErrorNote, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
 import { AnalysisItem } from './analysis';
-import { STATUSES } from './issues';
 
 interface Difference {
   property: string;
@@ -43,14 +43,14 @@ export function IssueView(props: { id: string }): JSX.Element {
             onChange={async (e) => {
               setError(undefined);
               try {
-                await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof STATUSES)[number] } });
+                await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof ISSUE_STATUSES)[number] } });
                 issue.reload();
               } catch (err) {
                 setError(errorText(err));
               }
             }}
           >
-            {STATUSES.map((s) => (
+            {ISSUE_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
