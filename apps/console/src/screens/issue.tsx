@@ -102,32 +102,7 @@ export function IssueView(props: { id: string }): JSX.Element {
       </dl>
 
       <h2>Occurrences</h2>
-      <div class="table-scroll">
-        <table class="table" aria-label="Occurrences">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Execution</th>
-              <th scope="col">Category</th>
-              <th scope="col">Confidence</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {i.occurrences.map((o) => (
-              <tr key={`${o.execution_id}-${o.occurred_at}`}>
-                <td>{formatDate(o.occurred_at)}</td>
-                <td>
-                  <Link href={`/executions/${o.execution_id}`}>{o.execution_id.slice(0, 8)}</Link>
-                </td>
-                <td>{o.category.replace(/_/g, ' ')}</td>
-                <td>{o.confidence !== undefined ? `${Math.round(o.confidence * 100)} %` : '—'}</td>
-                <td>{o.error ? <code>{o.error}</code> : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Occurrences occurrences={i.occurrences} />
 
       <h2>Latest analysis</h2>
       {analysis ? (
@@ -165,5 +140,37 @@ export function IssueView(props: { id: string }): JSX.Element {
         <p class="empty">No analysis of this issue’s failures.</p>
       )}
     </Page>
+  );
+}
+
+/** Each failure the issue groups, newest first: when, in which execution, its category, confidence and error. */
+function Occurrences(props: { occurrences: Schemas['IssueDetail']['occurrences'] }): JSX.Element {
+  return (
+    <div class="table-scroll">
+      <table class="table" aria-label="Occurrences">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Execution</th>
+            <th scope="col">Category</th>
+            <th scope="col">Confidence</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.occurrences.map((o) => (
+            <tr key={`${o.execution_id}-${o.occurred_at}`}>
+              <td>{formatDate(o.occurred_at)}</td>
+              <td>
+                <Link href={`/executions/${o.execution_id}`}>{o.execution_id.slice(0, 8)}</Link>
+              </td>
+              <td>{o.category.replace(/_/g, ' ')}</td>
+              <td>{o.confidence !== undefined ? `${Math.round(o.confidence * 100)} %` : '—'}</td>
+              <td>{o.error ? <code>{o.error}</code> : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
