@@ -28,7 +28,7 @@ export interface StepActionInfo {
  * Every step action with its parameters: the spec's 13 first, then the ones
  * a real suite needs (keyboard, double-click, negative, count, attribute and
  * URL assertions, history, upload, drag). Validation, the CSV grammar, the
- * OpenAPI description and the README's step reference follow this table.
+ * OpenAPI description, the console's editor and docs/steps.md follow this table.
  */
 export const STEP_ACTIONS = {
   navigate: { selector: 'no', value: 'required', meaning: 'Go to a path joined to the base URL, or to an absolute URL.', example: { value: '/login' } },

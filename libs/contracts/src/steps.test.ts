@@ -168,10 +168,9 @@ it('finds {{placeholders}}, whose format only the run can check', () => {
   expect(hasPlaceholder('{count}')).toBe(false);
 });
 
-it('is the step reference of the root README: one row per action, each with an example', () => {
-  const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Test steps'), readme.indexOf('## Configuration'));
-  const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+it('is the step reference of docs/steps.md: one row per action, each with an example', () => {
+  const reference = readFileSync(path.join(__dirname, '../../../docs/steps.md'), 'utf8');
+  const rows = reference.split('\n').filter((l) => l.startsWith('| `'));
   for (const action of Object.keys(STEP_ACTIONS)) {
     const row = rows.find((r) => r.split('|')[1]!.includes(`\`${action}\``));
     expect([action, row && /\{"action": "[a-z_]+"/.test(row)]).toEqual([action, true]);
