@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 import { readdirSync, readFileSync } from 'node:fs';
 
 // A lib's light entries (`@assay/contracts/catalogues`, say) are the ones its package.json exports: read there, not kept here.
-const lightEntries = readdirSync(new URL('./libs/', import.meta.url)).flatMap((lib) => {
+const libs = readdirSync(new URL('./libs/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+const lightEntries = libs.flatMap(({ name: lib }) => {
   const { name, exports = {} } = JSON.parse(readFileSync(new URL(`./libs/${lib}/package.json`, import.meta.url), 'utf8'));
   return Object.keys(exports)
     .filter((entry) => entry !== '.')
