@@ -40,8 +40,20 @@ export default tseslint.config(
   // (route and event catalogues, schemas, the step table) is exempt, and so are tests.
   {
     files: ['services/*/src/**/*.{ts,tsx}', 'libs/*/src/**/*.{ts,tsx}', 'apps/*/src/**/*.{ts,tsx}'],
-    ignores: ['**/*.test.ts', 'libs/contracts/src/routes/*.ts', 'libs/contracts/src/*.schemas.ts', 'libs/contracts/src/events.ts', 'libs/contracts/src/step-actions.ts'],
-    rules: { 'max-lines-per-function': ['warn', { max: 150 }] },
+    ignores: [
+      '**/*.test.ts',
+      'libs/contracts/src/routes/*.ts',
+      'libs/contracts/src/*.schemas.ts',
+      'libs/contracts/src/events.ts',
+      'libs/contracts/src/step-actions.ts',
+      // Still over the limit, and being split by their own issues (39: the detector registry and the crawler; 40: the
+      // analysis): drop these four once those splits are in.
+      'services/discovery-crawler/src/crawler/flows.ts',
+      'services/discovery-crawler/src/crawler/crawler.ts',
+      'services/analysis/src/analysis/analyzer.ts',
+      'services/analysis/src/analysis/describe.ts',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 150 }] },
   },
   // The console and the fixture single-page app run in the browser.
   { files: ['apps/console/src/**/*.{ts,tsx}', 'tests/fixtures/spa/src/**/*.jsx'], languageOptions: { globals: { ...globals.browser } } },
