@@ -9,7 +9,9 @@ import { launchForFile } from './support/launcher.js';
 // turn its flows into test cases and run them right away.
 jest.setTimeout(300_000);
 
-const launched = launchForFile();
+// Rate limits off, as in the other e2e files that make many calls: this file crawls, generates and runs
+// several apps' cases through one key within a minute (the limits have tests of their own in the gateway).
+const launched = launchForFile({ env: { RATE_LIMITS_ENABLED: 'false' } });
 let site: Site;
 
 const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
@@ -21,7 +23,7 @@ async function waitFor(sessionId: string, status: string) {
     const res = await gw('GET', `/api/v1/discovery/${sessionId}/progress`);
     if (res.body.status === status) return res.body;
     if (Date.now() > deadline) throw new Error(`session still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 
