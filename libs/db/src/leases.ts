@@ -5,7 +5,9 @@ import { sql, type Kysely } from 'kysely';
  * its rows have a `status`, an `attempts` count, a `lease_owner` and a
  * `lease_expires_at`. A worker claims a row (the lease and an attempt), renews
  * the lease while it works, and releases it with the row's new status; a row
- * whose worker stopped renewing is reaped (taken again, or failed).
+ * whose worker stopped renewing is reaped (taken again, or failed). A row is
+ * waiting when it is in the `waiting` status and no worker holds it, so the
+ * waiting status may also be a held one (a running crawl whose crawler let go).
  */
 export interface LeasedTableSpec<Status extends string> {
   table: string;
@@ -21,6 +23,13 @@ export interface LeasedTableSpec<Status extends string> {
   notBefore?: string;
   /** A column stamped with the time of every change. */
   touched?: string;
+  /** The column `claimNext` takes rows in the order of (default: `notBefore`, else the key). */
+  order?: string;
+  /**
+   * Attempts a row may have: `claimNext` leaves a row that used them up, for
+   * `failExhausted`. Absent: no limit at claim (`retryOrFail` may still give up).
+   */
+  maxAttempts?: number;
 }
 
 /** What `retryOrFail` writes: the error, and the backoff before the next attempt. */
@@ -43,12 +52,14 @@ export class LeasedTable<Row, Status extends string = string> {
 
   /** Takes the next due waiting row, or a held one whose lease ran out (its worker stopped), under a lease, as `status`. */
   async claimNext(db: Kysely<any>, owner: string, leaseSeconds: number, status: Status): Promise<Row | undefined> {
-    const { table, key, notBefore } = this.spec;
-    const next = db
+    const { table, key, notBefore, order, maxAttempts } = this.spec;
+    let next = db
       .selectFrom(table)
       .select(key)
-      .where((eb) => eb.or([this.due(), this.expired()]))
-      .orderBy(notBefore ?? key)
+      .where((eb) => eb.or([this.due(), this.expired()]));
+    if (maxAttempts !== undefined) next = next.where('attempts', '<', maxAttempts);
+    next = next
+      .orderBy(order ?? notBefore ?? key)
       .limit(1)
       .forUpdate()
       .skipLocked();
@@ -76,9 +87,22 @@ export class LeasedTable<Row, Status extends string = string> {
     return row?.status as Status | undefined;
   }
 
-  /** Locks the row while `owner` holds it, inside the caller's transaction: a worker that lost its lease writes nothing. */
+  /**
+   * Locks the row while `owner` holds it, inside the caller's transaction: a
+   * worker that lost its lease writes nothing. FOR NO KEY UPDATE: the holder
+   * never changes the key, so inserts that refer to the row (whose foreign-key
+   * checks take KEY SHARE) need not wait for the holder's transaction.
+   */
   async lockIfHeld(db: Kysely<any>, id: string, owner: string): Promise<boolean> {
-    return !!(await db.selectFrom(this.spec.table).select(this.spec.key).where(this.spec.key, '=', id).where(this.heldBy(owner)).forUpdate().executeTakeFirst());
+    return !!(await db.selectFrom(this.spec.table).select(this.spec.key).where(this.spec.key, '=', id).where(this.heldBy(owner)).forNoKeyUpdate().executeTakeFirst());
+  }
+
+  /**
+   * Gives a row `owner` holds back to waiting without counting the attempt (a
+   * clean shutdown: another worker takes it at once), with `patch`.
+   */
+  async handBack(db: Kysely<any>, id: string, owner: string, patch: Patch = {}): Promise<Row | undefined> {
+    return this.release(db, id, this.spec.waiting, { owner, patch: { ...patch, attempts: sql`greatest(attempts - 1, 0)` } });
   }
 
   /** Back to waiting with a backoff, or failed for good after `maxAttempts`; only while `owner` holds the row. */
@@ -105,6 +129,18 @@ export class LeasedTable<Row, Status extends string = string> {
   /** Held rows whose worker stopped renewing its lease (at most `limit`). */
   async expiredRows(db: Kysely<any>, limit: number): Promise<Row[]> {
     return (await db.selectFrom(this.spec.table).selectAll().where(this.expired()).limit(limit).execute()) as Row[];
+  }
+
+  /** Held rows that used up `maxAttempts` and that no live lease holds: failed, with `patch`. */
+  async failExhausted(db: Kysely<any>, patch: Patch = {}): Promise<Row[]> {
+    const { held, maxAttempts } = this.spec;
+    if (maxAttempts === undefined) return [];
+    return (await this.update(db, { ...patch, status: this.spec.failed, ...RELEASED })
+      .where(sql<boolean>`status in (${sql.join(held.map((s) => sql.lit(s)))})`)
+      .where('attempts', '>=', maxAttempts)
+      .where(sql<boolean>`(lease_expires_at is null or lease_expires_at < now())`)
+      .returningAll()
+      .execute()) as Row[];
   }
 
   /** Takes a held row out of a stopped worker's hands, with its new status (and `patch`), if its lease has still run out. */
@@ -134,7 +170,8 @@ export class LeasedTable<Row, Status extends string = string> {
 
   private due() {
     const { waiting, notBefore } = this.spec;
-    return notBefore ? sql<boolean>`status = ${sql.lit(waiting)} and ${sql.ref(notBefore)} <= now()` : sql<boolean>`status = ${sql.lit(waiting)}`;
+    const waitingRow = sql<boolean>`status = ${sql.lit(waiting)} and lease_owner is null`;
+    return notBefore ? sql<boolean>`${waitingRow} and ${sql.ref(notBefore)} <= now()` : waitingRow;
   }
 
   private expired() {

@@ -21,6 +21,8 @@ interface Job {
 const jobs = new LeasedTable<Job>({ table: 'jobs', key: 'id', held: ['running'], waiting: 'pending', failed: 'failed', notBefore: 'not_before', touched: 'updated_at' });
 // Work a message names, as the runner's executions are: queued, then held while preparing and running.
 const runs = new LeasedTable<Job>({ table: 'runs', key: 'id', held: ['pending', 'running'], waiting: 'queued', failed: 'failed' });
+// Work that stays in its held status while no worker holds it, with a limit of attempts, as the crawler's sessions are.
+const crawls = new LeasedTable<Job>({ table: 'crawls', key: 'id', held: ['running'], waiting: 'running', failed: 'failed', order: 'note', maxAttempts: 2 });
 
 const row = async (table: string, id: string): Promise<Job> => (await db.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as Job;
 const expire = (table: string, id: string) => sql`update ${sql.table(table)} set lease_expires_at = now() - interval '1 second' where id = ${id}`.execute(db.db);
@@ -31,6 +33,7 @@ beforeAll(async () => {
   for (const [table, waiting] of [
     ['jobs', 'pending'],
     ['runs', 'queued'],
+    ['crawls', 'running'],
   ]) {
     await sql`create table ${sql.table(table!)} (
       id text primary key, status text not null default ${sql.lit(waiting)}, attempts int not null default 0,
@@ -43,7 +46,7 @@ afterAll(async () => {
   await database?.drop();
 });
 beforeEach(async () => {
-  await sql`truncate jobs, runs`.execute(db.db);
+  await sql`truncate jobs, runs, crawls`.execute(db.db);
 });
 
 describe('a leased table', () => {
@@ -104,8 +107,9 @@ describe('a leased table', () => {
     expect(await runs.claim(db.db, 'r1', 'w2', 30, 'pending')).toBeUndefined();
     expect(await runs.renew(db.db, 'r1', 'w1', 30)).toBe('pending');
 
-    // A shutdown hands it back: released, with what the caller adds.
-    const back = await runs.release(db.db, 'r1', 'queued', { owner: 'w1', patch: { note: 'requeued', attempts: sql`greatest(attempts - 1, 0)` } });
+    // A shutdown hands it back: released, the attempt not counted, with what the caller adds.
+    expect(await runs.handBack(db.db, 'r1', 'w2', { note: 'not mine' })).toBeUndefined();
+    const back = await runs.handBack(db.db, 'r1', 'w1', { note: 'requeued' });
     expect([back?.status, back?.lease_owner, back?.attempts, back?.note]).toEqual(['queued', null, 0, 'requeued']);
 
     // A worker that stopped: not reaped while its lease runs, then reaped once.
@@ -118,5 +122,29 @@ describe('a leased table', () => {
     expect([reaped?.status, reaped?.error, reaped?.lease_owner]).toEqual(['failed', 'stopped', null]);
     expect(await runs.reap(db.db, 'r2', 'queued')).toBeUndefined();
     expect(await runs.expiredRows(db.db, 10)).toEqual([]);
+  });
+
+  it('takes a row that waits in its held status only while no worker holds it, and fails it once its attempts are spent', async () => {
+    await sql`insert into crawls (id, note) values ('b', '2'), ('a', '1')`.execute(db.db);
+    const first = await crawls.claimNext(db.db, 'w1', 30, 'running');
+    expect([first?.id, first?.lease_owner, first?.attempts]).toEqual(['a', 'w1', 1]);
+    // A held row in the waiting status is not waiting: the next claim takes the other one, then nothing.
+    expect((await crawls.claimNext(db.db, 'w2', 30, 'running'))?.id).toBe('b');
+    expect(await crawls.claimNext(db.db, 'w3', 30, 'running')).toBeUndefined();
+    expect(await crawls.failExhausted(db.db, { error: 'gone' })).toEqual([]);
+
+    // Handed back on a clean shutdown: taken again at once, the attempt not counted.
+    await crawls.handBack(db.db, 'a', 'w1');
+    expect([(await row('crawls', 'a')).status, (await row('crawls', 'a')).attempts]).toEqual(['running', 0]);
+    expect((await crawls.claimNext(db.db, 'w3', 30, 'running'))?.id).toBe('a');
+
+    // 'b' dies twice: its attempts are spent, so no claim takes it and it is failed.
+    await expire('crawls', 'b');
+    expect((await crawls.claimNext(db.db, 'w4', 30, 'running'))?.attempts).toBe(2);
+    await expire('crawls', 'b');
+    expect(await crawls.claimNext(db.db, 'w5', 30, 'running')).toBeUndefined();
+    const failed = await crawls.failExhausted(db.db, { error: 'gone' });
+    expect(failed.map((r) => [r.id, r.status, r.error, r.lease_owner])).toEqual([['b', 'failed', 'gone', null]]);
+    expect((await row('crawls', 'a')).status).toBe('running');
   });
 });

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { selectPage } from '@assay/db';
+import { LeasedTable, selectPage } from '@assay/db';
 import type { CrawlConfig, DiscoveryDatabase, FlowRow, PageAnalysis, PageRow, SessionRow, SessionStatus, SessionWarning } from '../db/database.js';
 import { templateSiblings, type TemplatedEndpoint } from '../crawler/endpoints.js';
 
@@ -17,6 +17,9 @@ export async function notifySessionsReady(db: Db): Promise<void> {
 
 /** A session is given up after its crawler died this many times. */
 export const MAX_ATTEMPTS = 3;
+
+/** A running session is waiting for a crawler when none holds it (new, resumed, handed back, or its crawler's lease ran out). */
+const SESSIONS = new LeasedTable<SessionRow, SessionStatus>({ table: 'sessions', key: 'id', held: ['running'], waiting: 'running', failed: 'failed', order: 'started_at', maxAttempts: MAX_ATTEMPTS });
 
 export async function insertSession(db: Db, s: { org_id: string; project_id: string; target_url: string; config: CrawlConfig; estimated_completion: Date }): Promise<SessionRow> {
   return db
@@ -71,54 +74,27 @@ export async function transition(db: Db, orgId: string, id: string, from: Sessio
  * lease expired) for this crawler; undefined when there is none.
  */
 export async function claimSession(db: Db, owner: string, leaseSeconds: number): Promise<SessionRow | undefined> {
-  const rows = await sql<SessionRow>`
-    update sessions set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
-     where id = (select id from sessions
-                  where status = 'running' and (lease_expires_at is null or lease_expires_at < now()) and attempts < ${MAX_ATTEMPTS}
-                  order by started_at limit 1 for update skip locked)
-    returning *`.execute(db);
-  return rows.rows[0];
+  return SESSIONS.claimNext(db, owner, leaseSeconds, 'running');
 }
 
 /** Hands a running session back (a clean shutdown): another crawler takes it at once, and it does not count as a crash. */
 export async function releaseSession(db: Db, id: string, owner: string): Promise<void> {
-  await db
-    .updateTable('sessions')
-    .set({ lease_owner: null, lease_expires_at: null, attempts: sql`greatest(attempts - 1, 0)` })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'running')
-    .execute();
+  await SESSIONS.handBack(db, id, owner);
 }
 
 /** Running sessions whose crawler died too often: failed with a reason. */
 export async function failAbandoned(db: Db): Promise<SessionRow[]> {
-  return db
-    .updateTable('sessions')
-    .set({ status: 'failed', error: `The crawler stopped ${MAX_ATTEMPTS} times while crawling this session (lease expired)`, completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
-    .where('status', '=', 'running')
-    .where('attempts', '>=', MAX_ATTEMPTS)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]))
-    .returningAll()
-    .execute();
+  return SESSIONS.failExhausted(db, { error: `The crawler stopped ${MAX_ATTEMPTS} times while crawling this session (lease expired)`, completed_at: sql`now()` });
 }
 
 /** Extends the lease; the status now, or undefined when the session is no longer ours. */
 export async function renewLease(db: Db, id: string, owner: string, leaseSeconds: number): Promise<SessionStatus | undefined> {
-  const row = await db
-    .updateTable('sessions')
-    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'running')
-    .returning('status')
-    .executeTakeFirst();
-  return row?.status;
+  return SESSIONS.renew(db, id, owner, leaseSeconds);
 }
 
-/** Locks the session if this crawler still holds it and it is running (FOR NO KEY UPDATE: page and stream inserts, whose foreign-key checks take KEY SHARE, need not wait). */
+/** Locks the session if this crawler still holds it and it is running (page and stream inserts need not wait: see LeasedTable). */
 export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
-  return !!(await db.selectFrom('sessions').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forNoKeyUpdate().executeTakeFirst());
+  return SESSIONS.lockIfHeld(db, id, owner);
 }
 
 /** Notes the page being loaded, while this crawler still holds the running session. */

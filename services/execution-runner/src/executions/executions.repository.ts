@@ -159,7 +159,7 @@ export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow
  * writes (guarded by the lease) are refused.
  */
 export async function requeueHeld(db: Db, id: string, owner: string): Promise<ExecutionRow | undefined> {
-  const row = await EXECUTIONS.release(db, id, 'queued', { owner, patch: { ...FRESH_START, attempts: sql`greatest(attempts - 1, 0)` } });
+  const row = await EXECUTIONS.handBack(db, id, owner, FRESH_START);
   if (row) await discardResults(db, id);
   return row;
 }
