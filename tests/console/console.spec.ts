@@ -280,7 +280,13 @@ test('says why a crawl found little', async () => {
   await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Shop' });
   // A target that answers no page at all: one URL crawled, no links, no flows.
   await page.getByLabel('Target URL').fill(`${shop.url}/favicon.ico`);
+  // Interactive, with writes held (allow writes is offered only with it, and off by default).
+  await expect(page.getByLabel(/^Allow writes/)).toHaveCount(0);
+  await page.getByLabel(/^Exercise each page/).check();
+  await expect(page.getByLabel(/^Allow writes/)).not.toBeChecked();
+  const started = page.waitForRequest((r) => r.url().endsWith('/api/v1/discovery/start') && r.method() === 'POST');
   await page.getByRole('button', { name: 'Start crawl' }).click();
+  expect((await started).postDataJSON()).toMatchObject({ interactive: true, allow_writes: false });
   await expect(page.getByTestId('discovery-summary')).toContainText('completed', { timeout: 60_000 });
   const note = page.getByRole('note').filter({ has: page.getByRole('heading', { name: 'Why the results may be incomplete' }) });
   await expect(note).toContainText('Only the start page was crawled');

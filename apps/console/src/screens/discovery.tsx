@@ -82,6 +82,8 @@ export function DiscoveryList(): JSX.Element {
   const [target, setTarget] = useState('');
   const [maxPages, setMaxPages] = useState('20');
   const [maxDepth, setMaxDepth] = useState('3');
+  const [interactive, setInteractive] = useState(false);
+  const [allowWrites, setAllowWrites] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -101,7 +103,7 @@ export function DiscoveryList(): JSX.Element {
           setErrors({});
           setError(undefined);
           try {
-            const s = (await api().api.POST('/api/v1/discovery/start', { body: { project_id: projectId, target_url: target, max_pages: Number(maxPages), max_depth: Number(maxDepth) } })).data!;
+            const s = (await api().api.POST('/api/v1/discovery/start', { body: { project_id: projectId, target_url: target, max_pages: Number(maxPages), max_depth: Number(maxDepth), ...(interactive ? { interactive, allow_writes: allowWrites } : {}) } })).data!;
             navigate(`/discovery/${s.session_id}`);
           } catch (err) {
             setErrors(fieldErrors(err));
@@ -121,7 +123,15 @@ export function DiscoveryList(): JSX.Element {
             {(a) => <input {...a} inputMode="numeric" value={maxDepth} onInput={(e) => setMaxDepth((e.target as HTMLInputElement).value)} />}
           </Field>
         </div>
-        <ErrorNote error={Object.keys(errors).length ? undefined : error} />
+        <label>
+          <input type="checkbox" checked={interactive} onChange={(e) => setInteractive((e.target as HTMLInputElement).checked)} /> Exercise each page: type into search boxes, fill and submit forms, click in-page buttons
+        </label>
+        {interactive && (
+          <label>
+            <input type="checkbox" checked={allowWrites} onChange={(e) => setAllowWrites((e.target as HTMLInputElement).checked)} /> Allow writes: let forms and buttons change data on the target and explore records (create, edit, delete). Test environments only; off, every write is held in the browser.
+          </label>
+        )}
+        <ErrorNote error={errors.interactive ?? errors.allow_writes ?? (Object.keys(errors).length ? undefined : error)} />
         <button type="submit" disabled={!projectId}>
           Start crawl
         </button>
