@@ -257,6 +257,7 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
     ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
     ...(Array.isArray(r.diagnostics?.blocked_requests) ? { diagnostics: { blocked_requests: r.diagnostics.blocked_requests } } : {}),
+    ...(r.suite_test ? suiteTestBody(r.suite_test, publicBaseUrl) : {}),
     steps: r.steps.map(({ screenshot_artifact_id, visual, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),
@@ -265,6 +266,27 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
   };
 }
 
+
+/** What a Playwright test of a suite run adds to its result: where it lives, its attempts, flaky, output, attachments as URLs. */
+function suiteTestBody(t: Record<string, unknown>, publicBaseUrl: string) {
+  type Attempt = { retry: number; status: string; duration_ms: number; error?: string; attachments: Array<{ name: string; content_type: string; artifact_id?: string; not_stored?: string }> };
+  const attempts = (Array.isArray(t.attempts) ? t.attempts : []) as Attempt[];
+  return {
+    suite_test: {
+      project: t.project,
+      file: t.file,
+      line: t.line,
+      title_path: t.title_path,
+      tags: t.tags ?? [],
+      outcome: t.outcome ?? null,
+      stdout: t.stdout ?? '',
+      stderr: t.stderr ?? '',
+      attempts: attempts.map(({ attachments, ...a }) => ({ ...a, attachments: attachments.map(({ artifact_id, ...x }) => ({ ...x, ...(artifact_id ? { url: artifactUrl(publicBaseUrl, artifact_id) } : {}) })) })),
+    },
+    flaky: t.flaky === true,
+    retries: typeof t.retries === 'number' ? t.retries : 0,
+  };
+}
 
 export async function resultsOf(ctx: ExecutionContext, e: ExecutionRow) {
   const results = await findResults(ctx.db, e.id);
