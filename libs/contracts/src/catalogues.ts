@@ -4,7 +4,7 @@
  * code that runs in a browser such as the console. The step table is not here
  * yet: `steps.ts` compiles patterns with re2 beside it.
  */
-export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
+export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteMethod, type RouteParam, type ServiceName, type ServiceRoutePath } from './routes/index.js';
 export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
 export { COMMAND_TOPICS, EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';

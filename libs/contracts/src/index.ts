@@ -1,6 +1,18 @@
 export type { JsonSchema } from './json-schema.js';
 export { API_KEY_SCOPES, type ApiKeyScope, type RouteScope } from './scopes.js';
-export { ALIAS_PREFIX, ROUTES, type RouteAlias, type RouteContract, type RouteParam, type ServiceName } from './routes.js';
+export {
+  ALIAS_PREFIX,
+  ROUTES,
+  catalogueMismatches,
+  type ExpressPath,
+  type MountedRoute,
+  type RouteAlias,
+  type RouteContract,
+  type RouteMethod,
+  type RouteParam,
+  type ServiceName,
+  type ServiceRoutePath,
+} from './routes/index.js';
 export { routeMatcher, type RouteMatch, type RouteMatcher } from './route-matcher.js';
 export {
   INTERNAL_ROUTES,

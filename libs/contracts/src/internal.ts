@@ -1,62 +1,11 @@
 import type { QuotaType } from './plans.js';
-import type { ServiceName } from './routes.js';
+import type { InternalTimeout } from './routes/index.js';
 import type { Step } from './steps.js';
 
-/**
- * The service-to-service routes (`/internal/...`), one entry each: the
- * service that serves it, its method and path, and what the one internal
- * client (`libs/internal-client`) may wait for it. A caller names the entry;
- * `InternalApi` gives its request and response types. Adding an internal
- * route means adding its entry here and its types below.
- */
-export interface InternalRouteContract {
-  service: Exclude<ServiceName, 'gateway'>;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
-  /** Path template: `{name}` is a path parameter. */
-  path: string;
-  /** Longer or shorter waits than INTERNAL_TIMEOUT, with the reason. */
-  timeout?: InternalTimeout;
-}
+export { INTERNAL_ROUTES, type InternalRouteContract, type InternalRouteName, type InternalTimeout } from './routes/index.js';
 
-/** How long a caller waits for the answer's headers and then for its body. */
-export interface InternalTimeout {
-  headersMs: number;
-  bodyMs: number;
-}
-
-/** The one timeout policy of internal calls (an entry may name its own). */
+/** The one timeout policy of internal calls (an entry of `routes/<service>.ts` may name its own). */
 export const INTERNAL_TIMEOUT: InternalTimeout = { headersMs: 10_000, bodyMs: 30_000 };
-
-export const INTERNAL_ROUTES = {
-  // auth. The gateway asks on every uncached call: a short wait, then 503.
-  authenticate: { service: 'auth', method: 'POST', path: '/internal/authenticate', timeout: { headersMs: 5000, bodyMs: 5000 } },
-  reportUsage: { service: 'auth', method: 'POST', path: '/internal/usage', timeout: { headersMs: 5000, bodyMs: 5000 } },
-  entitlements: { service: 'auth', method: 'GET', path: '/internal/organizations/{org_id}/entitlements' },
-  administrators: { service: 'auth', method: 'GET', path: '/internal/organizations/{org_id}/administrators' },
-  createOrganization: { service: 'auth', method: 'POST', path: '/internal/organizations' },
-  setOrganizationStatus: { service: 'auth', method: 'POST', path: '/internal/organizations/{org_id}/status' },
-  setBilling: { service: 'auth', method: 'PATCH', path: '/internal/organizations/{org_id}/billing' },
-  bootstrap: { service: 'auth', method: 'POST', path: '/internal/bootstrap' },
-  // test-case
-  project: { service: 'test-case', method: 'GET', path: '/internal/projects/{project_id}' },
-  taggedTestCases: { service: 'test-case', method: 'GET', path: '/internal/projects/{project_id}/tagged-test-cases' },
-  runVariables: { service: 'test-case', method: 'GET', path: '/internal/projects/{project_id}/run-variables' },
-  createTestCases: { service: 'test-case', method: 'POST', path: '/internal/test-cases' },
-  testCase: { service: 'test-case', method: 'GET', path: '/internal/test-cases/{test_case_id}' },
-  replaceSelector: { service: 'test-case', method: 'POST', path: '/internal/test-cases/{test_case_id}/replace-selector' },
-  planSnapshot: { service: 'test-case', method: 'GET', path: '/internal/test-plans/{test_plan_id}/snapshot' },
-  // discovery-crawler
-  sessionEvidence: { service: 'discovery-crawler', method: 'GET', path: '/internal/sessions/{session_id}/evidence' },
-  sessionTestCases: { service: 'discovery-crawler', method: 'GET', path: '/internal/sessions/{session_id}/test-cases' },
-  storeEnrichment: { service: 'discovery-crawler', method: 'PUT', path: '/internal/sessions/{session_id}/enrichment' },
-  // execution-runner. A report's period can hold many executions: a longer wait.
-  execution: { service: 'execution-runner', method: 'GET', path: '/internal/executions/{execution_id}' },
-  executionFingerprints: { service: 'execution-runner', method: 'GET', path: '/internal/executions/{execution_id}/fingerprints' },
-  testDiagnostics: { service: 'execution-runner', method: 'GET', path: '/internal/executions/{execution_id}/tests/{test_id}/diagnostics' },
-  reportResults: { service: 'execution-runner', method: 'GET', path: '/internal/report-results', timeout: { headersMs: 15_000, bodyMs: 60_000 } },
-} as const satisfies Record<string, InternalRouteContract>;
-
-export type InternalRouteName = keyof typeof INTERNAL_ROUTES;
 
 /** A quota the organization has used up this month, as auth reports it. */
 export interface ExceededQuota {

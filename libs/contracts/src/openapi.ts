@@ -1,4 +1,4 @@
-import { ROUTES, type RouteContract, type ServiceName } from './routes.js';
+import { ROUTES, type RouteContract, type ServiceName } from './routes/index.js';
 import { SCHEMAS } from './validator.js';
 import type { JsonSchema } from './json-schema.js';
 

@@ -1,4 +1,4 @@
-import { ALIAS_PREFIX, ROUTES, type RouteContract } from './routes.js';
+import { ALIAS_PREFIX, ROUTES, type RouteContract } from './routes/index.js';
 
 /** A call matched to its catalogue entry. */
 export interface RouteMatch {

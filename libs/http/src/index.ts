@@ -22,6 +22,7 @@ export {
 } from './principal.middleware.js';
 export { iso, isUuid, parsePagination, validateBody, type Pagination } from './validation.js';
 export { createServiceApp, type ServiceAppDeps, type ServiceAppOptions } from './service-app.js';
+export { mountedRoutes, serviceRouter, type ServiceRouter } from './service-router.js';
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
 export { answerClientErrorsWithJson, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';
 export { cleanFilename, readMultipart, type MultipartOptions, type MultipartUpload, type UploadedPart } from './multipart.js';

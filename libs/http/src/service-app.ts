@@ -1,4 +1,4 @@
-import { Router, type Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from '@assay/logger';
 import { createHttpApp, type HttpAppOptions, type ReadinessResult } from './app.js';
 import { verifyPrincipalHeader } from './principal.middleware.js';
@@ -13,7 +13,7 @@ export interface ServiceAppDeps {
 
 export interface ServiceAppOptions<C> extends Omit<HttpAppOptions, 'mount' | 'logger' | 'ready'> {
   /** The service's one list of routers (its `routes.ts`), each built from the context. */
-  routers: ReadonlyArray<(ctx: C) => Router>;
+  routers: ReadonlyArray<(ctx: C) => RequestHandler>;
 }
 
 /**

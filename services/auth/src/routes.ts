@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { ServiceRouter } from '@assay/http';
 import type { AuthContext } from './context.js';
 import { internalRoutes } from './internal/internal.routes.js';
 import { apiKeyRoutes, serviceKeyRoutes } from './keys/keys.routes.js';
@@ -8,7 +8,7 @@ import { billingRoutes } from './billing/billing.routes.js';
 import { memberRoutes } from './members/members.routes.js';
 
 /** Every router of the auth service. */
-export const ROUTERS: Array<(ctx: AuthContext) => Router> = [
+export const ROUTERS: Array<(ctx: AuthContext) => ServiceRouter<'auth'>> = [
   authRoutes,
   serviceKeyRoutes,
   apiKeyRoutes,

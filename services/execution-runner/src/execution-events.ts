@@ -62,7 +62,14 @@ export interface CaseFinish {
   pageUrl: string;
   browser: string;
   viewport: string;
+  /** The stored result's diagnostics; the event leaves the candidates out. */
   diagnostics?: Record<string, unknown>;
+}
+
+/** Diagnostics as events carry them: the candidates (hundreds of fingerprints) stay in the stored result. */
+function eventDiagnostics(diagnostics: Record<string, unknown>): Record<string, unknown> {
+  const { candidates, ...rest } = diagnostics;
+  return Array.isArray(candidates) ? { ...rest, candidates_captured: candidates.length } : rest;
 }
 
 export function caseFinishedEvents(e: ExecutionRow, r: TestResultRow, f: CaseFinish, publicBaseUrl: string): NewEvent[] {
@@ -79,7 +86,7 @@ export function caseFinishedEvents(e: ExecutionRow, r: TestResultRow, f: CaseFin
       base(e, 'test.execution.failed', {
         execution: { ...execution, error: f.error, screenshots: f.screenshots, ...(f.trace ? { trace: f.trace } : {}) },
         environment: { browser: f.browser, viewport: f.viewport, url: f.pageUrl },
-        ...(f.diagnostics ? { diagnostics: f.diagnostics } : {}),
+        ...(f.diagnostics ? { diagnostics: eventDiagnostics(f.diagnostics) } : {}),
       }),
     );
   }
@@ -138,6 +145,26 @@ export function planCompletedEvents(e: ExecutionRow, results: TestResultRow[], p
     }),
     base(e, 'test.completed', { execution_id: e.id, status: e.status, duration_ms: durationMs }),
   ];
+}
+
+/**
+ * `test.execution.timeout`: a plan run stopped by its timeout, with what its
+ * cases had reached (written before its `test.plan.completed`).
+ */
+export function executionTimeoutEvent(e: ExecutionRow, results: TestResultRow[], skipped: number): NewEvent {
+  return base(e, 'test.execution.timeout', {
+    execution_id: e.id,
+    test_plan_id: e.test_plan_id,
+    environment: e.environment,
+    timeout_seconds: e.timeout_seconds,
+    partial_results: {
+      total: results.length,
+      passed: e.passed_tests,
+      failed: e.failed_tests,
+      skipped,
+      test_results: results.map((r) => ({ test_id: r.test_case_id, name: r.name, status: r.status, error: r.error })),
+    },
+  });
 }
 
 /**

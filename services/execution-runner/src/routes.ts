@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { ServiceRouter } from '@assay/http';
 import { artifactRoutes } from './artifacts/artifacts.routes.js';
 import type { ExecutionContext } from './context.js';
 import { executionRoutes } from './executions/executions.routes.js';
@@ -10,4 +10,4 @@ import { suiteRoutes } from './suites/suites.routes.js';
 import { testRunRoutes } from './test-runs/test-runs.routes.js';
 
 /** Every router of the execution-runner. */
-export const ROUTERS: Array<(ctx: ExecutionContext) => Router> = [executionRoutes, testRunRoutes, recordingRoutes, artifactRoutes, baselineRoutes, scheduleRoutes, suiteRoutes, internalRoutes];
+export const ROUTERS: Array<(ctx: ExecutionContext) => ServiceRouter<'execution-runner'>> = [executionRoutes, testRunRoutes, recordingRoutes, artifactRoutes, baselineRoutes, scheduleRoutes, suiteRoutes, internalRoutes];

@@ -1,10 +1,9 @@
-import { Router } from 'express';
-import { orgPrincipal, validateBody } from '@assay/http';
+import { orgPrincipal, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import { applySuggestion, getFailureAnalysis, rejectSuggestion } from './failure-analysis.service.js';
 
-export function failureAnalysisRoutes(ctx: AnalysisContext): Router {
-  const router = Router();
+export function failureAnalysisRoutes(ctx: AnalysisContext): ServiceRouter<'analysis'> {
+  const router = serviceRouter('analysis');
 
   // The gateway rewrites the unversioned /api/executions/{id}/failure-analysis to this path.
   router.get('/api/v1/executions/:id/failure-analysis', async (req, res) => {

@@ -1,10 +1,9 @@
-import { Router } from 'express';
-import { orgPrincipal } from '@assay/http';
+import { orgPrincipal, serviceRouter, type ServiceRouter } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import { testCaseFlakiness } from './flakiness.service.js';
 
-export function flakinessRoutes(ctx: AnalysisContext): Router {
-  const router = Router();
+export function flakinessRoutes(ctx: AnalysisContext): ServiceRouter<'analysis'> {
+  const router = serviceRouter('analysis');
 
   // Served here although the path is under test-cases: the gateway routes it to the analysis service.
   router.get('/api/v1/test-cases/:id/flakiness', async (req, res) => {

@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { iso, isUuid, notFound, orgPrincipal, parsePagination, queryOneOf, queryString, validateBody } from '@assay/http';
+import { iso, isUuid, notFound, orgPrincipal, parsePagination, queryOneOf, queryString, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import { CATEGORIES } from '../analysis/categories.js';
 import { toItemBody } from '../analysis/failure-analysis.service.js';
 import type { AnalysisContext } from '../context.js';
@@ -39,8 +38,8 @@ function uuidQuery(query: Record<string, unknown>, name: string): string | undef
   return isUuid(v) ? v : null;
 }
 
-export function issueRoutes(ctx: AnalysisContext): Router {
-  const router = Router();
+export function issueRoutes(ctx: AnalysisContext): ServiceRouter<'analysis'> {
+  const router = serviceRouter('analysis');
 
   router.get('/api/v1/issues', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;

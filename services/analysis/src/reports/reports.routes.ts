@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { iso, orgPrincipal, parsePagination, requiredQueryString, validateBody, validationError } from '@assay/http';
+import { iso, orgPrincipal, parsePagination, requiredQueryString, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { AnalysisContext } from '../context.js';
 import { dashboardTable, DASHBOARD_TABLES } from './dashboard.js';
 import { toCsv, toHtml } from './report-render.js';
@@ -20,8 +19,8 @@ import {
 } from './reports.service.js';
 
 /** Report definitions and their immutable snapshots (JSON, CSV, self-contained HTML with SVG charts). */
-export function reportRoutes(ctx: AnalysisContext): Router {
-  const router = Router();
+export function reportRoutes(ctx: AnalysisContext): ServiceRouter<'analysis'> {
+  const router = serviceRouter('analysis');
 
   router.post('/api/v1/reports', validateBody('ReportCreateRequest'), async (req, res) => {
     const orgId = orgPrincipal(res).org_id;

@@ -1,5 +1,5 @@
-import { Router, type Request } from 'express';
-import { notImplemented } from '@assay/http';
+import type { Request } from 'express';
+import { notImplemented, serviceRouter, type ServiceRouter } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { handleStripeEvent, verifyStripeEvent } from './stripe.service.js';
 
@@ -8,8 +8,8 @@ import { handleStripeEvent, verifyStripeEvent } from './stripe.service.js';
  * it through); the signature over the raw body, checked with the endpoint
  * secret, is the credential.
  */
-export function billingRoutes(ctx: AuthContext): Router {
-  const router = Router();
+export function billingRoutes(ctx: AuthContext): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
   router.post('/api/billing/stripe/webhook', async (req, res) => {
     if (!ctx.stripeWebhookSecret) throw notImplemented('Billing is not configured on this deployment (STRIPE_WEBHOOK_SECRET is not set)');
     const event = verifyStripeEvent((req as Request & { rawBody?: Buffer }).rawBody, req.header('stripe-signature'), ctx.stripeWebhookSecret);

@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { isUuid, notFound, requireServicePrincipal, validateBody } from '@assay/http';
+import { isUuid, notFound, requireServicePrincipal, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { recordKeyUsage } from '../keys/keys.service.js';
 import {
@@ -17,8 +16,8 @@ import { planLimits } from '@assay/contracts';
 
 
 /** Routes for other services and operators; only `service` principals reach them. */
-export function internalRoutes(ctx: AuthContext): Router {
-  const router = Router();
+export function internalRoutes(ctx: AuthContext): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
   router.use('/internal', requireServicePrincipal);
 
   // The gateway resolves a credential; it caches the answer until `valid_until` or a revocation event.

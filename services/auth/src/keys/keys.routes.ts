@@ -1,5 +1,5 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
-import { forbidden, iso, orgPrincipal, validateBody } from '@assay/http';
+import type { NextFunction, Request, Response } from 'express';
+import { forbidden, iso, orgPrincipal, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import { hasScope } from '@assay/principal';
 import type { AuthContext } from '../context.js';
 import type { KeyKind, KeyRow } from '../db/database.js';
@@ -29,8 +29,8 @@ function requireKeyManager(_req: Request, res: Response, next: NextFunction): vo
   next();
 }
 
-function keyRouter(ctx: AuthContext, kind: KeyKind, path: string, createSchema: string): Router {
-  const router = Router();
+function keyRouter(ctx: AuthContext, kind: KeyKind, path: '/api/service-keys' | '/api/api-keys', createSchema: string): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
   router.use(path, requireKeyManager);
 
   router.post(path, validateBody(createSchema), async (req, res) => {

@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { orgPrincipal, validateBody } from '@assay/http';
+import { orgPrincipal, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { getOrganization } from '../organizations/organizations.service.js';
 import { quotaStates } from '../usage/usage.service.js';
@@ -8,8 +7,8 @@ import { setRefreshCookie, sessionBody } from '../sessions/cookie.js';
 import { acceptInvitation, addMember, changeMemberRole, removeMember } from './members.service.js';
 
 /** Members and invitations, and the organization's usage. */
-export function memberRoutes(ctx: AuthContext): Router {
-  const router = Router();
+export function memberRoutes(ctx: AuthContext): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
 
   router.post('/api/organizations/current/members', validateBody('MemberAddRequest'), async (req, res) => {
     res.status(201).json(await addMember(ctx.db, ctx.schema, orgPrincipal(res), req.body));

@@ -1,10 +1,9 @@
-import { Router } from 'express';
-import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
+import { orgPrincipal, parsePagination, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { deleteOrganization, getOrganization, listMemberPage, toOrganizationBody, transferOwnership } from './organizations.service.js';
 
-export function organizationRoutes(ctx: AuthContext): Router {
-  const router = Router();
+export function organizationRoutes(ctx: AuthContext): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
 
   router.get('/api/organizations/current', async (_req, res) => {
     res.json(toOrganizationBody(await getOrganization(ctx.db, orgPrincipal(res).org_id)));

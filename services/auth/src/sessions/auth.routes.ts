@@ -1,12 +1,11 @@
-import { Router } from 'express';
-import { orgPrincipal, validateBody } from '@assay/http';
+import { orgPrincipal, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { AuthContext } from '../context.js';
 import { getOrganization, toOrganizationBody } from '../organizations/organizations.service.js';
 import { assertSameOriginRefresh, clearRefreshCookie, refreshTokenOf, sessionBody, setRefreshCookie } from './cookie.js';
 import { changePassword, listSessionOrganizations, login, refreshSession, signOut, switchOrganization } from './sessions.service.js';
 
-export function authRoutes(ctx: AuthContext): Router {
-  const router = Router();
+export function authRoutes(ctx: AuthContext): ServiceRouter<'auth'> {
+  const router = serviceRouter('auth');
 
   // The access token in the body (API clients and the console's memory), the refresh token in the cookie only.
   router.post('/api/auth/login', validateBody('LoginRequest'), async (req, res) => {

@@ -1,13 +1,12 @@
-import { Router } from 'express';
-import { actingOrgId, requireServicePrincipal } from '@assay/http';
+import { actingOrgId, requireServicePrincipal, serviceRouter, type ServiceRouter } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import { buildSessionCases } from '../generate/generate.service.js';
 import { getSession } from '../sessions/sessions.service.js';
 import { sessionEvidence, storeEnrichment } from './evidence.service.js';
 
 /** Routes for the analysis service: a session's crawl evidence, and where its enrichment is stored. */
-export function internalRoutes(ctx: DiscoveryContext): Router {
-  const router = Router();
+export function internalRoutes(ctx: DiscoveryContext): ServiceRouter<'discovery-crawler'> {
+  const router = serviceRouter('discovery-crawler');
   router.use('/internal', requireServicePrincipal);
 
   router.get('/internal/sessions/:id/evidence', async (req, res) => {

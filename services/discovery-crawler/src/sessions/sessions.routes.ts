@@ -1,10 +1,9 @@
-import { Router } from 'express';
-import { orgPrincipal, serveEventStream, validateBody } from '@assay/http';
+import { orgPrincipal, serveEventStream, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { DiscoveryContext } from '../context.js';
 import { cancelSession, getSession, listSessionsBody, pauseSession, progressBody, resultsBody, resumeSession, sessionEventsAfter, startSession, startedBody, type StartRequest } from './sessions.service.js';
 
-export function sessionRoutes(ctx: DiscoveryContext): Router {
-  const router = Router();
+export function sessionRoutes(ctx: DiscoveryContext): ServiceRouter<'discovery-crawler'> {
+  const router = serviceRouter('discovery-crawler');
 
   router.post('/api/v1/discovery/start', validateBody('DiscoveryStartRequest'), async (req, res) => {
     const row = await startSession(ctx, orgPrincipal(res).org_id, req.body as StartRequest);

@@ -1,11 +1,10 @@
-import { Router } from 'express';
-import { orgPrincipal, readMultipart, validationError } from '@assay/http';
+import { orgPrincipal, readMultipart, serviceRouter, type ServiceRouter, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { readArtifact, uploadArtifact } from './artifacts.service.js';
 
 /** Screenshots (PNG), traces and uploaded files, only to the organization that owns them; screenshots and traces until they expire. */
-export function artifactRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function artifactRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
 
   router.post('/api/v1/artifacts', async (req, res) => {
     const { file } = await readMultipart(req, { maxBytes: ctx.artifacts.maxBytes, usage: 'one field "file" (curl -F file=@photo.png)' });

@@ -1,5 +1,5 @@
-import { Router, type Request, type Response } from 'express';
-import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, serveEventStream, validateBody, validationError } from '@assay/http';
+import type { Request, Response } from 'express';
+import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, serveEventStream, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL, type ExecutionStatus } from '../db/database.js';
 import {
@@ -54,8 +54,8 @@ function isoQuery(query: Record<string, unknown>, name: string): Date | undefine
   return d;
 }
 
-export function executionRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function executionRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
 
   const queue = async (req: Request, res: Response) => {
     const principal = orgPrincipal(res);

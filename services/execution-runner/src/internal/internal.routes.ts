@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { actingOrgId, requireServicePrincipal } from '@assay/http';
+import { actingOrgId, requireServicePrincipal, serviceRouter, type ServiceRouter } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { executionFingerprints, executionForRerun, reportResults, testDiagnostics } from './internal.service.js';
 
@@ -8,8 +7,8 @@ import { executionFingerprints, executionForRerun, reportResults, testDiagnostic
  * re-run needs (base URL, variables, the steps as they ran) and each test's
  * stored diagnostics. The service principal names the organization.
  */
-export function internalRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function internalRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
   router.use('/internal', requireServicePrincipal);
 
   router.get('/internal/executions/:id', async (req, res) => {

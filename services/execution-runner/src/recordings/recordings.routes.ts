@@ -1,6 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { VIEWPORT } from '@assay/browser';
-import { notImplemented, orgPrincipal, validateBody, validationError } from '@assay/http';
+import { notImplemented, orgPrincipal, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { ALLOWED_KEYS, type RecordingEvent, type RecordingInput, type RecordingSession } from './recording.session.js';
 import type { RecordingManager } from './recordings.service.js';
@@ -51,8 +51,8 @@ function checkInput(body: Record<string, unknown>): RecordingInput {
  * becomes test steps (see the README, Recorder). They live in this process;
  * without a browser here (`RUNNER_ENABLED=false`) the routes answer 501.
  */
-export function recordingRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function recordingRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
   const manager = (): RecordingManager => {
     if (!ctx.recordings) throw notImplemented('Recording needs a runner process with a browser (RUNNER_ENABLED=true)');
     return ctx.recordings;

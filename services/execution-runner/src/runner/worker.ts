@@ -1,19 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
 import type { Kysely } from 'kysely';
-import { enqueueEvents, outboxBatch, type Bus, type Subscription } from '@assay/bus';
+import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
 import { TOPICS, isEvent } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
-import { isUuid } from '@assay/http';
 import type { Logger } from '@assay/logger';
-import type { ExecutionDatabase, ExecutionRow, StepOutcome, TestResultRow } from '../db/database.js';
+import type { BrowserPool } from '@assay/browser';
+import { StepError } from '@assay/steps';
+import type { ExecutionDatabase, ExecutionRow, TestResultRow } from '../db/database.js';
 import {
   appendStreamEvent,
-  finishCaseIfHeld,
-  startCaseIfHeld,
   claimExecution,
   currentStatus,
   expiredLeases,
@@ -25,18 +19,14 @@ import {
   skipResults,
   updateHeld,
 } from '../executions/executions.repository.js';
-import { VIEWPORT, type BrowserPool, type FreshPage } from '@assay/browser';
-import { ArtifactRefusedError, findUpload, storeArtifact, type ArtifactLimits } from '../artifacts/artifacts.repository.js';
-import { BlockedRequestLog } from './blocked-requests.js';
-import { artifactUrl, visualBody, caseFinishedEvents, caseStartedEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
-import { InOrder } from './in-order.js';
+import type { ArtifactLimits } from '../artifacts/artifacts.repository.js';
+import { executionTimeoutEvent, planCompletedEvents, planStartedEvent } from '../execution-events.js';
+import { runCaseInBrowser, type CaseDeps } from './case-run.js';
 import { PhaseProfile } from './profile.js';
-import { TraceSteps } from './trace-steps.js';
+import type { RunControl } from './run-control.js';
 import { Semaphore } from './semaphore.js';
-import { captureFailureEvidence, runStep, StepError, stepName, substitute, type ElementFingerprint, type ScreenshotStore, type Step, type VisualOutcome } from '@assay/steps';
-import { findBaselineImage, insertFirstBaseline } from '../screenshots/baselines.repository.js';
 import type { TestCaseClient } from '../clients/test-case.client.js';
-import { maskTrace, resolveRunVariables, type RunVariables } from './run-variables.js';
+import { resolveRunVariables } from './run-variables.js';
 
 export interface RunnerOptions {
   db: Kysely<ExecutionDatabase>;
@@ -61,41 +51,6 @@ export interface RunnerOptions {
   testCases?: TestCaseClient;
 }
 
-const MAX_HTML = 200_000;
-
-interface RunControl {
-  stopped: 'cancelled' | 'timeout' | 'lost' | null;
-  contexts: Set<BrowserContext>;
-  /** Rejects when the execution stops: browser calls race it, so none can outlive a stop. */
-  halt: Promise<never>;
-  /** Element fingerprints taken in this execution, shared by its cases (see StepContext). */
-  fingerprints: Map<string, ElementFingerprint>;
-  /** Stops the execution: halts its browser calls and closes its contexts. */
-  end: (why: 'cancelled' | 'timeout' | 'lost') => void;
-  /** Contexts of this execution's finished cases, reset for its next ones (BrowserPool.recycle); never another run's. */
-  idle: FreshPage[];
-  /** The run's variables with the project's and its secrets; the masker of those secrets. */
-  vars: RunVariables;
-}
-
-/** The failing step's selector with its variables filled in, when it has one that resolves. */
-function stepSelector(step: Step, variables: Record<string, string>): string | undefined {
-  try {
-    return step.selector === undefined ? undefined : substitute(step.selector, variables);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Diagnostics as events carry them: the candidates (hundreds of fingerprints) stay in the stored result. */
-function eventDiagnostics(diagnostics: Record<string, unknown>): Record<string, unknown> {
-  const { candidates, ...rest } = diagnostics;
-  return Array.isArray(candidates) ? { ...rest, candidates_captured: candidates.length } : rest;
-}
-
-/** `p`, unless the execution stops first. */
-const unlessHalted = <T>(ctl: RunControl, p: Promise<T>): Promise<T> => Promise.race([p, ctl.halt]);
-
 /**
  * A runner worker: takes `execution.requested` commands from the bus, claims
  * the execution under a lease (so several processes never run one twice),
@@ -115,9 +70,12 @@ export class Runner {
   private stopSignal!: Promise<void>;
   private signalStop: () => void = () => undefined;
   private readonly profile: PhaseProfile;
+  /** What each case is run with (see runCaseInBrowser). */
+  private readonly caseDeps: CaseDeps;
 
   constructor(private readonly o: RunnerOptions) {
     this.profile = o.profile ?? new PhaseProfile(undefined);
+    this.caseDeps = { ...o, profile: this.profile };
     this.caseSlots = new Semaphore(o.concurrency);
     this.executionSlots = new Semaphore(o.concurrency);
     this.stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
@@ -221,318 +179,10 @@ export class Runner {
     const release = await this.caseSlots.acquire();
     try {
       if (ctl.stopped) return;
-      await this.runCaseInBrowser(execution, result, ctl);
+      await runCaseInBrowser(this.caseDeps, execution, result, ctl);
       this.o.logger.debug({ execution: execution.id, test: result.name }, 'case done');
     } finally {
       release();
-    }
-  }
-
-  private async runCaseInBrowser(execution: ExecutionRow, result: TestResultRow, ctl: RunControl): Promise<void> {
-    const { db, publicBaseUrl } = this.o;
-    this.o.logger.debug({ execution: execution.id, test: result.name }, 'case starting');
-    const prof = this.profile;
-    const recycled = ctl.idle.pop();
-    const creating = recycled ? Promise.resolve(recycled) : this.o.browsers.freshPage(this.o.concurrency);
-    const fresh = await prof.time('context wait', () => unlessHalted(ctl, creating)).catch(() => undefined);
-    if (!fresh) {
-      // Halted first: close the context whenever it arrives.
-      void creating.then((f) => f.context.close()).catch(() => undefined);
-      return;
-    }
-    const { context } = fresh;
-    prof.add(recycled ? 'context recycle' : 'context create', fresh.createMs);
-    // A stop that landed while the context was being made would not have closed it.
-    if (ctl.stopped) return void (await context.close().catch(() => undefined));
-    ctl.contexts.add(context);
-    const consoleErrors: string[] = [];
-    // For failure analysis: which step (1-based) each error and failed request happened in.
-    let currentStep = 0;
-    const pageErrors: Array<{ message: string; step: number }> = [];
-    const failedRequests: Array<{ method: string; url: string; type: string; step: number; status?: number; error?: string }> = [];
-    const page: Page = fresh.page;
-    const blocked = new BlockedRequestLog(page, fresh.egress);
-    const startedAt = new Date();
-    let finished = false;
-    // The case's live-stream writes (its start, each step's end) go out in order behind its steps: the lane never waits on them.
-    const stream = new InOrder();
-    try {
-      page.on('console', (m) => {
-        if (m.type() === 'error' && consoleErrors.length < 50) consoleErrors.push(m.text().slice(0, 1000));
-      });
-      page.on('pageerror', (e) => {
-        if (consoleErrors.length < 50) consoleErrors.push(String(e).slice(0, 1000));
-        if (pageErrors.length < 50) pageErrors.push({ message: String(e).slice(0, 1000), step: currentStep });
-      });
-      page.on('requestfailed', (r) => {
-        if (failedRequests.length < 50) failedRequests.push({ method: r.method(), url: r.url(), type: r.resourceType(), step: currentStep, error: r.failure()?.errorText ?? 'failed' });
-      });
-      page.on('response', (r) => {
-        if (r.status() >= 400 && failedRequests.length < 50) failedRequests.push({ method: r.request().method(), url: r.url(), type: r.request().resourceType(), step: currentStep, status: r.status() });
-      });
-
-      if (execution.trace !== 'off') await context.tracing.start({ title: result.name, screenshots: true, snapshots: true });
-
-      stream.push(() =>
-        prof.time('db case started', () =>
-          startCaseIfHeld(db, execution.id, this.o.workerId, result.id, startedAt, {
-            stream: { type: 'test_started', data: { test_id: result.test_case_id, name: result.name, position: result.position } },
-            outbox: { schema: this.o.schema, batch: outboxBatch([caseStartedEvent(execution, result, startedAt, publicBaseUrl)]) },
-          }),
-        ),
-      );
-
-      const steps = result.steps_snapshot as Step[];
-      const outcomes: StepOutcome[] = [];
-      const fingerprints: Array<{ step_id: string; selector?: string; fingerprint: ElementFingerprint }> = [];
-      let failure: { index: number; error: StepError } | undefined;
-      // Artifacts a cap refused: the run goes on, and its result says what is missing and why.
-      const notStored: string[] = [];
-      const store = (kind: 'screenshot' | 'trace', content_type: string, data: Buffer) =>
-        storeArtifact(db, this.o.artifacts, { org_id: execution.org_id, execution_id: execution.id, kind, content_type, data, keep_days: execution.history_days });
-      const saveScreenshot = (png: Buffer) => store('screenshot', 'image/png', png);
-      // assert_screenshot's baselines for this case: first captures are stored only if the case passes.
-      const firstBaselines: Array<{ stepId: string; browser: string; viewport: string; name?: string; png: Buffer }> = [];
-      const baselines: ScreenshotStore = {
-        baseline: (k) => findBaselineImage(db, { org_id: execution.org_id, test_case_id: result.test_case_id, step_id: k.stepId, browser: k.browser, viewport: k.viewport }),
-        keepAsBaseline: async (k, png) => void firstBaselines.push({ ...k, png }),
-        saveMismatch: async ({ actual, expected, diff }) => {
-          // A refused image leaves its id out; the comparison still fails with its numbers.
-          const keep = (png: Buffer) => saveScreenshot(png).catch(refused);
-          const [a, e, d] = [await keep(actual), await keep(expected), await keep(diff)];
-          return { ...(a ? { actual_artifact_id: a } : {}), ...(e ? { expected_artifact_id: e } : {}), ...(d ? { diff_artifact_id: d } : {}) };
-        },
-      };
-      const refused = (err: unknown) => {
-        if (!(err instanceof ArtifactRefusedError)) throw err;
-        notStored.push(err.message);
-        return undefined;
-      };
-
-      const traceSteps = new TraceSteps(context, execution.trace !== 'off', steps.length);
-      for (const [index, step] of steps.entries()) {
-        if (failure) {
-          outcomes.push({ step_id: step.step_id, name: stepName(step), status: 'skipped', duration_ms: 0 });
-          if (!ctl.stopped) await traceSteps.skipped(index, stepName(step));
-          continue;
-        }
-        const t0 = Date.now();
-        currentStep = index + 1;
-        await traceSteps.begin(index, stepName(step));
-        try {
-          if (ctl.stopped) throw new StepError('stopped', 'cancelled');
-          const out = await unlessHalted(ctl, runStep(
-            {
-              page,
-              baseUrl: execution.base_url,
-              variables: ctl.vars.variables,
-              stepTimeoutMs: this.o.stepTimeoutMs,
-              navigationTimeoutMs: this.o.navigationTimeoutMs,
-              saveScreenshot: (png) =>
-                saveScreenshot(png).catch((err: unknown) => {
-                  throw err instanceof ArtifactRefusedError ? new StepError(`Screenshot not stored: ${err.message}`, 'error') : err;
-                }),
-              fingerprints: ctl.fingerprints,
-              egress: { policy: this.o.browsers.egress, proxy: fresh.egress },
-              readUpload: (id) => (isUuid(id) ? findUpload(db, execution.org_id, id) : Promise.resolve(undefined)),
-              screenshots: baselines,
-              ...(prof.enabled ? { profile: prof } : {}),
-            },
-            step,
-          ));
-          prof.add(`step ${step.action}`, Date.now() - t0);
-          if (out.fingerprint) fingerprints.push({ step_id: step.step_id, ...(step.selector ? { selector: step.selector } : {}), fingerprint: out.fingerprint });
-          outcomes.push({
-            step_id: step.step_id,
-            name: stepName(step),
-            status: 'passed',
-            duration_ms: Date.now() - t0,
-            ...(out.screenshotArtifactId ? { screenshot_artifact_id: out.screenshotArtifactId } : {}),
-            ...(out.visual ? { visual: out.visual } : {}),
-          });
-        } catch (err) {
-          const error = ctl.stopped
-            ? new StepError(ctl.stopped === 'timeout' ? `Execution timed out after ${execution.timeout_seconds} s` : 'Execution was cancelled', 'cancelled')
-            : err instanceof StepError
-              ? err
-              : new StepError((err as Error).message?.split('\n')[0] ?? String(err), 'error');
-          // A secret may be in a message (an expected value, a URL): none leaves the runner in clear.
-          failure = { index, error: ctl.vars.mask.active ? new StepError(ctl.vars.mask.text(error.message), error.type) : error };
-          const visual = failure.error.details?.visual as VisualOutcome | undefined;
-          const accessibility = failure.error.details?.accessibility as StepOutcome['accessibility'];
-          outcomes.push({
-            step_id: step.step_id,
-            name: stepName(step),
-            status: 'failed',
-            duration_ms: Date.now() - t0,
-            error: failure.error.message,
-            ...(visual ? { visual } : {}),
-            ...(accessibility ? { accessibility: ctl.vars.mask.deep(accessibility) } : {}),
-          });
-        }
-        if (!ctl.stopped) await traceSteps.end(failure?.index === index ? failure.error.message : undefined);
-        blocked.endStep(step.step_id);
-        // Copied now: a failed step's outcome gains its screenshot later, which its step_finished never carried.
-        const finishedStep = { test_id: result.test_case_id, ...outcomes[outcomes.length - 1]! };
-        stream.push(() => prof.time('db step_finished', () => appendStreamEvent(db, execution.id, 'step_finished', finishedStep)));
-      }
-
-      const completedAt = new Date();
-      const status = failure ? 'failed' : 'passed';
-      let screenshotId: string | undefined;
-      let diagnostics: Record<string, unknown> | undefined;
-      const pageUrl = ctl.vars.mask.text(page.url());
-      if (failure) {
-        screenshotId = ctl.stopped
-          ? undefined
-          : await prof.time('screenshot', () =>
-              page
-                .screenshot({ type: 'png', timeout: 5000 })
-                .then((png) => saveScreenshot(png).catch(refused))
-                .catch(() => undefined),
-            );
-        if (screenshotId) outcomes[failure.index]!.screenshot_artifact_id = screenshotId;
-        const html = ctl.stopped ? '' : await unlessHalted(ctl, page.content()).catch(() => '');
-        // Only now, on failure, the expensive reading: every visible candidate and what the selector matches.
-        const failedSelector = stepSelector(steps[failure.index]!, ctl.vars.variables);
-        const evidence = ctl.stopped ? undefined : await unlessHalted(ctl, captureFailureEvidence(page, failedSelector)).catch(() => undefined);
-        diagnostics = {
-          failed_step: { index: failure.index + 1, ...steps[failure.index], error_type: failure.error.type },
-          page_url: pageUrl,
-          html: html.slice(0, MAX_HTML),
-          html_truncated: html.length > MAX_HTML,
-          console_errors: consoleErrors,
-          page_errors: pageErrors,
-          failed_requests: failedRequests,
-          fingerprints,
-          ...(evidence?.target ? { selector_state: evidence.target } : {}),
-          candidates: evidence?.candidates ?? [],
-          // With its images as URLs: failure analysis shows them as evidence.
-          ...(outcomes[failure.index]?.visual ? { visual: visualBody(outcomes[failure.index]!.visual!, publicBaseUrl) } : {}),
-        };
-      } else if (fingerprints.length) {
-        // Kept for passed cases too: failure analysis compares later failures with these.
-        diagnostics = { fingerprints };
-      }
-      // The first passing run stores the baselines it captured (a concurrent run that stored one first wins).
-      if (!failure && !ctl.stopped) {
-        for (const b of firstBaselines) {
-          await insertFirstBaseline(db, this.o.artifacts, {
-            org_id: execution.org_id,
-            project_id: execution.project_id,
-            test_case_id: result.test_case_id,
-            step_id: b.stepId,
-            name: b.name ?? null,
-            browser: b.browser,
-            viewport: b.viewport,
-            png: b.png,
-            origin: 'first_run',
-            source_execution_id: execution.id,
-          }).catch(refused);
-        }
-      }
-      // Refusals reported after the last step ended (a late subresource) belong to it.
-      if (steps.length) blocked.endStep(steps[steps.length - 1]!.step_id);
-      if (blocked.entries.length) diagnostics = { ...diagnostics, blocked_requests: blocked.entries };
-      if (notStored.length) diagnostics = { ...diagnostics, artifacts_not_stored: notStored };
-      // The page's HTML, its errors, request URLs and element texts can all show a secret the steps typed.
-      if (diagnostics) diagnostics = ctl.vars.mask.deep(diagnostics);
-      const traceId = ctl.stopped ? undefined : await this.saveTrace(context, execution, status, (data) => store('trace', 'application/zip', maskTrace(data, ctl.vars.mask)).catch(refused)).catch((err) => {
-        this.o.logger.warn({ err, execution: execution.id }, 'could not save the trace');
-        return undefined;
-      });
-      const durationMs = completedAt.getTime() - startedAt.getTime();
-      // A screenshot comparison's actual and diff images come with the failure's screenshots.
-      const screenshots = outcomes.flatMap((o) =>
-        [o.screenshot_artifact_id, o.visual?.actual_artifact_id, o.visual?.diff_artifact_id].flatMap((id) => (id ? [artifactUrl(publicBaseUrl, id)] : [])),
-      );
-      const browserVersion = await this.o.browsers.version().catch(() => 'unknown');
-      // The case's start and step events are stored before its result (a failed write fails the case as it did inline).
-      await prof.time('db stream drain', () => stream.drain());
-      const finishedEvents = caseFinishedEvents(
-        execution,
-        { ...result, status, error: failure?.error.message ?? null },
-        {
-          status,
-          durationMs,
-          startedAt,
-          completedAt,
-          ...(failure
-            ? { error: { message: failure.error.message, type: failure.error.type, step: failure.index + 1, step_description: stepName(steps[failure.index]!) } }
-            : {}),
-          screenshots,
-          ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
-          pageUrl,
-          browser: `chromium ${browserVersion}`,
-          viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
-          ...(diagnostics ? { diagnostics: eventDiagnostics(diagnostics) } : {}),
-        },
-        publicBaseUrl,
-      );
-      // A worker that lost its lease must not overwrite the retry's results: then nothing is written.
-      await prof.time('db case finished', () =>
-        finishCaseIfHeld(
-          db,
-          execution.id,
-          this.o.workerId,
-          result.id,
-          status,
-          {
-            duration_ms: durationMs,
-            error: failure?.error.message ?? null,
-            error_step: failure ? failure.index + 1 : null,
-            screenshot_artifact_id: screenshotId ?? null,
-            trace_artifact_id: traceId ?? null,
-            steps: JSON.stringify(outcomes),
-            diagnostics: diagnostics ? JSON.stringify(diagnostics) : null,
-            completed_at: completedAt,
-          },
-          {
-            stream: {
-              type: 'test_finished',
-              data: {
-                test_id: result.test_case_id,
-                name: result.name,
-                status,
-                duration_ms: durationMs,
-                ...(failure ? { error: failure.error.message } : {}),
-                ...(screenshotId ? { screenshot: artifactUrl(publicBaseUrl, screenshotId) } : {}),
-                ...(traceId ? { trace: artifactUrl(publicBaseUrl, traceId) } : {}),
-              },
-            },
-            outbox: { schema: this.o.schema, batch: outboxBatch(finishedEvents) },
-          },
-        ),
-      );
-      finished = true;
-    } finally {
-      // A case that ended early leaves no stream write running behind it.
-      await stream.settled();
-      // A case that ran to its end hands its context, reset, to the run's next case; any other closes it.
-      const next = finished && !ctl.stopped ? await this.o.browsers.recycle(fresh) : undefined;
-      if (next && !ctl.stopped) ctl.idle.push(next);
-      else {
-        ctl.contexts.delete(context);
-        await prof.time('context close', () => context.close().catch(() => undefined));
-      }
-    }
-  }
-
-  /** Stores the case's Playwright trace when the run's `trace` mode keeps it; the artifact id. */
-  private async saveTrace(context: BrowserContext, execution: ExecutionRow, status: 'passed' | 'failed', save: (zip: Buffer) => Promise<string | undefined>): Promise<string | undefined> {
-    if (execution.trace === 'off') return undefined;
-    if (execution.trace === 'retain-on-failure' && status === 'passed') {
-      await context.tracing.stop();
-      return undefined;
-    }
-    // Playwright writes traces only to a file.
-    const file = path.join(tmpdir(), `assay-trace-${randomUUID()}.zip`);
-    try {
-      await context.tracing.stop({ path: file });
-      const data = await readFile(file);
-      return await save(data);
-    } finally {
-      await rm(file, { force: true });
     }
   }
 
@@ -555,27 +205,7 @@ export class Runner {
       });
       if (!row) return;
       const events = planCompletedEvents(row, results, this.o.publicBaseUrl);
-      if (timedOut) {
-        events.unshift({
-          event: 'test.execution.timeout',
-          organization_id: row.org_id,
-          project_id: row.project_id,
-          key: row.id,
-          data: {
-            execution_id: row.id,
-            test_plan_id: row.test_plan_id,
-            environment: row.environment,
-            timeout_seconds: row.timeout_seconds,
-            partial_results: {
-              total: results.length,
-              passed: row.passed_tests,
-              failed: row.failed_tests,
-              skipped,
-              test_results: results.map((r) => ({ test_id: r.test_case_id, name: r.name, status: r.status, error: r.error })),
-            },
-          },
-        });
-      }
+      if (timedOut) events.unshift(executionTimeoutEvent(row, results, skipped));
       await enqueueEvents(trx, this.o.schema, events);
       await appendStreamEvent(trx, row.id, 'completed', {
         status: row.status,

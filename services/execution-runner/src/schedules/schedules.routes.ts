@@ -1,11 +1,10 @@
-import { Router } from 'express';
-import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
+import { orgPrincipal, parsePagination, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { changeSchedule, createSchedule, getSchedule, listPlanSchedules, removeSchedule, toScheduleBody } from './schedules.service.js';
 
 /** Schedules of a test plan: each occurrence starts an execution (see scheduler.ts). */
-export function scheduleRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function scheduleRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
   const base = '/api/v1/test-plans/:planId/schedules';
 
   router.post(base, validateBody('ScheduleCreateRequest'), async (req, res) => {

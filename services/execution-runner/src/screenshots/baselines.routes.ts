@@ -1,11 +1,10 @@
-import { Router } from 'express';
-import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
+import { orgPrincipal, parsePagination, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { approveScreenshot, getScreenshotBaseline, listScreenshotBaselines, removeScreenshotBaseline } from './baselines.service.js';
 
 /** `assert_screenshot` baselines: list per case (and step), accept a failed run's capture, delete. */
-export function baselineRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function baselineRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
   const base = '/api/v1/screenshot-baselines';
 
   router.get(base, async (req, res) => {

@@ -1,12 +1,11 @@
-import { Router } from 'express';
-import { AppError, isUuid, notFound, orgPrincipal, parsePagination, readMultipart, requiredQueryString } from '@assay/http';
+import { AppError, isUuid, notFound, orgPrincipal, parsePagination, readMultipart, requiredQueryString, serviceRouter, type ServiceRouter } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { listSuites } from './suites.repository.js';
 import { suiteBody, suitePage, suiteVersion, suiteVersions, uploadSuite } from './suites.service.js';
 
 /** Playwright suites: uploaded as archives, kept as immutable versions, run as executions (`suite_id`). */
-export function suiteRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function suiteRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
   const settings = () => {
     if (!ctx.suites) throw new AppError('not_implemented', 'Suites are not set up on this runner');
     return ctx.suites;

@@ -1,6 +1,6 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { contractValidator, validateSteps } from '@assay/contracts';
-import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, validateBody, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, queryOneOf, requiredQueryString, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { ExecutionContext } from '../context.js';
 import { TERMINAL } from '../db/database.js';
 import { STATUSES, streamExecution } from '../executions/executions.routes.js';
@@ -24,8 +24,8 @@ function validateRunRequest(req: Request, _res: Response, next: NextFunction) {
 }
 
 /** Exploratory test runs: executions of kind `run`, with the execution's results, artifacts and stream. */
-export function testRunRoutes(ctx: ExecutionContext): Router {
-  const router = Router();
+export function testRunRoutes(ctx: ExecutionContext): ServiceRouter<'execution-runner'> {
+  const router = serviceRouter('execution-runner');
 
   router.post('/api/v1/test-runs', validateRunRequest, async (req: Request, res: Response) => {
     const principal = orgPrincipal(res);

@@ -1,5 +1,5 @@
-import { Router, type Response } from 'express';
-import { orgPrincipal, validationError } from '@assay/http';
+import type { Response } from 'express';
+import { orgPrincipal, serviceRouter, type ServiceRouter, validationError } from '@assay/http';
 import { specFilename, toPlaywrightSpec, type ExportCase } from '@assay/steps/playwright-export';
 import type { TestCaseContext } from '../context.js';
 import type { ProjectRow, TestCaseRow } from '../db/database.js';
@@ -52,8 +52,8 @@ function send(res: Response, format: Format, title: string, body: () => string):
 }
 
 /** `GET .../export`: a test case or a plan as a Playwright Test file, or as import JSON. */
-export function exportRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function exportRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
 
   router.get('/api/v1/test-cases/:id/export', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;

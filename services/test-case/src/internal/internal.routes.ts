@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { actingOrgId, requireServicePrincipal, validationError } from '@assay/http';
+import { actingOrgId, requireServicePrincipal, serviceRouter, type ServiceRouter, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import { toProjectBody } from '../projects/projects.routes.js';
 import { getProject } from '../projects/projects.service.js';
@@ -10,8 +9,8 @@ import { createTestCasesInPlan, getTestPlan } from '../test-plans/test-plans.ser
 import { replaceSelector } from './selector.service.js';
 
 /** Routes for other services; the service principal names the organization it acts for. */
-export function internalRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function internalRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
   router.use('/internal', requireServicePrincipal);
 
   router.get('/internal/projects/:id', async (req, res) => {

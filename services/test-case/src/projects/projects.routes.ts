@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
+import { orgPrincipal, parsePagination, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import type { ProjectRow } from '../db/database.js';
 import { iso, queryBoolean, queryString } from '../shared.js';
@@ -17,8 +16,8 @@ export function toProjectBody(p: ProjectRow) {
   };
 }
 
-export function projectRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function projectRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
 
   router.post('/api/v1/projects', validateBody('ProjectCreateRequest'), async (req, res) => {
     res.status(201).json(toProjectBody(await createProject(ctx.db, orgPrincipal(res).org_id, req.body)));

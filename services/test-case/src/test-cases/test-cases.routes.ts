@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { AppError, notFound, orgPrincipal, parsePagination, readMultipart, validateBody, validationError } from '@assay/http';
+import { AppError, notFound, orgPrincipal, parsePagination, readMultipart, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import { getProject } from '../projects/projects.service.js';
 import { isUuid, queryBoolean, queryString } from '../shared.js';
@@ -18,8 +17,8 @@ import {
 
 const STATUSES = ['active', 'archived', 'all'] as const;
 
-export function testCaseRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function testCaseRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
 
   router.get('/api/v1/test-cases', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;

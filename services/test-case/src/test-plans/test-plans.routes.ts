@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { orgPrincipal, parsePagination, validateBody } from '@assay/http';
+import { orgPrincipal, parsePagination, serviceRouter, type ServiceRouter, validateBody } from '@assay/http';
 import type { TestCaseContext } from '../context.js';
 import { iso, queryString } from '../shared.js';
 import type { TestPlanWithCases } from './test-plans.service.js';
@@ -17,8 +16,8 @@ export function toTestPlanBody(p: TestPlanWithCases) {
   };
 }
 
-export function testPlanRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function testPlanRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
 
   router.post('/api/v1/test-plans', validateBody('TestPlanCreateRequest'), async (req, res) => {
     res.status(201).json(toTestPlanBody(await createTestPlan(ctx.db, orgPrincipal(res).org_id, req.body)));

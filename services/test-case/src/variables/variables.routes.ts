@@ -1,5 +1,5 @@
-import { Router, type Request } from 'express';
-import { orgPrincipal, requireServicePrincipal, validateBody, validationError } from '@assay/http';
+import type { Request } from 'express';
+import { orgPrincipal, requireServicePrincipal, serviceRouter, type ServiceRouter, validateBody, validationError } from '@assay/http';
 import type { Principal } from '@assay/principal';
 import type { TestCaseContext } from '../context.js';
 import type { ProjectRow, ProjectVariableRow } from '../db/database.js';
@@ -35,8 +35,8 @@ function environmentOf(req: Request, project: ProjectRow): string {
 }
 
 /** Plain and secret variables of a project per environment; secrets sealed at rest, write-only through the API. */
-export function variableRoutes(ctx: TestCaseContext): Router {
-  const router = Router();
+export function variableRoutes(ctx: TestCaseContext): ServiceRouter<'test-case'> {
+  const router = serviceRouter('test-case');
 
   router.get('/api/v1/projects/:id/variables', async (req, res) => {
     const orgId = orgPrincipal(res).org_id;

@@ -1,6 +1,6 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { WEBHOOK_EVENT_TYPES } from '@assay/contracts';
-import { orgPrincipal, parsePagination, queryString, requireRole, requireScope, validationError } from '@assay/http';
+import { orgPrincipal, parsePagination, queryString, requireRole, requireScope, serviceRouter, type ServiceRouter, validationError } from '@assay/http';
 import type { WebhookContext } from '../context.js';
 import type { DeliveryStatus } from '../db/database.js';
 import { toDeliveryBody } from '../deliveries/deliveries.service.js';
@@ -20,8 +20,8 @@ import {
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
-export function webhookRoutes(ctx: WebhookContext): Router {
-  const router = Router();
+export function webhookRoutes(ctx: WebhookContext): ServiceRouter<'webhook-dispatcher'> {
+  const router = serviceRouter('webhook-dispatcher');
   // Webhook-related access (spec): Admin or Owner; sk_live_ keys need the webhooks scope.
   const access = [
     requireRole('owner', 'admin'),
