@@ -12,6 +12,11 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 const clean = (s, max = MAX_TEXT) => String(s ?? '').replace(ANSI, '').slice(0, max);
 const chunks = (list) => clean(list.map((c) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'))).join(''));
 
+const viewportOf = (test) => {
+  const vp = test.parent.project()?.use?.viewport;
+  return vp && vp.width && vp.height ? `${vp.width}x${vp.height}` : null;
+};
+
 class AssayReporter {
   constructor() {
     this.rootDir = '';
@@ -66,6 +71,7 @@ class AssayReporter {
       errors: result.errors.map((e) => ({ message: clean(e.message ?? e.value, 8000), ...(e.location ? { location: e.location } : {}) })),
       steps: this.steps(result.steps, 0, []),
       attachments: result.attachments.filter((a) => a.path).map((a) => ({ name: a.name, content_type: a.contentType, path: a.path })),
+      viewport: viewportOf(test),
       stdout: chunks(result.stdout),
       stderr: chunks(result.stderr),
     });

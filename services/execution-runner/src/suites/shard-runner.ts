@@ -134,7 +134,7 @@ export class SuiteShardRunner {
     try {
       const version = await findVersionArchive(db, execution.suite_version_id!);
       if (!version) throw new Error('the suite version is gone');
-      const files = unpackArchive(version.archive, { maxBytes: Number.MAX_SAFE_INTEGER, maxUnpackedBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER }).files;
+      const files = unpackArchive(version.archive, this.o.settings.archive).files;
       box = await SuiteBox.create(this.o.settings.box, this.o.settings.policy, logger, files);
       await box.write(
         WRAPPER_CONFIG,

@@ -53,6 +53,8 @@ interface TestEvent {
   attachments?: Array<{ name: string; content_type: string; path: string }>;
   stdout?: string;
   stderr?: string;
+  /** The project's viewport, `WIDTHxHEIGHT`, when it sets one. */
+  viewport?: string | null;
 }
 
 /** The error type failure analysis reads, from a Playwright error's text. */
@@ -215,7 +217,7 @@ export class SuiteResultWriter {
           ...(trace ? { trace: artifactUrl(publicBaseUrl, trace) } : {}),
           pageUrl: execution.base_url,
           browser: 'chromium',
-          viewport: 'suite',
+          viewport: e.viewport && /^\d+x\d+$/.test(e.viewport) ? e.viewport : '1280x720',
         },
         publicBaseUrl,
       );
