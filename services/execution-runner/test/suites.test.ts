@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { useHarness } from '@assay/testing';
 import { packSuite, startSuitesHarness } from './suites-harness.js';
@@ -96,5 +100,53 @@ describe('Playwright suites', () => {
     expect(page.body.last_runs[0]).toMatchObject({ id: run.body.id, status: 'completed', shards: 2 });
     expect(page.body.flaky_tests.map((x: any) => x.name)).toContain('the shop › passes on its second attempt');
     expect(page.body.slowest_tests).toHaveLength(5);
+  });
+
+  it('keeps a suite in its box: no service secret, no other process, no write outside its directory, no way out but the proxy', async () => {
+    const t = h.tenant();
+    // A canary among the runner's own variables, and a directory of the host anyone may write to.
+    const canary = `canary-${randomBytes(12).toString('hex')}`;
+    process.env.ASSAY_BOX_CANARY = canary;
+    const outside = mkdtempSync(path.join(tmpdir(), 'outside-box-'));
+    chmodSync(outside, 0o777);
+    try {
+      const projectId = await t.project(`${h.shopUrl}/?runner_pid=${process.pid}&outside=${encodeURIComponent(outside)}`);
+      const up = await t.upload({ project_id: projectId, name: 'escape' }, packSuite('escape'));
+      expect(up.status).toBe(201);
+      const run = await t.ex('POST', '/api/v1/executions', { project_id: projectId, suite_id: up.body.id });
+      expect(run.body).toMatchObject({ status: 'completed', passed_tests: 5, failed_tests: 0 });
+      const out = (title: string, tag: string) => {
+        const r = run.body.results.test_results.find((x: any) => x.suite_test.title_path.at(-1) === title);
+        const line = String(r.suite_test.stdout).split('\n').find((l: string) => l.startsWith(`${tag} `));
+        return JSON.parse(line!.slice(tag.length + 1));
+      };
+      // Its environment: none of the runner's variables (the canary, DATABASE_URL, ...), only what the box gives.
+      const env = out('reads its environment', 'ENV') as Record<string, string>;
+      expect(JSON.stringify(env)).not.toContain(canary);
+      const runnerVars = new Set(Object.keys(process.env));
+      for (const k of Object.keys(env).filter((k) => runnerVars.has(k))) expect(['PATH', 'HOME', 'CI', 'NODE_ENV', 'TMPDIR', 'FORCE_COLOR']).toContain(k);
+      expect(env).not.toHaveProperty('ASSAY_BOX_CANARY');
+      // Other processes: the runner's pid does not exist in its pid namespace; what it sees of its own box's root is not its to read.
+      const environ = out('reads the environment of every process it can name', 'ENVIRON') as string[];
+      expect(environ.find((e) => e.startsWith(`/proc/${process.pid}/environ`))).toMatch(/: (ENOENT|EACCES)$/);
+      expect(environ.find((e) => e.startsWith('/proc/1/environ'))).toMatch(/: EACCES$/);
+      expect(environ.join('\n')).not.toContain(canary);
+      // Writes: every place outside its directory refused (read-only or not its own), its own directory writable.
+      const writes = out('writes outside its directory', 'WRITES') as string[];
+      expect(writes.pop()).toBe('inside: OK ');
+      for (const w of writes) expect(w).toMatch(/: (EROFS|EACCES|ENOENT)$/);
+      expect(existsSync(path.join(outside, 'assay-escape'))).toBe(false);
+      expect(existsSync('/tmp/assay-escape')).toBe(false);
+      expect(existsSync(path.join(h.settings.box.workDir, 'assay-escape'))).toBe(false);
+      // The network: nothing but the proxy; the page it is given reaches the app through it.
+      const net = out('connects out without the proxy', 'NET');
+      expect(net.socket).toMatch(/ECONNREFUSED|ENETUNREACH/);
+      expect(net.browser).toMatch(/^nothing/);
+      const proxied = run.body.results.test_results.find((x: any) => /through the proxy/.test(x.name));
+      expect(proxied.suite_test.stdout).toContain('PROXIED 200');
+    } finally {
+      delete process.env.ASSAY_BOX_CANARY;
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

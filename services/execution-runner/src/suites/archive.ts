@@ -175,7 +175,7 @@ export function unpackArchive(data: Buffer, limits: ArchiveLimits): UnpackedArch
     try {
       tar = gunzipSync(data, { maxOutputLength: limits.maxUnpackedBytes + 1024 * 1024 });
     } catch (err) {
-      throw refuse(err instanceof RangeError ? `unpacks to more than ${limits.maxUnpackedBytes} bytes` : 'is not a readable gzip');
+      throw refuse((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${limits.maxUnpackedBytes} bytes` : 'is not a readable gzip');
     }
     unpacked = { format: 'tar.gz', files: readTar(tar, budget) };
   } else if (data.readUInt32LE(0) === 0x04034b50 || data.readUInt32LE(0) === 0x06054b50) {
