@@ -97,5 +97,6 @@ function readSuiteSettings(r: ConfigReader, chromiumPath: string): Omit<SuiteSet
     listTimeoutMs: r.int('SUITE_LIST_TIMEOUT_SECONDS', { default: 120, min: 5, max: 3600 }) * 1000,
     workers: r.int('SUITE_WORKERS', { default: 1, min: 1, max: 16 }),
     maxShards: r.int('SUITE_MAX_SHARDS', { default: 16, min: 1, max: 256 }),
+    batchMinMs: r.int('SUITE_BATCH_MIN_SECONDS', { default: 15, min: 0, max: 3600 }) * 1000,
   };
 }

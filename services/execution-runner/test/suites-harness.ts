@@ -89,6 +89,7 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
     listTimeoutMs: 60_000,
     workers: 1,
     maxShards: 8,
+    batchMinMs: 0,
     policy: new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true }),
   };
   const runners: SuiteShardRunner[] = [];

@@ -100,6 +100,21 @@ describe('Playwright suites', () => {
     expect(page.body.last_runs[0]).toMatchObject({ id: run.body.id, status: 'completed', shards: 2 });
     expect(page.body.flaky_tests.map((x: any) => x.name)).toContain('the shop › passes on its second attempt');
     expect(page.body.slowest_tests).toHaveLength(5);
+
+    // A re-run of what failed or did not run: those tests only, the same version and options.
+    const again = await t.ex('POST', `/api/v1/executions/${run.body.id}/rerun`, {});
+    expect(again.status).toBe(202);
+    expect(again.body.rerun_of).toBe(run.body.id);
+    let rerun: any;
+    for (let i = 0; i < 240 && !['completed', 'failed'].includes(rerun?.status); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      rerun = (await t.ex('GET', `/api/v1/executions/${again.body.id}`)).body;
+    }
+    expect(rerun).toMatchObject({ kind: 'suite', status: 'completed', total_tests: 2, failed_tests: 1, skipped_tests: 1, rerun_of: run.body.id });
+    expect(rerun.results.test_results.map((r: any) => r.test_id).sort()).toEqual([failed.test_id, byTitle.get('is skipped').test_id].sort());
+    // Suite runs are listed with the project's executions.
+    const listed = await t.ex('GET', `/api/v1/executions?project_id=${projectId}`);
+    expect(listed.body.data.map((e: any) => e.id)).toEqual([again.body.id, run.body.id]);
   });
 
   it('keeps a suite in its box: no service secret, no other process, no write outside its directory, no way out but the proxy', async () => {

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl, summaryEvent, visualBody } from '../execution-events.js';
+import { createSuiteExecution } from '../suites/suite-runs.service.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -150,6 +151,7 @@ export async function rerunExecution(ctx: ExecutionContext, orgId: string, plan:
     trace: original.trace,
     rerun_of: original.id,
   };
+  if (original.kind === 'suite') return rerunSuite(ctx, orgId, plan, original, results, only);
   if (original.kind === 'run') {
     if (!original.test_case_id) throw conflict('An exploratory run of steps is run again by starting it again (POST /api/v1/test-runs)');
     return createCaseRun(ctx, orgId, plan, { ...options, test_case_id: original.test_case_id });
@@ -159,6 +161,35 @@ export async function rerunExecution(ctx: ExecutionContext, orgId: string, plan:
   if (cases.length === 0) throw conflict('The cases to re-run are no longer active in the plan');
   const run: PreparedRun = { snapshot: { ...snapshot, test_cases: cases }, baseUrl: baseUrlFor(snapshot.project, original.environment ?? undefined) };
   return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, run, options));
+}
+
+/**
+ * A suite run again: the same version, options and environment; with
+ * `failed`, only the tests that failed or did not run (by their exact titles).
+ */
+async function rerunSuite(ctx: ExecutionContext, orgId: string, plan: Plan, original: ExecutionRow, results: TestResultRow[], only: 'failed' | 'all'): Promise<ExecutionRow> {
+  const o = original.suite_options!;
+  const version = await ctx.db.selectFrom('suite_versions').select('version').where('id', '=', original.suite_version_id!).executeTakeFirst();
+  if (!version) throw conflict('The suite version of this run is gone');
+  const again = results.filter((r) => only === 'all' || r.status === 'failed' || r.status === 'skipped');
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const titles = again.map((r) => escape(String((r.suite_test?.title_path as string[] | undefined)?.at(-1) ?? r.name)));
+  const grep = only === 'all' ? o.grep : `(?:${titles.join('|')})$`;
+  const row = await createSuiteExecution(ctx, orgId, plan, {
+    suite_id: original.test_plan_id,
+    suite_version: version.version,
+    project_id: original.project_id,
+    ...(original.environment ? { environment: original.environment } : {}),
+    timeout_seconds: original.timeout_seconds,
+    trace: original.trace,
+    ...(grep ? { grep } : {}),
+    ...(o.projects.length ? { project: o.projects } : {}),
+    shards: o.shards,
+    ...(o.retries !== null ? { retries: o.retries } : {}),
+    split: o.split,
+  });
+  await ctx.db.updateTable('executions').set({ rerun_of: original.id }).where('id', '=', row.id).execute();
+  return { ...row, rerun_of: original.id };
 }
 
 /** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */

@@ -197,7 +197,7 @@ export class SuiteShardRunner {
 
   private async runQueue(box: SuiteBox, writer: SuiteResultWriter, execution: ExecutionRow, shard: number, ctl: ShardControl): Promise<string | null> {
     for (let batch = 1; !ctl.stopped; batch++) {
-      const units = await takeUnits(this.o.db, execution.id, shard, execution.suite_options!.shards);
+      const units = await takeUnits(this.o.db, execution.id, shard, execution.suite_options!.shards, this.o.settings.batchMinMs);
       if (units.length === 0) return null;
       const list = await box.write(`.assay-tests-${batch}.txt`, `${units.flatMap((u) => u.lines).join('\n')}\n`);
       const error = await this.runBox(box, writer, execution, ['--test-list', list], ctl);

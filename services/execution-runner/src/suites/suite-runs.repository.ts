@@ -102,10 +102,10 @@ export async function markSuiteRunning(db: Db, executionId: string, startedAt: D
 /**
  * Hands this shard the next units of the queue, longest expected first
  * (guided self-scheduling: about the remaining work divided by twice the
- * shards, at least one unit), so replicas that run faster take more and all
- * finish together. Empty when the queue is done.
+ * shards, at least `minBatchMs` of it and one unit), so replicas that run
+ * faster take more and all finish together. Empty when the queue is done.
  */
-export async function takeUnits(db: Db, executionId: string, shard: number, shards: number) {
+export async function takeUnits(db: Db, executionId: string, shard: number, shards: number, minBatchMs: number) {
   return db.transaction().execute(async (trx) => {
     const free = await trx
       .selectFrom('suite_units')
@@ -118,7 +118,8 @@ export async function takeUnits(db: Db, executionId: string, shard: number, shar
       .execute();
     if (free.length === 0) return [];
     const remaining = free.reduce((s, u) => s + u.expected_ms, 0);
-    const target = remaining / (2 * shards);
+    // Each batch starts Playwright Test anew (seconds): a batch is worth at least minBatchMs of tests.
+    const target = Math.max(remaining / (2 * shards), minBatchMs);
     const taken: typeof free = [];
     let sum = 0;
     for (const u of free) {

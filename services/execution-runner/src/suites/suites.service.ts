@@ -18,6 +18,8 @@ export interface SuiteSettings {
   workers: number;
   /** Most shards a run may ask for. */
   maxShards: number;
+  /** Least expected work (ms) a shard takes from the queue at once: each batch starts Playwright Test anew. */
+  batchMinMs: number;
   policy: EgressPolicy;
 }
 
