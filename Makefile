@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check soak clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check suites-real soak clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -86,6 +86,11 @@ replay-dead-letters: setup
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed.
 bench: setup
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
+
+# make suites-real: Playwright suites written by others (npm) run through the API and by npx playwright test
+# against the same local app; both pass/fail counts printed, exit 1 when they differ (docs/suites.md). Not in make test.
+suites-real: setup
+	pnpm --silent exec tsx tests/suites-real/run.ts
 
 # make bench-check [BENCH_RECORD=1]: short executions, discovery and webhooks benches (3 interleaved
 # rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in
