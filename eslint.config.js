@@ -12,7 +12,7 @@ const lightEntries = readdirSync(new URL('./libs/', import.meta.url)).flatMap((l
 });
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**', 'tests/.tmp/**', 'tests/bench/.tmp/**'] },
+  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**', 'tests/.tmp/**', 'tests/bench/.tmp/**', 'tests/fixtures/suites/broken/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,7 @@ import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principa
 import { createTestDatabase, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
 import { startTestCaseServer } from '../../test-case/test/server.js';
 import { startShop } from '../../../tests/fixtures/shop/server.js';
+import { repoRoot } from '../../../tests/e2e/support/launcher.js';
 import { buildApp } from '../src/app.js';
 import { TestCaseClient } from '../src/clients/test-case.client.js';
 import type { ExecutionDatabase } from '../src/db/database.js';
@@ -24,11 +25,10 @@ import type { SuiteSettings } from '../src/suites/suites.service.js';
 // replica would run it), boxes made with real namespaces, the fixture shop.
 export const PUBLIC_BASE_URL = 'http://assay.test';
 const logger = testLogger();
-const REPO = path.resolve(__dirname, '../../..');
 
 /** A directory of tests/fixtures/suites packed as a .tar.gz (or .zip), as a team would upload it. */
 export function packSuite(name: string, format: 'tar.gz' | 'zip' = 'tar.gz'): Buffer {
-  const dir = path.join(REPO, 'tests/fixtures/suites', name);
+  const dir = path.join(repoRoot(), 'tests/fixtures/suites', name);
   const out = mkdtempSync(path.join(tmpdir(), 'suite-'));
   try {
     const file = path.join(out, `suite.${format}`);

@@ -41,6 +41,23 @@ describe('Playwright suites', () => {
     const other = h.tenant();
     expect((await other.ex('GET', `/api/v1/suites/${first.body.id}`)).status).toBe(404);
     expect((await other.ex('GET', `/api/v1/suites/${first.body.id}/versions`)).status).toBe(404);
+    expect((await other.ex('GET', `/api/v1/suites?project_id=${projectId}`)).status).toBe(404);
+    expect((await other.ex('POST', '/api/v1/executions', { project_id: projectId, suite_id: first.body.id })).status).toBe(404);
+
+    // Bad uploads change nothing: no archive, not multipart, not an archive, a suite Playwright cannot load, unmet dependencies.
+    const bad = async (fields: Record<string, string>, archive: Buffer | undefined) => (await t.upload(fields, archive)).body;
+    expect(await bad({ project_id: projectId, name: 'x' }, undefined)).toMatchObject({ error: 'validation_error', details: [{ field: 'archive' }] });
+    expect((await t.ex('POST', '/api/v1/suites', { project_id: projectId, name: 'x' })).status).toBe(415);
+    expect(await bad({ project_id: projectId, name: 'x' }, Buffer.from('hello'))).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/neither a .tar.gz nor a .zip/) });
+    expect(await bad({ project_id: projectId, name: '' }, packSuite('shop'))).toMatchObject({ error: 'validation_error', details: [{ field: 'name' }] });
+    expect((await t.upload({ project_id: '00000000-0000-4000-8000-000000000000', name: 'x' }, packSuite('shop'))).status).toBe(404);
+    const broken = await bad({ project_id: projectId, name: 'broken' }, packSuite('broken'));
+    expect(broken).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/Playwright Test could not list its tests/) });
+    expect(broken.message).toMatch(/broken\.spec\.ts/);
+    const deps = await bad({ project_id: projectId, name: 'deps' }, packSuite('needs-deps'));
+    expect(deps.message).toMatch(/depends on left-pad, which the archive's node_modules does not hold/);
+    const names = (await t.ex('GET', `/api/v1/suites?project_id=${projectId}`)).body.data.map((s: any) => s.name);
+    expect(names).toEqual(['shop e2e']);
   });
 
   it('runs a suite in two shards: each test a result with its steps, attempts, flaky after a retry, output and a trace', async () => {

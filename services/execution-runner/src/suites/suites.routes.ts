@@ -26,6 +26,8 @@ export function suiteRoutes(ctx: ExecutionContext): ServiceRouter<'execution-run
     const projectId = requiredQueryString(query, 'project_id');
     if (!isUuid(projectId)) throw notFound('Project');
     const page = await listSuites(ctx.db, orgId, projectId, limit, offset);
+    // None: another organization's project (or none) answers 404, as an unknown one.
+    if (page.total === 0) await ctx.testCases.assertProject(orgId, projectId);
     res.json({ data: page.rows.map(suiteBody), pagination: { limit, offset, total: page.total } });
   });
 
