@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 import { readdirSync, readFileSync } from 'node:fs';
 
 // A lib's light entries (`@assay/contracts/catalogues`, say) are the ones its package.json exports: read there, not kept here.
-const lightEntries = readdirSync(new URL('./libs/', import.meta.url)).flatMap((lib) => {
+const libs = readdirSync(new URL('./libs/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+const lightEntries = libs.flatMap(({ name: lib }) => {
   const { name, exports = {} } = JSON.parse(readFileSync(new URL(`./libs/${lib}/package.json`, import.meta.url), 'utf8'));
   return Object.keys(exports)
     .filter((entry) => entry !== '.')
@@ -34,6 +35,25 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // No function over 150 lines in the services, libs and apps (a function that long mixes jobs): catalogue data
+  // (route and event catalogues, schemas, the step table) is exempt, and so are tests.
+  {
+    files: ['services/*/src/**/*.{ts,tsx}', 'libs/*/src/**/*.{ts,tsx}', 'apps/*/src/**/*.{ts,tsx}'],
+    ignores: [
+      '**/*.test.ts',
+      'libs/contracts/src/routes/*.ts',
+      'libs/contracts/src/*.schemas.ts',
+      'libs/contracts/src/events.ts',
+      'libs/contracts/src/step-actions.ts',
+      // Still over the limit, and being split by their own issues (39: the detector registry and the crawler; 40: the
+      // analysis): drop these four once those splits are in.
+      'services/discovery-crawler/src/crawler/flows.ts',
+      'services/discovery-crawler/src/crawler/crawler.ts',
+      'services/analysis/src/analysis/analyzer.ts',
+      'services/analysis/src/analysis/describe.ts',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 150 }] },
   },
   // The console and the fixture single-page app run in the browser.
   { files: ['apps/console/src/**/*.{ts,tsx}', 'tests/fixtures/spa/src/**/*.jsx'], languageOptions: { globals: { ...globals.browser } } },

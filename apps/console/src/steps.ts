@@ -1,39 +1,68 @@
-/**
- * The step actions and which fields each takes, for the editor's form. The
- * server's table (libs/contracts STEP_ACTIONS) stays the authority: it
- * validates every save, and its field errors are shown next to the field.
- */
-export type Need = 'required' | 'optional' | 'no';
+import { STEP_ACTIONS, type StepAction, type StepActionInfo, type StepParam } from '@assay/contracts/catalogues';
 
-export const ACTIONS: Record<string, { selector: Need; value: Need; timeout?: true; call?: true; visual?: true; hint: string }> = {
-  navigate: { selector: 'no', value: 'required', hint: 'A path joined to the base URL, or an absolute URL' },
-  click: { selector: 'required', value: 'no', hint: 'Click the element' },
-  fill: { selector: 'required', value: 'required', hint: 'Set the input’s value (empty clears it)' },
-  type: { selector: 'required', value: 'required', hint: 'Type the text key by key' },
-  select: { selector: 'required', value: 'required', hint: 'Option value or label' },
-  check: { selector: 'required', value: 'no', hint: 'Check a checkbox or radio' },
-  uncheck: { selector: 'required', value: 'no', hint: 'Uncheck a checkbox' },
-  hover: { selector: 'required', value: 'no', hint: 'Move the mouse over the element' },
-  screenshot: { selector: 'optional', value: 'no', hint: 'PNG of the element or the page' },
-  wait: { selector: 'required', value: 'no', timeout: true, hint: 'Wait for the element to be visible' },
-  assert_visible: { selector: 'required', value: 'no', hint: 'The element is visible' },
-  assert_text: { selector: 'required', value: 'required', hint: 'Text contains the value; /regex/ matches' },
-  assert_value: { selector: 'required', value: 'required', hint: 'The input’s value is exactly the value' },
-  dblclick: { selector: 'required', value: 'no', hint: 'Double-click the element' },
-  press: { selector: 'optional', value: 'required', hint: 'A key or chord: Enter, Control+A' },
-  assert_hidden: { selector: 'required', value: 'no', hint: 'No matching element is visible' },
-  assert_count: { selector: 'required', value: 'required', hint: 'Exactly that many elements match' },
-  assert_attribute: { selector: 'required', value: 'required', hint: 'name=expected, name=/re/, name~=token or name' },
-  assert_url: { selector: 'no', value: 'required', hint: 'The URL contains the value; /regex/ matches' },
-  go_back: { selector: 'no', value: 'no', hint: 'Back in history' },
-  go_forward: { selector: 'no', value: 'no', hint: 'Forward in history' },
-  reload: { selector: 'no', value: 'no', hint: 'Reload the page' },
-  upload: { selector: 'required', value: 'required', hint: 'The id of an uploaded artifact' },
-  drag: { selector: 'required', value: 'required', hint: 'Drop on the element the value selects' },
-  assert_accessible: { selector: 'optional', value: 'optional', hint: 'axe scan: wcag2a, wcag2aa (default), wcag21aa or best-practice, then an impact floor' },
-  assert_screenshot: { selector: 'optional', value: 'optional', visual: true, hint: 'Compare with the baseline (element, else the viewport); value: an optional name' },
-  request: { selector: 'no', value: 'no', call: true, hint: 'HTTP call: {"request": {...}, "expect": ["status=201"], "save_as": {"id": "$.id"}}' },
+/**
+ * The step actions and which fields each takes, for the editor's form, read
+ * from the contracts' step table (`@assay/contracts/catalogues`): an action
+ * added there shows up here with its fields. The server stays the authority:
+ * it validates every save, and its field errors are shown next to the field.
+ */
+export type Need = StepParam;
+
+export interface ActionForm {
+  selector: Need;
+  value: Need;
+  /** Takes a timeout (`wait`). */
+  timeout: boolean;
+  /** Takes an HTTP call: request, expect, save_as (`request`). */
+  call: boolean;
+  /** Takes the visual comparison's mask, threshold and max_diff_ratio (`assert_screenshot`). */
+  visual: boolean;
+  hint: string;
+}
+
+/** Shorter words than the table's `meaning` where the form has little room; an action without one shows its meaning. */
+const HINTS: { [A in StepAction]?: string } = {
+  navigate: 'A path joined to the base URL, or an absolute URL',
+  click: 'Click the element',
+  fill: 'Set the input’s value (empty clears it)',
+  type: 'Type the text key by key',
+  select: 'Option value or label',
+  check: 'Check a checkbox or radio',
+  uncheck: 'Uncheck a checkbox',
+  hover: 'Move the mouse over the element',
+  screenshot: 'PNG of the element or the page',
+  wait: 'Wait for the element to be visible',
+  assert_visible: 'The element is visible',
+  assert_text: 'Text contains the value; /regex/ matches',
+  assert_value: 'The input’s value is exactly the value',
+  dblclick: 'Double-click the element',
+  press: 'A key or chord: Enter, Control+A',
+  assert_hidden: 'No matching element is visible',
+  assert_count: 'Exactly that many elements match',
+  assert_attribute: 'name=expected, name=/re/, name~=token or name',
+  assert_url: 'The URL contains the value; /regex/ matches',
+  go_back: 'Back in history',
+  go_forward: 'Forward in history',
+  reload: 'Reload the page',
+  upload: 'The id of an uploaded artifact',
+  drag: 'Drop on the element the value selects',
+  assert_accessible: 'axe scan: wcag2a, wcag2aa (default), wcag21aa or best-practice, then an impact floor',
+  assert_screenshot: 'Compare with the baseline (element, else the viewport); value: an optional name',
+  request: 'HTTP call: {"request": {...}, "expect": ["status=201"], "save_as": {"id": "$.id"}}',
 };
+
+function formOf(action: StepAction, info: StepActionInfo): ActionForm {
+  const fields = info.fields ?? {};
+  return { selector: info.selector, value: info.value, timeout: 'timeout' in fields, call: 'request' in fields, visual: 'mask' in fields, hint: HINTS[action] ?? info.meaning };
+}
+
+/** Every action of the contracts' table, in its order, with its form. */
+export const ACTIONS = Object.fromEntries(Object.entries(STEP_ACTIONS).map(([action, info]) => [action, formOf(action as StepAction, info)])) as Record<StepAction, ActionForm>;
+
+/** The form of an action, or undefined for one the table does not name. */
+export function actionForm(action: string): ActionForm | undefined {
+  return Object.hasOwn(ACTIONS, action) ? ACTIONS[action as StepAction] : undefined;
+}
 
 /** A request step's call as the editor shows it: one JSON object with request, expect and save_as. */
 export const REQUEST_TEMPLATE = JSON.stringify({ request: { method: 'GET', url: '/api/' }, expect: ['status=200'] }, null, 2);
@@ -81,7 +110,7 @@ export function toEditable(s: {
 
 /** The API body of a step: fields the action does not take are left out. */
 export function toApiStep(s: EditableStep): Record<string, unknown> {
-  const rule = ACTIONS[s.action];
+  const rule = actionForm(s.action);
   const out: Record<string, unknown> = { action: s.action };
   if (s.step_id) out.step_id = s.step_id;
   if (s.description.trim()) out.description = s.description;

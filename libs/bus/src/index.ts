@@ -11,23 +11,10 @@ export { TickBatcher } from './tick-batcher.js';
 export { kafkaClientSecurity, tokenFileProvider, type KafkaClientSecurity, type OauthBearerProvider } from './kafka-security.js';
 export { PgBus, deadLetterQueue, MESSAGES_PER_JOB, type DeadLetter, type PgBusOptions } from './pg.transport.js';
 export { KafkaBus, deadLetterTopic, retryTopic, kafkaGroupId, isConnectivityError, kafkaLogLevel, OutageEpisodes, DEFAULT_KAFKA_TOPIC_SETTINGS, DEFAULT_RETRY_DELAYS_MS, type KafkaBusOptions, type KafkaTopicSettings } from './kafka.transport.js';
-export {
-  enqueueEvent,
-  enqueueEvents,
-  handleOnce,
-  handleManyOnce,
-  outboxBatch,
-  outboxChannel,
-  outboxCte,
-  outboxMigration,
-  outboxTraceparentMigration,
-  startOutboxRelay,
-  type NewEvent,
-  type OutboxBatch,
-  type OutboxRelay,
-  type OutboxRelayOptions,
-  type OutboxTables,
-} from './outbox.js';
+export { outboxChannel, outboxMigration, outboxTraceparentMigration, type OutboxTables } from './outbox.tables.js';
+export { enqueueEvent, enqueueEvents, outboxBatch, outboxCte, type NewEvent, type OutboxBatch } from './outbox.write.js';
+export { handleOnce, handleManyOnce } from './inbox.js';
+export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox.relay.js';
 
 export interface CreateBusOptions {
   kind: BusKind;

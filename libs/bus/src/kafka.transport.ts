@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type KafkaMessage, type Producer, type SASLOptions } from 'kafkajs';
 import { TOPICS, type Topic } from '@assay/contracts';
@@ -697,16 +698,7 @@ function errorText(err: unknown): string {
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
+  return wait(ms, undefined, { signal }).catch(() => undefined);
 }
 
 function stringHeaders(headers: IHeaders | undefined): Record<string, string> {

@@ -1,22 +1,8 @@
+import { FAILURE_CATEGORIES, ISSUE_STATUSES, TRIAGE_TYPES } from './failure-categories.js';
 import type { JsonSchema } from './json-schema.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' };
-
-export const FAILURE_CATEGORIES = [
-  'selector_changed',
-  'element_missing',
-  'element_not_interactable',
-  'assertion_mismatch',
-  'page_error',
-  'network_error',
-  'script_error',
-  'timeout',
-  'flaky',
-  'visual_change',
-] as const;
-export const TRIAGE_TYPES = ['product_bug', 'automation_bug', 'system_issue', 'no_defect', 'to_investigate'] as const;
-export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
 
 const flakiness = {
   type: 'object',

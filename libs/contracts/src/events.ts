@@ -275,7 +275,8 @@ export const EVENTS: Record<string, EventContract> = {
     description: 'A user left the organization.',
     data: { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string' } } },
   },
-  ...saasEvents(),
+  ...quotaAndBillingEvents(),
+  ...scheduleAndSummaryEvents(),
 };
 
 export function eventTopic(type: string): Topic {
@@ -363,8 +364,8 @@ function testExecutionEvents(): Record<string, EventContract> {
   };
 }
 
-/** Quotas, billing, schedules, the execution summary, and the internal events behind them (issue 14). */
-function saasEvents(): Record<string, EventContract> {
+/** Quotas and billing (issue 14). */
+function quotaAndBillingEvents(): Record<string, EventContract> {
   const plan = { type: 'string', enum: [...PLAN_NAMES] };
   const quota = { type: 'string', enum: [...QUOTA_TYPES] };
   const invoice = {
@@ -452,6 +453,12 @@ function saasEvents(): Record<string, EventContract> {
         properties: { invoice, failure_reason: { type: 'string' }, attempt_count: { type: 'integer' }, next_payment_attempt: { type: ['string', 'null'] } },
       },
     },
+  };
+}
+
+/** Schedules, report snapshots, the execution summary, and the internal events behind usage and access (issue 14). */
+function scheduleAndSummaryEvents(): Record<string, EventContract> {
+  return {
     'test.plan.scheduled': {
       topic: TOPICS.executionEvents,
       visibility: 'public',

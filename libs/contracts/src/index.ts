@@ -40,6 +40,7 @@ export { DISCOVERY_LIMITS, DISCOVERY_WARNING_CODES } from './discovery.schemas.j
 export { WEBHOOK_EVENT_TYPES, RULE_FIELDS, RULE_OPS, type WebhookEventType } from './webhook.schemas.js';
 export {
   STEP_ACTIONS,
+  STEP_FIELDS,
   SPEC_STEP_ACTIONS,
   MAX_EXPECTED_COUNT,
   PatternError,
@@ -62,7 +63,9 @@ export {
   type AttributeCheck,
   type CompiledPattern,
   type StepAction,
+  type StepActionInfo,
   type StepActionSpec,
+  type StepField,
   type StepParam,
 } from './steps.js';
 export {
@@ -77,7 +80,7 @@ export {
   type JsonPathSegment,
   type StepRequest,
 } from './request-step.js';
-export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES } from './analysis.schemas.js';
+export { FAILURE_CATEGORIES, TRIAGE_TYPES, ISSUE_STATUSES, type FailureCategory, type IssueStatus, type TriageType } from './failure-categories.js';
 export {
   PLAN_CATALOG,
   PLAN_NAMES,

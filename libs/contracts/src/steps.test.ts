@@ -47,7 +47,8 @@ describe('the step action table', () => {
       if (check && example.value !== undefined) expect([action, check(example.value)]).toEqual([action, undefined]);
     }
     expect(stepActionSpec('toString')).toBeUndefined();
-    expect(stepActionSpec('drag')).toBe(STEP_ACTIONS.drag);
+    expect(stepActionSpec('drag')).toEqual(STEP_ACTIONS.drag);
+    expect(stepActionSpec('press')).toEqual({ ...STEP_ACTIONS.press, checkValue: expect.any(Function) });
   });
 
   it('offers every action in the StepInput schema and describes each in it', () => {
@@ -118,7 +119,7 @@ describe('assert_count values', () => {
   it('are whole numbers from 0 to 100000', () => {
     expect(['0', '3', ' 12 ', '100000'].map(parseExpectedCount)).toEqual([0, 3, 12, 100_000]);
     for (const bad of ['', '-1', '2.5', 'three', '100001', '1e3']) expect(parseExpectedCount(bad)).toBeUndefined();
-    expect(STEP_ACTIONS.assert_count.checkValue('x')).toBe('must be a whole number of elements from 0 to 100000');
+    expect(stepActionSpec('assert_count')!.checkValue!('x')).toBe('must be a whole number of elements from 0 to 100000');
   });
 });
 
@@ -167,10 +168,9 @@ it('finds {{placeholders}}, whose format only the run can check', () => {
   expect(hasPlaceholder('{count}')).toBe(false);
 });
 
-it('is the step reference of the root README: one row per action, each with an example', () => {
-  const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Test steps'), readme.indexOf('## Configuration'));
-  const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+it('is the step reference of docs/steps.md: one row per action, each with an example', () => {
+  const reference = readFileSync(path.join(__dirname, '../../../docs/steps.md'), 'utf8');
+  const rows = reference.split('\n').filter((l) => l.startsWith('| `'));
   for (const action of Object.keys(STEP_ACTIONS)) {
     const row = rows.find((r) => r.split('|')[1]!.includes(`\`${action}\``));
     expect([action, row && /\{"action": "[a-z_]+"/.test(row)]).toEqual([action, true]);

@@ -1,21 +1,14 @@
 import { RE2 } from 're2-wasm';
 import type { FieldError } from './field-error.js';
 import { validateRequestStep, type StepRequest } from './request-step.js';
+import { STEP_ACTIONS, STEP_FIELDS, type StepAction, type StepActionInfo, type StepField } from './step-actions.js';
 
-/** Whether an action takes a parameter: `no` refuses it, `required` needs it. */
-export type StepParam = 'required' | 'optional' | 'no';
+export { SPEC_STEP_ACTIONS, STEP_ACTIONS, STEP_FIELDS, type StepAction, type StepActionInfo, type StepField, type StepParam } from './step-actions.js';
 
-export interface StepActionSpec {
-  selector: StepParam;
-  value: 'required' | 'optional' | 'no';
-  /** An empty `value` means something (an empty field, clearing one); otherwise it must not be empty. */
-  emptyValue?: boolean;
+/** An action's table entry with the check of its value's format. */
+export interface StepActionSpec extends StepActionInfo {
   /** The value's format: the problem with `value`, or undefined. Not applied to values holding a `{{placeholder}}`. */
   checkValue?: (value: string) => string | undefined;
-  /** What the step does, one sentence for the docs. */
-  meaning: string;
-  /** One example step. */
-  example: { selector?: string; value?: string; timeout?: number };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,137 +16,34 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Most elements `assert_count` can expect. */
 export const MAX_EXPECTED_COUNT = 100_000;
 
-/**
- * Every step action with its parameters: the spec's 13 first, then the ones
- * a real suite needs (keyboard, double-click, negative, count, attribute and
- * URL assertions, history, upload, drag). Validation, the CSV grammar, the
- * OpenAPI description and the README's step reference follow this table.
- */
-export const STEP_ACTIONS = {
-  navigate: { selector: 'no', value: 'required', meaning: 'Go to a path joined to the base URL, or to an absolute URL.', example: { value: '/login' } },
-  click: { selector: 'required', value: 'no', meaning: 'Click the element.', example: { selector: '#submit' } },
-  fill: {
-    selector: 'required',
-    value: 'required',
-    emptyValue: true,
-    meaning: 'Set the input’s value at once (an empty value clears it).',
-    example: { selector: '#email', value: 'user@shop.test' },
+/** The format checks of the actions whose value has one. */
+const VALUE_CHECKS: { [A in StepAction]?: (value: string) => string | undefined } = {
+  assert_text: checkPatternValue,
+  press: checkKeyChord,
+  assert_count: checkCount,
+  assert_attribute: (v) => {
+    const parsed = parseAttributeCheck(v);
+    return 'error' in parsed ? parsed.error : undefined;
   },
-  type: { selector: 'required', value: 'required', meaning: 'Clear the input and type the text key by key (`\\n` presses Enter).', example: { selector: '#q', value: 'shoes' } },
-  select: { selector: 'required', value: 'required', meaning: 'Choose the option whose value, or else label, is the value.', example: { selector: '#country', value: 'Germany' } },
-  check: { selector: 'required', value: 'no', meaning: 'Check a checkbox or radio button.', example: { selector: '#terms' } },
-  uncheck: { selector: 'required', value: 'no', meaning: 'Uncheck a checkbox.', example: { selector: '#newsletter' } },
-  hover: { selector: 'required', value: 'no', meaning: 'Move the mouse over the element.', example: { selector: '#menu' } },
-  screenshot: { selector: 'optional', value: 'no', meaning: 'Store a PNG of the element, or of the whole page.', example: {} },
-  wait: { selector: 'required', value: 'no', meaning: 'Wait up to `timeout` milliseconds for the element to be visible.', example: { selector: '#late', timeout: 3000 } },
-  assert_visible: { selector: 'required', value: 'no', meaning: 'The element is visible (waits up to the step timeout).', example: { selector: '#welcome' } },
-  assert_text: {
-    selector: 'required',
-    value: 'required',
-    emptyValue: true,
-    checkValue: checkPatternValue,
-    meaning:
-      'The element’s text (whitespace collapsed) contains the value; `/…/` is a regular expression instead (`/^…$/` for the whole text); an empty value means the text is empty.',
-    example: { selector: '#total', value: 'Total: $20' },
+  assert_url: checkPatternValue,
+  upload: (v) => (UUID.test(v) ? undefined : 'must be the id of an artifact uploaded with POST /api/v1/artifacts'),
+  assert_accessible: (v) => {
+    const parsed = parseAccessibilityCheck(v);
+    return 'error' in parsed ? parsed.error : undefined;
   },
-  assert_value: {
-    selector: 'required',
-    value: 'required',
-    emptyValue: true,
-    meaning: 'The input’s value is exactly the value (empty: the input is empty).',
-    example: { selector: '#new-todo', value: '' },
-  },
-  dblclick: { selector: 'required', value: 'no', meaning: 'Double-click the element.', example: { selector: '#todo-list li label' } },
-  press: {
-    selector: 'optional',
-    value: 'required',
-    checkValue: checkKeyChord,
-    meaning: 'Press a key or chord (`Enter`, `Escape`, `Tab`, `Control+A`, `a`) on the element, or on the page without a selector.',
-    example: { selector: '#new-todo', value: 'Enter' },
-  },
-  assert_hidden: {
-    selector: 'required',
-    value: 'no',
-    meaning: 'No element matching the selector is visible (absent or hidden); waits up to the step timeout for it to go.',
-    example: { selector: '#clear-completed' },
-  },
-  assert_count: {
-    selector: 'required',
-    value: 'required',
-    checkValue: checkCount,
-    meaning: 'Exactly that many elements match the selector, visible or not (add `:visible` to count only visible ones); waits up to the step timeout.',
-    example: { selector: '#todo-list li', value: '3' },
-  },
-  assert_attribute: {
-    selector: 'required',
-    value: 'required',
-    checkValue: (v) => {
-      const parsed = parseAttributeCheck(v);
-      return 'error' in parsed ? parsed.error : undefined;
-    },
-    meaning:
-      'Attribute check: `name=expected` (exact), `name=/regex/`, `name~=token` (one of its space-separated words, e.g. `class~=selected`), or `name` alone (present).',
-    example: { selector: '#filters a[href="#/active"]', value: 'class~=selected' },
-  },
-  assert_url: {
-    selector: 'no',
-    value: 'required',
-    checkValue: checkPatternValue,
-    meaning: 'The page URL contains the value, or matches it when written `/…/` (a regular expression); waits up to the step timeout.',
-    example: { value: '#/active' },
-  },
-  go_back: { selector: 'no', value: 'no', meaning: 'Go back one page in the tab’s history.', example: {} },
-  go_forward: { selector: 'no', value: 'no', meaning: 'Go forward one page in the tab’s history.', example: {} },
-  reload: { selector: 'no', value: 'no', meaning: 'Reload the page.', example: {} },
-  upload: {
-    selector: 'required',
-    value: 'required',
-    checkValue: (v) => (UUID.test(v) ? undefined : 'must be the id of an artifact uploaded with POST /api/v1/artifacts'),
-    meaning: 'Set a file input to an artifact uploaded earlier with `POST /api/v1/artifacts` (its id as the value).',
-    example: { selector: '#file', value: '3f0c8a52-5d3e-4b8e-9a41-0d6f1c2b7e90' },
-  },
-  drag: {
-    selector: 'required',
-    value: 'required',
-    meaning: 'Drag the element and drop it on the element the value selects.',
-    example: { selector: '#card-1', value: '#done-column' },
-  },
-  assert_accessible: {
-    selector: 'optional',
-    value: 'optional',
-    checkValue: (v) => {
-      const parsed = parseAccessibilityCheck(v);
-      return 'error' in parsed ? parsed.error : undefined;
-    },
-    meaning:
-      'axe-core scans the element (or the whole page) for a standard: `wcag2a`, `wcag2aa` (the default), `wcag21aa` or `best-practice`, optionally followed by the lowest impact that fails (`minor` (default), `moderate`, `serious`, `critical`), e.g. `wcag2aa serious`; a failure names each rule, its impact, its help URL and the nodes.',
-    example: { value: 'wcag2aa' },
-  },
-  assert_screenshot: {
-    selector: 'optional',
-    value: 'optional',
-    checkValue: checkScreenshotName,
-    meaning:
-      'Visual comparison: a PNG of the element (or the viewport) once the page is still (fonts loaded, animations finished, two equal captures) against the baseline of this case, step, browser and viewport; the first passing run stores the baseline. The value is an optional name; `threshold` (per-pixel colour distance 0–1, default 0.1), `max_diff_ratio` (share of pixels allowed to differ, default 0) and `mask` (selectors painted over in both images) tune it; a failure stores the actual, expected and diff images and names the share of differing pixels.',
-    example: { selector: '#hero' },
-  },
-  request: {
-    selector: 'no',
-    value: 'no',
-    meaning:
-      'An HTTP call from the test through the egress guard: `request` {method, url (joined to the base URL unless absolute), headers, body (sent as JSON)}; `expect` lines (`status=201`, `$.id exists`, `$.error !exists`, `$.items.length>=3`, `$.name="Ada"`) must all hold; `save_as` keeps values for later steps (`{"order_id": "$.id"}` then `{{order_id}}`).',
-    example: {},
-  },
-} as const satisfies Record<string, StepActionSpec>;
+  assert_screenshot: checkScreenshotName,
+};
 
-export type StepAction = keyof typeof STEP_ACTIONS;
-
-/** The spec's 13 actions, in its order. */
-export const SPEC_STEP_ACTIONS: readonly StepAction[] = Object.keys(STEP_ACTIONS).slice(0, 13) as StepAction[];
+const SPECS = new Map<string, StepActionSpec>(
+  Object.entries(STEP_ACTIONS as Record<StepAction, StepActionInfo>).map(([action, info]) => {
+    const checkValue = VALUE_CHECKS[action as StepAction];
+    return [action, checkValue ? { ...info, checkValue } : info];
+  }),
+);
 
 /** The action's table entry, or undefined for an unknown action. */
 export function stepActionSpec(action: string): StepActionSpec | undefined {
-  return Object.hasOwn(STEP_ACTIONS, action) ? (STEP_ACTIONS as Record<string, StepActionSpec>)[action] : undefined;
+  return SPECS.get(action);
 }
 
 const PLACEHOLDER = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}/;
@@ -405,9 +295,6 @@ export const STEP_LIMITS = {
   maxTimeoutMs: 300_000,
 } as const;
 
-/** The step fields only `assert_screenshot` takes. */
-const SCREENSHOT_FIELDS: readonly string[] = ['threshold', 'max_diff_ratio', 'mask'];
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -428,13 +315,10 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     }
     const rule = stepActionSpec(action)!;
     for (const key of Object.keys(step)) {
-      const requestField = ['request', 'expect', 'save_as'].includes(key);
-      const screenshotField = SCREENSHOT_FIELDS.includes(key);
-      if ((requestField && action !== 'request') || (screenshotField && action !== 'assert_screenshot')) {
-        errors.push({ field: `${at}.${key}`, message: `is not used by action "${action}"` });
-      } else if (!requestField && !screenshotField && !['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) {
-        errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
-      }
+      // Every action takes these; a timeout is checked below with its value.
+      if (['step_id', 'action', 'description', 'selector', 'value', 'timeout'].includes(key)) continue;
+      if (!(STEP_FIELDS as readonly string[]).includes(key)) errors.push({ field: `${at}.${key}`, message: 'is not a known step field' });
+      else if (!rule.fields?.[key as StepField]) errors.push({ field: `${at}.${key}`, message: `is not used by action "${action}"` });
     }
     const text = (name: 'selector' | 'value' | 'description', max: number, need: 'required' | 'optional' | 'no') => {
       const v = step[name];
@@ -458,9 +342,9 @@ export function validateSteps(steps: unknown, field = 'steps'): FieldError[] {
     text('description', STEP_LIMITS.descriptionLength, 'optional');
     if (action === 'request') errors.push(...validateRequestStep(step, at));
     if (action === 'assert_screenshot') errors.push(...validateScreenshotOptions(step, at));
-    if (action === 'wait') {
+    if (rule.fields?.timeout) {
       const t = step.timeout;
-      if (t === undefined || t === null) errors.push({ field: `${at}.timeout`, message: 'is required for action "wait" (milliseconds)' });
+      if (t === undefined || t === null) errors.push({ field: `${at}.timeout`, message: `is required for action "${action}" (milliseconds)` });
       else if (typeof t !== 'number' || !Number.isInteger(t) || t < STEP_LIMITS.minTimeoutMs || t > STEP_LIMITS.maxTimeoutMs) {
         errors.push({ field: `${at}.timeout`, message: `must be an integer number of milliseconds from ${STEP_LIMITS.minTimeoutMs} to ${STEP_LIMITS.maxTimeoutMs}` });
       }

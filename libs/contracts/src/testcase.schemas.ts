@@ -1,5 +1,5 @@
 import type { JsonSchema } from './json-schema.js';
-import { STEP_ACTIONS, type StepActionSpec } from './steps.js';
+import { STEP_ACTIONS, type StepActionInfo } from './step-actions.js';
 
 const timestamp = { type: 'string', format: 'date-time' };
 const id = { type: 'string', minLength: 1, maxLength: 64 };
@@ -12,14 +12,12 @@ const actions = Object.keys(STEP_ACTIONS);
 
 /** One line per action for the OpenAPI description: its parameters and meaning. */
 function describeActions(): string {
-  return Object.entries(STEP_ACTIONS as Record<string, StepActionSpec>)
+  return Object.entries(STEP_ACTIONS as Record<string, StepActionInfo>)
     .map(([action, spec]) => {
       const params = [
         spec.selector === 'required' ? 'selector' : spec.selector === 'optional' ? 'selector (optional)' : '',
         spec.value === 'required' ? (spec.emptyValue ? 'value (may be empty)' : 'value') : spec.value === 'optional' ? 'value (optional)' : '',
-        action === 'wait' ? 'timeout' : '',
-        action === 'request' ? 'request, expect (optional), save_as (optional)' : '',
-        action === 'assert_screenshot' ? 'threshold, max_diff_ratio, mask (all optional)' : '',
+        ...Object.entries(spec.fields ?? {}).map(([field, need]) => (need === 'optional' ? `${field} (optional)` : field)),
       ].filter(Boolean);
       return `- \`${action}\` (${params.length ? params.join(', ') : 'no parameters'}): ${spec.meaning}`;
     })

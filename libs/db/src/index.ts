@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type ColumnType, type Migration
 import pg from 'pg';
 
 export { sql, type Kysely, type Migration };
+export { LeasedTable, type LeasedTableSpec, type RetryOrFail } from './leases.js';
 
 /** Column types the services' table interfaces share (`timestamptz` reads as a Date, writes as a Date or an ISO string). */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;

@@ -1,1 +1,1 @@
-export { InternalClient, internalPath, type InternalCall, type InternalClientOptions, type InternalReply } from './internal-client.js';
+export { InternalClient, internalPath, type InternalCall, type InternalClientOptions, type InternalReply, type Refusals } from './internal-client.js';

@@ -24,6 +24,9 @@ export interface InternalReply<R> {
   ok: boolean;
 }
 
+/** What `expect()` makes of a refusal, by status: a value, or a domain error the handler throws. */
+export type Refusals<F> = { readonly [status: number]: (error: InternalReply<unknown>['error']) => F };
+
 export interface InternalClientOptions {
   /** The calling service: the principal's `sub`. */
   caller: string;
@@ -101,14 +104,17 @@ export class InternalClient {
   }
 
   /**
-   * The answer of a call that should succeed: a 404 becomes `onNotFound()`
-   * (a domain error, or a value such as undefined), 400 and 409 pass through
-   * as they are (the caller's input was refused), anything else is 503.
+   * The answer of a call that should succeed. A refusal with a handler in `on`
+   * (by status: `{ 404: () => undefined }`) becomes what the handler returns
+   * or throws (it gets the refusal's error body); without one, 400 and 409 pass
+   * through as they are (the caller's input was refused) and anything else is
+   * 503 `service_unavailable`.
    */
-  async expect<N extends InternalRouteName, R = Entry<N>['response'], F = never>(name: N, call: InternalCall<N>, onNotFound?: () => F): Promise<R | F> {
+  async expect<N extends InternalRouteName, R = Entry<N>['response'], F = never>(name: N, call: InternalCall<N>, on: Refusals<F> = {}): Promise<R | F> {
     const reply = await this.call<N, R>(name, call);
     if (reply.ok) return reply.body;
-    if (reply.status === 404 && onNotFound) return onNotFound();
+    const handle = on[reply.status];
+    if (handle) return handle(reply.error);
     if (reply.status === 400 || reply.status === 409) {
       throw new AppError(reply.status === 400 ? 'validation_error' : 'conflict', reply.error.message ?? `Refused by the ${INTERNAL_ROUTES[name].service} service`, reply.error.details as never);
     }

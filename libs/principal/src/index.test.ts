@@ -157,10 +157,8 @@ describe('signPrincipal and verifyPrincipal', () => {
     await refusal(await craft({ ...apiKey }, { audience: 'browsers' }));
   });
 
-  // BUG (hardening): verifyPrincipal (src/index.ts, the jwtVerify call) does not require an `exp` claim,
-  // and jose only checks `exp` when it is present. A principal token minted without an expiry (by any
-  // code holding INTERNAL_TOKEN_SECRET) is accepted forever, although DESIGN.md calls these tokens
-  // short-lived. Fix: pass `requiredClaims: ['exp', 'iat']` (and perhaps `maxTokenAge`) to jwtVerify.
+  // jose checks `exp` only when a token has one: verifyPrincipal requires it (and `iat`), so a principal
+  // minted without an expiry by code holding INTERNAL_TOKEN_SECRET is not accepted forever.
   it('refuses a token without an expiry', async () => {
     const token = await new SignJWT({ org_id: 'org_1', kind: 'api_key', role: 'admin', scopes: [], plan: 'growth' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

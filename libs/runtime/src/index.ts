@@ -18,7 +18,7 @@ export interface RunServiceOptions<DB> {
   config: CommonConfig & { schema: string };
   migrations: Record<string, Migration>;
   /** Builds the app (and starts any workers) once the schema is migrated and the bus is up. */
-  build(deps: ServiceDeps<DB>): { listen(port: number, host: string, cb: () => void): Server } | Promise<{ listen(port: number, host: string, cb: () => void): Server }>;
+  build(deps: ServiceDeps<DB>): Listenable | Promise<Listenable>;
   /** Stops what `build` started, before the bus and the pool close. */
   stop?: () => Promise<void>;
   /** Longest a stop on SIGTERM may take before the process exits anyway (default 10 s). */
@@ -51,33 +51,70 @@ export async function runService<DB>(opts: RunServiceOptions<DB>): Promise<void>
   const relay = startOutboxRelay({ db: database.db, listen: database.pool, schema: config.schema, bus, logger, lingerMs: config.outboxLingerMs });
   const ready = () => readinessChecks(database, bus);
   const app = await opts.build({ database, bus, logger, ready });
-  const server = app.listen(config.port, config.host, () => logger.info({ port: config.port }, `${config.service} listening`));
+  listenUntilStopped(app, {
+    port: config.port,
+    host: config.host,
+    logger,
+    listening: `${config.service} listening`,
+    ...(opts.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: opts.shutdownTimeoutMs } : {}),
+    stop: async () => {
+      await opts.stop?.();
+      await relay.stop();
+      await bus.stop();
+      await database.close();
+    },
+  });
+}
+
+/** An app that can listen: an express app, or anything with its `listen`. */
+export interface Listenable {
+  listen(port: number, host: string, cb: () => void): Server;
+}
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  /** The log line once it listens (with the port and `fields`). */
+  listening: string;
+  fields?: Record<string, unknown>;
+  /** Stops what the process holds, once the listener is closed (telemetry is flushed after it). */
+  stop: () => Promise<void>;
+  /** Longest a stop may take before the process exits anyway (default 10 s). */
+  shutdownTimeoutMs?: number;
+}
+
+/**
+ * Serves `app` and stops the process cleanly on SIGTERM or SIGINT: once (a
+ * terminal's Ctrl-C and the launcher's SIGTERM may both arrive), closing the
+ * listener, then `stop`, then exporting the last spans; a stop that hangs (a
+ * dead database, a stuck socket) exits after `shutdownTimeoutMs` all the same.
+ * Returns the server (to tune its timeouts).
+ */
+export function listenUntilStopped(app: Listenable, opts: ListenOptions): Server {
+  const { logger } = opts;
+  const server = app.listen(opts.port, opts.host, () => logger.info({ port: opts.port, ...opts.fields }, opts.listening));
   answerClientErrorsWithJson(server);
   keepConnectionsAlive(server);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
-    // A terminal's Ctrl-C and the launcher's SIGTERM may both arrive: stop once.
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // A close that hangs (a dead database, a stuck socket) must not leave the process behind.
     const limitMs = opts.shutdownTimeoutMs ?? 10_000;
     setTimeout(() => {
       logger.error({ limit_ms: limitMs }, 'shutdown took too long; exiting');
       process.exit(1);
     }, limitMs).unref();
     server.close();
-    await opts.stop?.();
-    await relay.stop();
-    await bus.stop();
-    await database.close();
+    await opts.stop();
     // The last spans (this shutdown's) are still buffered: export them before exiting.
     await flushTelemetry();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  return server;
 }
 
 /** The per-check answer time of `/readyz` (the whole answer is bounded by @assay/http's limit). */

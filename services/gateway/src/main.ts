@@ -1,10 +1,8 @@
 import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { createBus } from '@assay/bus';
-import { ConfigError } from '@assay/config';
-import { answerClientErrorsWithJson, keepConnectionsAlive } from '@assay/http';
 import { createLogger } from '@assay/logger';
-import { flushTelemetry } from '@assay/telemetry';
+import { busReadiness, listenUntilStopped, startMain } from '@assay/runtime';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { subscribeToAuthEvents } from './auth/eviction.js';
@@ -43,36 +41,25 @@ async function main(): Promise<void> {
     ...(redis ? { redis } : {}),
     upstreamResponseTimeoutMs: config.upstreamResponseTimeoutMs,
     // The gateway serves without the bus (revocations arrive when it is back): degraded, never not-ready.
-    ready: async () => {
-      const h = await bus.health();
-      return { bus: { status: h.status, critical: false, ...(h.detail ? { detail: h.detail } : {}) } };
-    },
+    ready: async () => ({ bus: await busReadiness(bus) }),
     consoleDir: config.consoleDir,
     mcp: async (req, res, body, client) => (await (mcp ??= import('@assay/mcp'))).handleMcpHttpRequest(req, res, body, client),
   });
-  const server = app.listen(config.port, config.host, () => logger.info({ port: config.port, upstreams: config.upstreams }, 'gateway listening'));
+  const server = listenUntilStopped(app, {
+    port: config.port,
+    host: config.host,
+    logger,
+    listening: 'gateway listening',
+    fields: { upstreams: config.upstreams },
+    stop: async () => {
+      await subscription.close().catch(() => undefined);
+      await authenticator.close();
+      await bus.stop();
+      redis?.disconnect();
+      await dispatcher.close();
+    },
+  });
   server.requestTimeout = 0; // sync executions and SSE streams outlive node's default
-  answerClientErrorsWithJson(server);
-  keepConnectionsAlive(server);
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    setTimeout(() => process.exit(1), 10_000).unref();
-    server.close();
-    await subscription.close().catch(() => undefined);
-    await authenticator.close();
-    await bus.stop();
-    redis?.disconnect();
-    await dispatcher.close();
-    // The last spans (this shutdown's) are still buffered: export them before exiting.
-    await flushTelemetry();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 /**
@@ -94,7 +81,4 @@ async function connectRedis(url: string, logger: ReturnType<typeof createLogger>
   return redis;
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
-});
+startMain(main);

@@ -63,7 +63,7 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
   const [applied, setApplied] = useState<Schemas['FailureAnalysisApplied']>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const evidence = item.evidence as Item['evidence'] & { candidates?: Candidate[]; error?: string; page_url?: string };
+  const evidence = item.evidence as Evidence;
   const canApply = item.suggestion_state === 'offered' && Boolean(evidence.suggested_alternative);
   const path = { params: { path: { execution_id: props.executionId, test_id: item.test_id } } };
   return (
@@ -77,8 +77,63 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
           <strong>What to do:</strong> {item.next_step ?? item.fix_suggestions[0]}
         </p>
       ) : null}
-      <details class="evidence">
-        <summary>Evidence</summary>
+      <AnalysisEvidence item={item} />
+      {evidence.screenshot ? <ArtifactImage url={evidence.screenshot} alt={`Page at the failure of ${item.test_name}`} /> : null}
+      <ErrorNote error={error} />
+      {applied ? (
+        <AppliedFix applied={applied} executionId={props.executionId} testId={item.test_id} onError={setError} />
+      ) : item.suggestion_state === 'applied' ? (
+        <p class="muted">This fix was applied {item.applied_at ? new Date(item.applied_at).toLocaleString() : ''}.</p>
+      ) : item.suggestion_state === 'rejected' ? (
+        <p class="muted">This suggestion was rejected.</p>
+      ) : canApply ? (
+        <div class="row">
+          <button
+            type="button"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              setError(undefined);
+              try {
+                setApplied((await api().api.POST('/api/v1/executions/{execution_id}/failure-analysis/{test_id}/apply', path)).data!);
+              } catch (err) {
+                setError(errorText(err));
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            Apply fix
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={async () => {
+              try {
+                await api().api.POST('/api/v1/executions/{execution_id}/failure-analysis/{test_id}/reject', { ...path, body: {} });
+                props.onChanged();
+              } catch (err) {
+                setError(errorText(err));
+              }
+            }}
+          >
+            Reject
+          </button>
+        </div>
+      ) : null}
+    </article>
+  );
+}
+
+type Evidence = Item['evidence'] & { candidates?: Candidate[]; error?: string; page_url?: string };
+
+/** Why the analysis says what it says: category, confidence, triage, the failing and suggested selectors, candidates, fixes, the error. */
+function AnalysisEvidence({ item }: { item: Item }): JSX.Element {
+  const evidence = item.evidence as Evidence;
+  return (
+    <details class="evidence">
+      <summary>Evidence</summary>
       <dl class="facts">
         <dt>Category</dt>
         <dd data-testid="analysis-category">{item.failure_category.replace(/_/g, ' ')}</dd>
@@ -147,82 +202,46 @@ export function AnalysisItem(props: { executionId: string; item: Item; onChanged
           <span class="muted">Error:</span> <code>{evidence.error}</code>
         </p>
       ) : null}
-      </details>
-      {evidence.screenshot ? <ArtifactImage url={evidence.screenshot} alt={`Page at the failure of ${item.test_name}`} /> : null}
-      <ErrorNote error={error} />
-      {applied ? (
-        <div class="applied" role="status">
-          <p>
-            Fix applied: <code>{applied.replaced}</code> → <code>{applied.selector}</code> in {applied.step_ids.length} step(s).{' '}
-            <Link href={`/cases/${item.test_id}`}>Open the updated test case</Link>
-          </p>
-          <p>
-            <button
-              type="button"
-              onClick={async () => {
-                setError(undefined);
-                try {
-                  // The failed cases of this run again, with the fixed steps: the live view follows.
-                  const queued = (await api().api.POST('/api/v1/executions/{execution_id}/rerun', { params: { path: { execution_id: props.executionId } }, body: {} })).data!;
-                  navigate(`/executions/${queued.id}`);
-                } catch (err) {
-                  setError(errorText(err));
-                }
-              }}
-            >
-              Re-run now
-            </button>
-          </p>
-          {applied.test_case ? (
-            <ol class="steps" aria-label="Updated steps">
-              {((applied.test_case as { steps?: Array<{ step_id: string; action: string; selector?: string; value?: string }> }).steps ?? []).map((s) => (
-                <li key={s.step_id}>
-                  <code class="action">{s.action}</code> {s.selector ? <code>{s.selector}</code> : null} {s.value ? `“${s.value}”` : null}
-                </li>
-              ))}
-            </ol>
-          ) : null}
-        </div>
-      ) : item.suggestion_state === 'applied' ? (
-        <p class="muted">This fix was applied {item.applied_at ? new Date(item.applied_at).toLocaleString() : ''}.</p>
-      ) : item.suggestion_state === 'rejected' ? (
-        <p class="muted">This suggestion was rejected.</p>
-      ) : canApply ? (
-        <div class="row">
-          <button
-            type="button"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true);
-              setError(undefined);
-              try {
-                setApplied((await api().api.POST('/api/v1/executions/{execution_id}/failure-analysis/{test_id}/apply', path)).data!);
-              } catch (err) {
-                setError(errorText(err));
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            Apply fix
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy}
-            onClick={async () => {
-              try {
-                await api().api.POST('/api/v1/executions/{execution_id}/failure-analysis/{test_id}/reject', { ...path, body: {} });
-                props.onChanged();
-              } catch (err) {
-                setError(errorText(err));
-              }
-            }}
-          >
-            Reject
-          </button>
-        </div>
+    </details>
+  );
+}
+
+/** A fix just applied: what it replaced, **Re-run now** (the failed cases again, followed live), the updated steps. */
+function AppliedFix(props: { applied: Schemas['FailureAnalysisApplied']; executionId: string; testId: string; onError: (error: string | undefined) => void }): JSX.Element {
+  const { applied } = props;
+  const setError = props.onError;
+  return (
+    <div class="applied" role="status">
+      <p>
+        Fix applied: <code>{applied.replaced}</code> → <code>{applied.selector}</code> in {applied.step_ids.length} step(s).{' '}
+        <Link href={`/cases/${props.testId}`}>Open the updated test case</Link>
+      </p>
+      <p>
+        <button
+          type="button"
+          onClick={async () => {
+            setError(undefined);
+            try {
+              // The failed cases of this run again, with the fixed steps: the live view follows.
+              const queued = (await api().api.POST('/api/v1/executions/{execution_id}/rerun', { params: { path: { execution_id: props.executionId } }, body: {} })).data!;
+              navigate(`/executions/${queued.id}`);
+            } catch (err) {
+              setError(errorText(err));
+            }
+          }}
+        >
+          Re-run now
+        </button>
+      </p>
+      {applied.test_case ? (
+        <ol class="steps" aria-label="Updated steps">
+          {((applied.test_case as { steps?: Array<{ step_id: string; action: string; selector?: string; value?: string }> }).steps ?? []).map((s) => (
+            <li key={s.step_id}>
+              <code class="action">{s.action}</code> {s.selector ? <code>{s.selector}</code> : null} {s.value ? `“${s.value}”` : null}
+            </li>
+          ))}
+        </ol>
       ) : null}
-    </article>
+    </div>
   );
 }

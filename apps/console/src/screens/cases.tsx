@@ -2,12 +2,9 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
-import { ACTIONS, REQUEST_TEMPLATE, toApiStep, toEditable, type EditableStep } from '../steps';
+import { toApiStep, toEditable, type EditableStep } from '../steps';
 import { ErrorNote, Field, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
-import { SelectorPicker } from './recorder';
-
-/** The value of the last `navigate` step before step `i`: where the picker opens. */
-const lastNavigation = (steps: EditableStep[], i: number): string | undefined => steps.slice(0, i).reverse().find((s) => s.action === 'navigate' && s.value)?.value;
+import { emptyStep, StepsEditor } from './step-editor';
 
 const getCase = async (id: string) => (await api().api.GET('/api/v1/test-cases/{test_case_id}', { params: { path: { test_case_id: id } } })).data!;
 
@@ -121,8 +118,6 @@ export function CaseView(props: { id: string }): JSX.Element {
   );
 }
 
-const emptyStep = (): EditableStep => ({ action: 'navigate', selector: '', value: '/', description: '', timeout: '' });
-
 export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Element {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -132,8 +127,6 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(Boolean(props.id));
-  /** The step whose selector is being picked on the remote page. */
-  const [picking, setPicking] = useState<number>();
 
   useEffect(() => {
     if (!props.id) return;
@@ -154,27 +147,6 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
   }, [props.id]);
 
   if (loading) return <Loading what="test case" />;
-  const update = (i: number, patch: Partial<EditableStep>) => setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
-  const move = (i: number, d: number) => {
-    const next = [...steps];
-    const [s] = next.splice(i, 1);
-    next.splice(i + d, 0, s!);
-    setSteps(next);
-  };
-  /** Stores a typed value as a project secret and puts its `{{secret.name}}` reference in the step instead. */
-  const saveAsSecret = async (i: number) => {
-    const step = steps[i]!;
-    const suggested = (/[#[]?([A-Za-z_][A-Za-z0-9_-]*)/.exec(step.selector.replace(/^.*[#=\s"']/, ''))?.[1] ?? 'secret').replace(/-/g, '_');
-    const name = window.prompt('Name of the secret (steps use it as {{secret.name}})', suggested)?.trim();
-    if (!name) return;
-    setError(undefined);
-    try {
-      await api().requestJson('PUT', `/api/v1/projects/${encodeURIComponent(projectId)}/variables/${encodeURIComponent(name)}`, { body: { value: step.value, secret: true } });
-      update(i, { value: `{{secret.${name}}}` });
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
   const save = async (e: Event) => {
     e.preventDefault();
     setErrors({});
@@ -212,116 +184,7 @@ export function CaseEditor(props: { id?: string; projectId?: string }): JSX.Elem
             </select>
           )}
         </Field>
-        <fieldset class="steps-editor">
-          <legend>Steps</legend>
-          {errors.steps ? <p class="field-error">{errors.steps}</p> : null}
-          <ol>
-            {steps.map((s, i) => {
-              const rule = ACTIONS[s.action];
-              const n = i + 1;
-              const err = (f: string) => errors[`steps[${i}].${f}`];
-              const callPrefix = `steps[${i}].`;
-              const callErr =
-                Object.entries(errors)
-                  .filter(([k]) => k.startsWith(callPrefix) && /^(request|expect|save_as)\b/.test(k.slice(callPrefix.length)))
-                  .map(([k, v]) => `${k.slice(callPrefix.length)} ${v}`)
-                  .join('; ') || undefined;
-              return (
-                <li key={i} class="step-row" aria-label={`Step ${n}`}>
-                  <Field label={`Step ${n} action`} id={`step-${i}-action`} error={err('action')} hint={rule?.hint ?? ''}>
-                    {(a) => (
-                      <select {...a} value={s.action} onChange={(e) => update(i, { action: (e.target as HTMLSelectElement).value })}>
-                        {Object.keys(ACTIONS).map((k) => (
-                          <option key={k} value={k}>
-                            {k}
-                          </option>
-                        ))}
-                      </select>
-                    )}
-                  </Field>
-                  {rule?.selector !== 'no' || err('selector') ? (
-                    <Field label={`Step ${n} selector`} id={`step-${i}-selector`} error={err('selector')}>
-                      {(a) => <input {...a} value={s.selector} placeholder="#id, text=…, role=button[name=…]" onInput={(e) => update(i, { selector: (e.target as HTMLInputElement).value })} />}
-                    </Field>
-                  ) : null}
-                  {rule?.selector !== 'no' && projectId ? (
-                    picking === i ? (
-                      <SelectorPicker
-                        projectId={projectId}
-                        label={`step ${n}`}
-                        {...(lastNavigation(steps, i) ? { startPath: lastNavigation(steps, i)! } : {})}
-                        onPick={(selector) => {
-                          update(i, { selector });
-                          setPicking(undefined);
-                        }}
-                        onClose={() => setPicking(undefined)}
-                      />
-                    ) : (
-                      <button type="button" class="secondary small" onClick={() => setPicking(i)} aria-label={`Pick an element for step ${n}`}>
-                        Pick
-                      </button>
-                    )
-                  ) : null}
-                  {rule?.value !== 'no' || err('value') ? (
-                    <Field label={`Step ${n} value`} id={`step-${i}-value`} error={err('value')}>
-                      {(a) => (
-                        <>
-                          {/* A password typed here is not shown on screen; "Save as secret" moves it out of the case altogether. */}
-                          <input {...a} type={/pass(word)?|pwd|secret|token/i.test(s.selector) ? 'password' : 'text'} autoComplete="off" value={s.value} onInput={(e) => update(i, { value: (e.target as HTMLInputElement).value })} />
-                          {(s.action === 'fill' || s.action === 'type') && s.value && !/\{\{/.test(s.value) && projectId ? (
-                            <button type="button" class="link" onClick={() => void saveAsSecret(i)}>
-                              Save as secret<span class="visually-hidden"> (step {n})</span>
-                            </button>
-                          ) : null}
-                        </>
-                      )}
-                    </Field>
-                  ) : null}
-                  {rule?.call || callErr ? (
-                    <Field label={`Step ${n} request (JSON: request, expect, save_as)`} id={`step-${i}-request`} error={callErr}>
-                      {(a) => <textarea {...a} rows={6} spellcheck={false} value={s.call ?? REQUEST_TEMPLATE} onInput={(e) => update(i, { call: (e.target as HTMLTextAreaElement).value })} />}
-                    </Field>
-                  ) : null}
-                  {rule?.visual ? (
-                    <>
-                      <Field label={`Step ${n} mask (one selector per line)`} id={`step-${i}-mask`} error={Object.entries(errors).filter(([k]) => k.startsWith(`steps[${i}].mask`)).map(([, v]) => v).join('; ') || undefined} hint="Dynamic parts (dates, avatars), painted over in the baseline and every capture">
-                        {(a) => <textarea {...a} rows={2} spellcheck={false} value={s.mask ?? ''} onInput={(e) => update(i, { mask: (e.target as HTMLTextAreaElement).value })} />}
-                      </Field>
-                      <Field label={`Step ${n} threshold (0–1, default 0.1)`} id={`step-${i}-threshold`} error={err('threshold')}>
-                        {(a) => <input {...a} inputMode="decimal" value={s.threshold ?? ''} onInput={(e) => update(i, { threshold: (e.target as HTMLInputElement).value })} />}
-                      </Field>
-                      <Field label={`Step ${n} allowed share of differing pixels (0–1, default 0)`} id={`step-${i}-max-diff-ratio`} error={err('max_diff_ratio')}>
-                        {(a) => <input {...a} inputMode="decimal" value={s.max_diff_ratio ?? ''} onInput={(e) => update(i, { max_diff_ratio: (e.target as HTMLInputElement).value })} />}
-                      </Field>
-                    </>
-                  ) : null}
-                  {rule?.timeout || err('timeout') ? (
-                    <Field label={`Step ${n} timeout (ms)`} id={`step-${i}-timeout`} error={err('timeout')}>
-                      {(a) => <input {...a} inputMode="numeric" value={s.timeout} onInput={(e) => update(i, { timeout: (e.target as HTMLInputElement).value })} />}
-                    </Field>
-                  ) : null}
-                  <Field label={`Step ${n} description`} id={`step-${i}-description`} error={err('description')}>
-                    {(a) => <input {...a} value={s.description} onInput={(e) => update(i, { description: (e.target as HTMLInputElement).value })} />}
-                  </Field>
-                  <div class="step-tools">
-                    <button type="button" class="secondary" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move step ${n} up`}>
-                      ↑
-                    </button>
-                    <button type="button" class="secondary" disabled={i === steps.length - 1} onClick={() => move(i, 1)} aria-label={`Move step ${n} down`}>
-                      ↓
-                    </button>
-                    <button type="button" class="secondary danger" onClick={() => setSteps(steps.filter((_, j) => j !== i))} aria-label={`Remove step ${n}`}>
-                      Remove
-                    </button>
-                  </div>
-                </li>
-              );
-            })}
-          </ol>
-          <button type="button" class="secondary" onClick={() => setSteps([...steps, { ...emptyStep(), action: 'click', value: '' }])}>
-            Add step
-          </button>
-        </fieldset>
+        <StepsEditor steps={steps} onChange={setSteps} errors={errors} projectId={projectId} onError={setError} />
         <ErrorNote error={error} />
         <div class="row">
           <button type="submit">Save test case</button>

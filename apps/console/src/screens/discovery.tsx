@@ -248,19 +248,19 @@ function Tree(props: { node: TreeNode; highlighted: Set<string> }): JSX.Element 
   );
 }
 
-export function DiscoveryView(props: { id: string }): JSX.Element {
+/** A session as it goes: its progress, the pages, flows and warnings as its stream reports them, and its results once it ends. */
+function useDiscoverySession(id: string) {
   const [progress, setProgress] = useState<Schemas['DiscoveryProgress']>();
   const [pages, setPages] = useState<Array<{ url: string; title: string; status_code?: number }>>([]);
   const [flows, setFlows] = useState<Flow[]>([]);
   const [warnings, setWarnings] = useState<Warning[]>([]);
   const [results, setResults] = useState<Schemas['DiscoveryResults']>();
-  const [selected, setSelected] = useState<Set<string>>(new Set());
   const [error, setError] = useState<string>();
   const [live, setLive] = useState(false);
 
   useEffect(() => {
     const abort = new AbortController();
-    const path = { params: { path: { session_id: props.id } } };
+    const path = { params: { path: { session_id: id } } };
     (async () => {
       try {
         const p = (await api().api.GET('/api/v1/discovery/{session_id}/progress', path)).data!;
@@ -268,7 +268,7 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
         setWarnings(p.warnings ?? []);
         if (!TERMINAL_DISCOVERY_STATUSES.has(p.status)) {
           setLive(true);
-          await api().followDiscovery(props.id, {
+          await api().followDiscovery(id, {
             signal: abort.signal,
             onEvent: (e) => {
               if (e.event === 'page_discovered') setPages((x) => (x.some((y) => y.url === e.data.url) ? x : [...x, e.data]));
@@ -289,7 +289,31 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
       }
     })();
     return () => abort.abort();
-  }, [props.id]);
+  }, [id]);
+  return { progress, setProgress, pages, flows, warnings, results, setResults, error, setError, live };
+}
+
+/** The warnings that say why a crawl's results may be incomplete, with example pages. */
+function DiscoveryWarnings(props: { warnings: Warning[]; origin: string }): JSX.Element | null {
+  if (!props.warnings.length) return null;
+  return (
+    <section aria-labelledby="warnings-title" class="warnings" role="note">
+      <h2 id="warnings-title">Why the results may be incomplete</h2>
+      <ul>
+        {props.warnings.map((w) => (
+          <li key={w.code}>
+            {w.message}
+            {w.pages.length ? <span class="muted"> For example: {w.pages.map((u) => pathOf(u, props.origin)).join(', ')}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function DiscoveryView(props: { id: string }): JSX.Element {
+  const { progress, setProgress, pages, flows, warnings, results, setResults, error, setError, live } = useDiscoverySession(props.id);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
 
   if (!progress) return error ? <Page title="Discovery">{<ErrorNote error={error} />}</Page> : <Loading what="discovery session" />;
   const highlighted = new Set(flows.filter((f) => selected.has(f.flow_id)).flatMap((f) => f.pages));
@@ -332,19 +356,7 @@ export function DiscoveryView(props: { id: string }): JSX.Element {
         {results ? ` · ${results.summary.ui_patterns} UI patterns · ${results.summary.api_endpoints} API endpoints` : ''} · <Link href={`/projects/${progress.project_id}`}>project</Link>
       </p>
       <ErrorNote error={error ?? progress.error} />
-      {warnings.length ? (
-        <section aria-labelledby="warnings-title" class="warnings" role="note">
-          <h2 id="warnings-title">Why the results may be incomplete</h2>
-          <ul>
-            {warnings.map((w) => (
-              <li key={w.code}>
-                {w.message}
-                {w.pages.length ? <span class="muted"> For example: {w.pages.map((u) => pathOf(u, new URL(progress.target_url).origin)).join(', ')}</span> : null}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <DiscoveryWarnings warnings={warnings} origin={new URL(progress.target_url).origin} />
       <div class="two-col">
         <section aria-labelledby="pages-title">
           <h2 id="pages-title">Pages</h2>

@@ -20,22 +20,38 @@ interface Variable {
  */
 export function ProjectEnvironments(props: { project: Schemas['Project']; onChanged: () => void }): JSX.Element {
   const p = props.project;
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const report = { onError: setError, onNotice: setNotice };
+  return (
+    <section aria-labelledby="environments-title">
+      <h2 id="environments-title">Environments and variables</h2>
+      <p class="muted">
+        Runs use the base URL <code>{p.base_url}</code> unless they pick an environment. Steps use a variable as <code>{'{{name}}'}</code> and a secret as <code>{'{{secret.name}}'}</code>.
+      </p>
+      <ErrorNote error={error} />
+      <p role="status">{notice}</p>
+      <Environments project={p} onChanged={props.onChanged} {...report} />
+      <Variables project={p} {...report} />
+    </section>
+  );
+}
+
+interface Reports {
+  onError: (error: string | undefined) => void;
+  onNotice: (notice: string | undefined) => void;
+}
+
+/** The environments as a table, each removable, and the form that adds one (the project's `environments`, replaced whole). */
+function Environments(props: { project: Schemas['Project']; onChanged: () => void } & Reports): JSX.Element {
+  const p = props.project;
   const envs = Object.entries(p.environments ?? {});
-  const vars = useLoad(async () => (await api().requestJson<{ data: Variable[] }>('GET', `/api/v1/projects/${p.id}/variables`)).data, [p.id]);
   const [envName, setEnvName] = useState('');
   const [envUrl, setEnvUrl] = useState('');
   const [envErrors, setEnvErrors] = useState<Record<string, string>>({});
-  const [name, setName] = useState('');
-  const [value, setValue] = useState('');
-  const [secret, setSecret] = useState(true);
-  const [scope, setScope] = useState('');
-  const [varErrors, setVarErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
-
   const saveEnvironments = async (next: Record<string, string>) => {
     setEnvErrors({});
-    setError(undefined);
+    props.onError(undefined);
     try {
       await api().api.PUT('/api/v1/projects/{project_id}', { params: { path: { project_id: p.id } }, body: { environments: next } });
       props.onChanged();
@@ -43,19 +59,12 @@ export function ProjectEnvironments(props: { project: Schemas['Project']; onChan
     } catch (err) {
       const f = fieldErrors(err);
       setEnvErrors(Object.keys(f).length ? { name: Object.values(f)[0]! } : {});
-      setError(errorText(err));
+      props.onError(errorText(err));
       return false;
     }
   };
-
   return (
-    <section aria-labelledby="environments-title">
-      <h2 id="environments-title">Environments and variables</h2>
-      <p class="muted">
-        Runs use the base URL <code>{p.base_url}</code> unless they pick an environment. Steps use a variable as <code>{'{{name}}'}</code> and a secret as <code>{'{{secret.name}}'}</code>.
-      </p>
-      <ErrorNote error={error ?? vars.error} />
-      <p role="status">{notice}</p>
+    <>
       <table class="table compact" aria-label="Environments">
         <thead>
           <tr>
@@ -108,7 +117,24 @@ export function ProjectEnvironments(props: { project: Schemas['Project']; onChan
         </Field>
         <button type="submit">Add environment</button>
       </form>
+    </>
+  );
+}
 
+/** The variables and secrets as a table, each deletable, and the form that sets one for every environment or one of them. */
+function Variables(props: { project: Schemas['Project'] } & Reports): JSX.Element {
+  const p = props.project;
+  const envs = Object.entries(p.environments ?? {});
+  const vars = useLoad(async () => (await api().requestJson<{ data: Variable[] }>('GET', `/api/v1/projects/${p.id}/variables`)).data, [p.id]);
+  const [name, setName] = useState('');
+  const [value, setValue] = useState('');
+  const [secret, setSecret] = useState(true);
+  const [scope, setScope] = useState('');
+  const [varErrors, setVarErrors] = useState<Record<string, string>>({});
+  const { onError: setError, onNotice: setNotice } = props;
+  return (
+    <>
+      <ErrorNote error={vars.error} />
       <table class="table compact" aria-label="Variables">
         <thead>
           <tr>
@@ -202,6 +228,6 @@ export function ProjectEnvironments(props: { project: Schemas['Project']; onChan
         </label>
         <button type="submit">Save variable</button>
       </form>
-    </section>
+    </>
   );
 }

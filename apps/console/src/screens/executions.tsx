@@ -343,46 +343,54 @@ export function ExecutionView(props: { id: string }): JSX.Element {
       {(execution as { error?: string }).error ? <ErrorNote error={(execution as { error?: string }).error} /> : null}
       <ol class="tests">
         {tests.map((t) => (
-          <li key={t.test_id} class={`test test-${t.status}`}>
-            <h2>
-              <StatusBadge status={t.status} /> <Link href={`/cases/${t.test_id}`}>{t.name}</Link> <span class="muted">{ms(t.duration_ms)}</span>
-            </h2>
-            <ol class="step-results" aria-label={`Steps of ${t.name}`}>
-              {t.steps.map((s, i) => (
-                <li key={s.step_id} class={`step step-${s.status}`} aria-current={s.status === 'failed' ? 'step' : undefined}>
-                  <span class="step-icon" aria-hidden="true">
-                    {s.status === 'passed' ? '✓' : s.status === 'failed' ? '✗' : '–'}
-                  </span>
-                  <span class="visually-hidden">{s.status}: </span>
-                  <span>
-                    {i + 1}. {s.name}
-                  </span>
-                  <span class="muted">{ms(s.duration_ms)}</span>
-                  {s.error ? (
-                    <p class="error-note" role="note">
-                      {s.error}
-                    </p>
-                  ) : null}
-                  {s.visual?.result === 'mismatch' && ended ? (
-                    <VisualDiff executionId={props.id} testId={t.test_id} step={s} index={i} testName={t.name} />
-                  ) : s.screenshot ? (
-                    <ArtifactImage url={s.screenshot} alt={`Screenshot at step ${i + 1} of ${t.name}`} />
-                  ) : null}
-                  {s.accessibility?.violations.length ? <AccessibilityViolations step={s} index={i} testName={t.name} /> : null}
-                </li>
-              ))}
-            </ol>
-            {t.error && !t.steps.some((s) => s.error) ? <p class="error-note">{t.error}</p> : null}
-            {t.screenshot && !t.steps.some((s) => s.screenshot) ? <ArtifactImage url={t.screenshot} alt={`Screenshot of ${t.name} at the failure`} /> : null}
-            {t.trace ? (
-              <button type="button" class="secondary" onClick={() => openTrace(t.trace!).catch((err) => setError(errorText(err)))}>
-                Open trace of {t.name}
-              </button>
-            ) : null}
-          </li>
+          <TestResult key={t.test_id} test={t} executionId={props.id} ended={ended} onError={setError} />
         ))}
       </ol>
       {ended && (execution.failed_tests > 0 || failed > 0) ? <FailureAnalysisPanel executionId={props.id} /> : null}
     </Page>
+  );
+}
+
+/** One test of a run: its steps with their status, errors, screenshots or visual diff and accessibility violations, and its trace. */
+function TestResult(props: { test: LiveTest; executionId: string; ended: boolean; onError: (error: string) => void }): JSX.Element {
+  const { test: t, ended } = props;
+  return (
+    <li class={`test test-${t.status}`}>
+      <h2>
+        <StatusBadge status={t.status} /> <Link href={`/cases/${t.test_id}`}>{t.name}</Link> <span class="muted">{ms(t.duration_ms)}</span>
+      </h2>
+      <ol class="step-results" aria-label={`Steps of ${t.name}`}>
+        {t.steps.map((s, i) => (
+          <li key={s.step_id} class={`step step-${s.status}`} aria-current={s.status === 'failed' ? 'step' : undefined}>
+            <span class="step-icon" aria-hidden="true">
+              {s.status === 'passed' ? '✓' : s.status === 'failed' ? '✗' : '–'}
+            </span>
+            <span class="visually-hidden">{s.status}: </span>
+            <span>
+              {i + 1}. {s.name}
+            </span>
+            <span class="muted">{ms(s.duration_ms)}</span>
+            {s.error ? (
+              <p class="error-note" role="note">
+                {s.error}
+              </p>
+            ) : null}
+            {s.visual?.result === 'mismatch' && ended ? (
+              <VisualDiff executionId={props.executionId} testId={t.test_id} step={s} index={i} testName={t.name} />
+            ) : s.screenshot ? (
+              <ArtifactImage url={s.screenshot} alt={`Screenshot at step ${i + 1} of ${t.name}`} />
+            ) : null}
+            {s.accessibility?.violations.length ? <AccessibilityViolations step={s} index={i} testName={t.name} /> : null}
+          </li>
+        ))}
+      </ol>
+      {t.error && !t.steps.some((s) => s.error) ? <p class="error-note">{t.error}</p> : null}
+      {t.screenshot && !t.steps.some((s) => s.screenshot) ? <ArtifactImage url={t.screenshot} alt={`Screenshot of ${t.name} at the failure`} /> : null}
+      {t.trace ? (
+        <button type="button" class="secondary" onClick={() => openTrace(t.trace!).catch((err) => props.onError(errorText(err)))}>
+          Open trace of {t.name}
+        </button>
+      ) : null}
+    </li>
   );
 }

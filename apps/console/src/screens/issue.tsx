@@ -1,11 +1,11 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
+import { ISSUE_STATUSES } from '@assay/contracts/catalogues';
 import { api, errorText } from '../api';
 import { Link } from '../router';
 import { ErrorNote, formatDate, Loading, Page, StatusBadge, useLoad } from '../ui';
 import { AnalysisItem } from './analysis';
-import { STATUSES } from './issues';
 
 interface Difference {
   property: string;
@@ -43,14 +43,14 @@ export function IssueView(props: { id: string }): JSX.Element {
             onChange={async (e) => {
               setError(undefined);
               try {
-                await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof STATUSES)[number] } });
+                await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof ISSUE_STATUSES)[number] } });
                 issue.reload();
               } catch (err) {
                 setError(errorText(err));
               }
             }}
           >
-            {STATUSES.map((s) => (
+            {ISSUE_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
@@ -102,32 +102,7 @@ export function IssueView(props: { id: string }): JSX.Element {
       </dl>
 
       <h2>Occurrences</h2>
-      <div class="table-scroll">
-        <table class="table" aria-label="Occurrences">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Execution</th>
-              <th scope="col">Category</th>
-              <th scope="col">Confidence</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {i.occurrences.map((o) => (
-              <tr key={`${o.execution_id}-${o.occurred_at}`}>
-                <td>{formatDate(o.occurred_at)}</td>
-                <td>
-                  <Link href={`/executions/${o.execution_id}`}>{o.execution_id.slice(0, 8)}</Link>
-                </td>
-                <td>{o.category.replace(/_/g, ' ')}</td>
-                <td>{o.confidence !== undefined ? `${Math.round(o.confidence * 100)} %` : '—'}</td>
-                <td>{o.error ? <code>{o.error}</code> : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Occurrences occurrences={i.occurrences} />
 
       <h2>Latest analysis</h2>
       {analysis ? (
@@ -165,5 +140,37 @@ export function IssueView(props: { id: string }): JSX.Element {
         <p class="empty">No analysis of this issue’s failures.</p>
       )}
     </Page>
+  );
+}
+
+/** Each failure the issue groups, newest first: when, in which execution, its category, confidence and error. */
+function Occurrences(props: { occurrences: Schemas['IssueDetail']['occurrences'] }): JSX.Element {
+  return (
+    <div class="table-scroll">
+      <table class="table" aria-label="Occurrences">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Execution</th>
+            <th scope="col">Category</th>
+            <th scope="col">Confidence</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.occurrences.map((o) => (
+            <tr key={`${o.execution_id}-${o.occurred_at}`}>
+              <td>{formatDate(o.occurred_at)}</td>
+              <td>
+                <Link href={`/executions/${o.execution_id}`}>{o.execution_id.slice(0, 8)}</Link>
+              </td>
+              <td>{o.category.replace(/_/g, ' ')}</td>
+              <td>{o.confidence !== undefined ? `${Math.round(o.confidence * 100)} %` : '—'}</td>
+              <td>{o.error ? <code>{o.error}</code> : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

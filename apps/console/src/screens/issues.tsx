@@ -1,10 +1,9 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
+import { ISSUE_STATUSES } from '@assay/contracts/catalogues';
 import { api, errorText } from '../api';
 import { Link } from '../router';
 import { ErrorNote, Field, formatDate, Page, StatusBadge, useLoad } from '../ui';
-
-export const STATUSES = ['open', 'acknowledged', 'resolved', 'ignored'] as const;
 
 export function IssueList(): JSX.Element {
   const [status, setStatus] = useState('open');
@@ -18,7 +17,7 @@ export function IssueList(): JSX.Element {
           {(a) => (
             <select {...a} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
               <option value="">Any</option>
-              {STATUSES.map((s) => (
+              {ISSUE_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
@@ -59,14 +58,14 @@ export function IssueList(): JSX.Element {
                     value={i.status}
                     onChange={async (e) => {
                       try {
-                        await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof STATUSES)[number] } });
+                        await api().api.PATCH('/api/v1/issues/{issue_id}', { params: { path: { issue_id: i.id } }, body: { status: (e.target as HTMLSelectElement).value as (typeof ISSUE_STATUSES)[number] } });
                         issues.reload();
                       } catch (err) {
                         setError(errorText(err));
                       }
                     }}
                   >
-                    {STATUSES.map((s) => (
+                    {ISSUE_STATUSES.map((s) => (
                       <option key={s} value={s}>
                         {s}
                       </option>

@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
+import type { Schemas } from '@assay/client';
 import { api, errorText, fieldErrors } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorNote, Field, Loading, Page, useLoad } from '../ui';
@@ -19,10 +20,6 @@ export function PlanView(props: { id: string }): JSX.Element {
     return { plan, project: project.data!, cases: ordered, addable: active.data!.data.filter((c) => !plan.test_case_ids.includes(c.id)) };
   }, [props.id]);
   const [toAdd, setToAdd] = useState('');
-  const [environment, setEnvironment] = useState('');
-  const [variables, setVariables] = useState('');
-  const [trace, setTrace] = useState<'off' | 'on' | 'retain-on-failure'>('retain-on-failure');
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
 
   if (data.error) return <Page title="Test plan">{<ErrorNote error={data.error} />}</Page>;
@@ -53,31 +50,6 @@ export function PlanView(props: { id: string }): JSX.Element {
     });
   };
   const envs = Object.keys(project.environments ?? {});
-
-  const run = async (e: Event) => {
-    e.preventDefault();
-    setErrors({});
-    setError(undefined);
-    const vars: Record<string, string> = {};
-    for (const line of variables.split('\n')) {
-      const eq = line.indexOf('=');
-      if (line.trim() === '') continue;
-      if (eq < 1) return setErrors({ variables: `“${line}” is not name=value` });
-      vars[line.slice(0, eq).trim()] = line.slice(eq + 1);
-    }
-    try {
-      const queued = (
-        await api().api.POST('/api/v1/executions/async', {
-          body: { test_plan_id: plan.id, project_id: plan.project_id, trace, ...(environment ? { environment } : {}), ...(Object.keys(vars).length ? { variables: vars } : {}) },
-        })
-      ).data!;
-      navigate(`/executions/${queued.id}`);
-    } catch (err) {
-      const f = fieldErrors(err);
-      setErrors(Object.fromEntries(Object.entries(f).map(([k, v]) => [k.startsWith('variables') ? 'variables' : k, v])));
-      setError(errorText(err));
-    }
-  };
 
   return (
     <Page title={plan.name}>
@@ -126,36 +98,74 @@ export function PlanView(props: { id: string }): JSX.Element {
           </button>
         </form>
       ) : null}
-      <form class="card form" aria-labelledby="run-title" onSubmit={run}>
-        <h2 id="run-title">Run this plan</h2>
-        <Field label="Environment" id="run-environment" error={errors.environment} hint={`Default: the project’s base URL (${project.base_url})`}>
-          {(a) => (
-            <select {...a} value={environment} onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value)}>
-              <option value="">Default</option>
-              {envs.map((k) => (
-                <option key={k} value={k}>
-                  {k} ({project.environments[k]})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Variables" id="run-variables" error={errors.variables} hint="One name=value a line; replaces {{name}} in steps">
-          {(a) => <textarea {...a} rows={3} value={variables} onInput={(e) => setVariables((e.target as HTMLTextAreaElement).value)} />}
-        </Field>
-        <Field label="Trace" id="run-trace" error={errors.trace}>
-          {(a) => (
-            <select {...a} value={trace} onChange={(e) => setTrace((e.target as HTMLSelectElement).value as typeof trace)}>
-              <option value="retain-on-failure">Keep traces of failed cases</option>
-              <option value="on">Keep every trace</option>
-              <option value="off">No trace</option>
-            </select>
-          )}
-        </Field>
-        <ErrorNote error={Object.keys(errors).length ? undefined : error} />
-        <button type="submit">Run plan</button>
-      </form>
+      <ErrorNote error={error} />
+      <RunPlanForm plan={plan} project={project} environments={envs} />
       <PlanSchedules planId={plan.id} environments={envs} />
     </Page>
+  );
+}
+
+/** Runs the plan (queued; the live view follows) in the default or a chosen environment, with variables and a trace mode. */
+function RunPlanForm(props: { plan: Schemas['TestPlan']; project: Schemas['Project']; environments: string[] }): JSX.Element {
+  const { plan, project, environments: envs } = props;
+  const [environment, setEnvironment] = useState('');
+  const [variables, setVariables] = useState('');
+  const [trace, setTrace] = useState<'off' | 'on' | 'retain-on-failure'>('retain-on-failure');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setError(undefined);
+    const vars: Record<string, string> = {};
+    for (const line of variables.split('\n')) {
+      const eq = line.indexOf('=');
+      if (line.trim() === '') continue;
+      if (eq < 1) return setErrors({ variables: `“${line}” is not name=value` });
+      vars[line.slice(0, eq).trim()] = line.slice(eq + 1);
+    }
+    try {
+      const queued = (
+        await api().api.POST('/api/v1/executions/async', {
+          body: { test_plan_id: plan.id, project_id: plan.project_id, trace, ...(environment ? { environment } : {}), ...(Object.keys(vars).length ? { variables: vars } : {}) },
+        })
+      ).data!;
+      navigate(`/executions/${queued.id}`);
+    } catch (err) {
+      const f = fieldErrors(err);
+      setErrors(Object.fromEntries(Object.entries(f).map(([k, v]) => [k.startsWith('variables') ? 'variables' : k, v])));
+      setError(errorText(err));
+    }
+  };
+  return (
+    <form class="card form" aria-labelledby="run-title" onSubmit={run}>
+      <h2 id="run-title">Run this plan</h2>
+      <Field label="Environment" id="run-environment" error={errors.environment} hint={`Default: the project’s base URL (${project.base_url})`}>
+        {(a) => (
+          <select {...a} value={environment} onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value)}>
+            <option value="">Default</option>
+            {envs.map((k) => (
+              <option key={k} value={k}>
+                {k} ({project.environments[k]})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Variables" id="run-variables" error={errors.variables} hint="One name=value a line; replaces {{name}} in steps">
+        {(a) => <textarea {...a} rows={3} value={variables} onInput={(e) => setVariables((e.target as HTMLTextAreaElement).value)} />}
+      </Field>
+      <Field label="Trace" id="run-trace" error={errors.trace}>
+        {(a) => (
+          <select {...a} value={trace} onChange={(e) => setTrace((e.target as HTMLSelectElement).value as typeof trace)}>
+            <option value="retain-on-failure">Keep traces of failed cases</option>
+            <option value="on">Keep every trace</option>
+            <option value="off">No trace</option>
+          </select>
+        )}
+      </Field>
+      <ErrorNote error={Object.keys(errors).length ? undefined : error} />
+      <button type="submit">Run plan</button>
+    </form>
   );
 }

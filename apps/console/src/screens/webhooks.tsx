@@ -1,59 +1,11 @@
 import { Fragment, type JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Schemas } from '@assay/client';
+import { WEBHOOK_EVENT_TYPES } from '@assay/contracts/catalogues';
 import { api, errorText, fieldErrors } from '../api';
+import { EVENT_GROUPS } from '../events';
 import { Link, navigate } from '../router';
 import { ErrorNote, Field, formatDate, Loading, Page, SecretOnce, StatusBadge, useLoad } from '../ui';
-
-type EventType = Schemas['WebhookCreateRequest']['events'][number];
-
-/**
- * The event types a webhook can subscribe to, in libs/contracts' order
- * (WEBHOOK_EVENT_TYPES). Importing that package would bundle its validators
- * (ajv, re2-wasm: ~400 kB) into the console, so the list is repeated here and
- * checked against the client's type, which is generated from the same
- * catalogue: a type added there or removed fails `pnpm typecheck` until this
- * list follows.
- */
-const WEBHOOK_EVENT_TYPES = [
-  'test.execution.started',
-  'test.execution.completed',
-  'test.execution.passed',
-  'test.execution.failed',
-  'test.execution.timeout',
-  'test.case.created',
-  'test.case.updated',
-  'test.case.deleted',
-  'test.plan.started',
-  'test.plan.completed',
-  'test.plan.scheduled',
-  'discovery.session.started',
-  'discovery.session.completed',
-  'discovery.flow.detected',
-  'organization.member.added',
-  'organization.member.removed',
-  'organization.quota.warning',
-  'organization.quota.exceeded',
-  'billing.subscription.updated',
-  'billing.subscription.cancelled',
-  'billing.payment.succeeded',
-  'billing.payment.failed',
-  'test.completed',
-  'report.snapshot.created',
-] as const satisfies readonly EventType[];
-// Every type of the catalogue is listed (the `satisfies` above checks the other direction).
-const EVERY_TYPE_LISTED: [Exclude<EventType, (typeof WEBHOOK_EVENT_TYPES)[number]>] extends [never] ? true : false = true;
-void EVERY_TYPE_LISTED;
-
-/** The event types grouped by their first word (test, discovery, organization, billing, report), in the catalogue's order. */
-const EVENT_GROUPS: Array<[string, EventType[]]> = (() => {
-  const groups = new Map<string, EventType[]>();
-  for (const ev of WEBHOOK_EVENT_TYPES) {
-    const group = ev.split('.')[0]!;
-    groups.set(group, [...(groups.get(group) ?? []), ev]);
-  }
-  return [...groups];
-})();
 
 /** Checkboxes for the webhook's `events` (libs/contracts WEBHOOK_EVENT_TYPES), with the server's error for the field. */
 function EventFilter(props: { idPrefix: string; value: Set<string>; onChange: (next: Set<string>) => void; error?: string | undefined }): JSX.Element {

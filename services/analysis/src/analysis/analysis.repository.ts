@@ -1,7 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import type { AnalysisDatabase, AnalysisItemRow, AnalysisRow, NewAnalysisItemRow } from '../db/database.js';
+import { LeasedTable } from '@assay/db';
+import type { AnalysisDatabase, AnalysisItemRow, AnalysisRow, AnalysisStatus, NewAnalysisItemRow } from '../db/database.js';
 
 type Db = Kysely<AnalysisDatabase>;
+
+/** An analysis is due (`pending`, from `not_before`) once its execution ends; a worker holds it `running`. */
+const ANALYSES = new LeasedTable<AnalysisRow, AnalysisStatus>({ table: 'analyses', key: 'id', held: ['running'], waiting: 'pending', failed: 'failed', notBefore: 'not_before', touched: 'updated_at' });
 
 /** An execution started: its analysis waits for the end. Idempotent. */
 export async function recordWaiting(db: Db, row: { id: string; org_id: string; project_id: string | null }): Promise<void> {
@@ -25,63 +29,30 @@ export async function findAnalysis(db: Db, orgId: string, id: string): Promise<A
 
 /** Takes the next due analysis (or one whose worker's lease ran out) under a lease. */
 export async function claimAnalysis(db: Db, owner: string, leaseSeconds: number): Promise<AnalysisRow | undefined> {
-  const result = await sql<AnalysisRow>`
-    update analyses set status = 'running', lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
-      attempts = attempts + 1, updated_at = now()
-    where id = (
-      select id from analyses
-      where (status = 'pending' and not_before <= now()) or (status = 'running' and lease_expires_at < now())
-      order by not_before limit 1 for update skip locked
-    )
-    returning *`.execute(db);
-  return result.rows[0];
+  return ANALYSES.claimNext(db, owner, leaseSeconds, 'running');
 }
 
 export async function renewAnalysisLease(db: Db, id: string, owner: string, leaseSeconds: number): Promise<boolean> {
-  const r = await db
-    .updateTable('analyses')
-    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  return (await ANALYSES.renew(db, id, owner, leaseSeconds)) !== undefined;
 }
 
 /** Locks the analysis when this worker still holds it: a worker that lost its lease writes nothing. */
 export async function lockIfHeld(db: Db, id: string, owner: string): Promise<boolean> {
-  const row = await db.selectFrom('analyses').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').forUpdate().executeTakeFirst();
-  return !!row;
+  return ANALYSES.lockIfHeld(db, id, owner);
 }
 
 export async function finishAnalysis(db: Db, id: string, projectId: string): Promise<void> {
-  await db
-    .updateTable('analyses')
-    .set({ status: 'completed', project_id: projectId, completed_at: sql`now()`, updated_at: sql`now()`, lease_owner: null, lease_expires_at: null, error: null })
-    .where('id', '=', id)
-    .execute();
+  await ANALYSES.release(db, id, 'completed', { patch: { project_id: projectId, completed_at: sql`now()`, error: null } });
 }
 
 /** Back to the queue with a backoff, or failed for good after `maxAttempts`. */
 export async function retryOrFail(db: Db, id: string, owner: string, error: string, maxAttempts: number, delaySeconds: number): Promise<void> {
-  await db
-    .updateTable('analyses')
-    .set({
-      status: sql`case when attempts >= ${maxAttempts} then 'failed' else 'pending' end`,
-      not_before: sql`now() + make_interval(secs => ${delaySeconds})`,
-      error: error.slice(0, 1000),
-      lease_owner: null,
-      lease_expires_at: null,
-      updated_at: sql`now()`,
-    })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .execute();
+  await ANALYSES.retryOrFail(db, id, owner, { error, maxAttempts, delaySeconds });
 }
 
 /** The execution is not over yet (an event arrived early): wait again. */
 export async function backToWaiting(db: Db, id: string, owner: string): Promise<void> {
-  await db.updateTable('analyses').set({ status: 'waiting', attempts: 0, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+  await ANALYSES.release(db, id, 'waiting', { owner, patch: { attempts: 0 } });
 }
 
 export async function replaceItems(db: Db, executionId: string, items: NewAnalysisItemRow[]): Promise<AnalysisItemRow[]> {

@@ -1,20 +1,8 @@
-/** The failure categories: a closed set clients switch on (see the README for the evidence behind each). */
-export const CATEGORIES = [
-  'selector_changed',
-  'element_missing',
-  'element_not_interactable',
-  'assertion_mismatch',
-  'page_error',
-  'network_error',
-  'script_error',
-  'timeout',
-  'flaky',
-  'visual_change',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
+import { FAILURE_CATEGORIES, type FailureCategory, type TriageType } from '@assay/contracts/catalogues';
 
-/** ReportPortal's defect types. */
-export type TriageType = 'product_bug' | 'automation_bug' | 'system_issue' | 'no_defect' | 'to_investigate';
+/** The failure categories (the contracts' closed set; see the README for the evidence behind each). */
+export const CATEGORIES = FAILURE_CATEGORIES;
+export type Category = FailureCategory;
 
 /** What each category usually is, for teams that triage the ReportPortal way. */
 export const TRIAGE: Record<Category, TriageType> = {

@@ -1,4 +1,3 @@
-import { AppError } from '@assay/http';
 import type { InternalClient } from '@assay/internal-client';
 
 export interface DiscoveryPage {
@@ -27,15 +26,11 @@ export class DiscoveryClient {
 
   /** The session's crawl evidence, or undefined when it is gone. @throws AppError 503. */
   async session(orgId: string, id: string): Promise<DiscoverySessionInput | undefined> {
-    const r = await this.http.call<'sessionEvidence', DiscoverySessionInput>('sessionEvidence', { org: orgId, params: { session_id: id } });
-    if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
-    return r.body;
+    return this.http.expect<'sessionEvidence', DiscoverySessionInput, undefined>('sessionEvidence', { org: orgId, params: { session_id: id } }, { 404: () => undefined });
   }
 
   /** Stores the enrichment with the session. @throws AppError 503. */
   async storeEnrichment(orgId: string, id: string, enrichment: Record<string, unknown>): Promise<void> {
-    const r = await this.http.call('storeEnrichment', { org: orgId, params: { session_id: id }, body: enrichment });
-    if (r.status !== 200) throw new AppError('service_unavailable', `The discovery-crawler answered ${r.status}`);
+    await this.http.expect('storeEnrichment', { org: orgId, params: { session_id: id }, body: enrichment });
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '@assay/http';
+import { notFound } from '@assay/http';
 import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import type { InternalClient } from '@assay/internal-client';
@@ -96,10 +96,7 @@ export class RunnerClient {
 
   /** The execution, or undefined when the organization has no such execution. @throws AppError 503. */
   async execution(orgId: string, id: string): Promise<RunContext | undefined> {
-    const r = await this.http.call<'execution', RunContext>('execution', { org: orgId, params: { execution_id: id } });
-    if (r.status === 404) return undefined;
-    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
-    return r.body;
+    return this.http.expect<'execution', RunContext, undefined>('execution', { org: orgId, params: { execution_id: id } }, { 404: () => undefined });
   }
 
   /**
@@ -114,24 +111,23 @@ export class RunnerClient {
       ...(q.testPlanIds?.length ? { test_plan_ids: q.testPlanIds.join(',') } : {}),
       ...(q.environments?.length ? { environments: q.environments.join(',') } : {}),
     };
-    const r = await this.http.call<'reportResults', { executions: ReportExecution[] }>('reportResults', { org: orgId, query });
-    if (r.status === 400) throw new AppError('validation_error', r.error.message ?? 'The report period is too large', r.error.details as never);
-    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
-    return r.body.executions;
+    const r = await this.http.expect<'reportResults', { executions: ReportExecution[] }>('reportResults', { org: orgId, query });
+    return r.executions;
   }
 
   async fingerprints(orgId: string, id: string): Promise<Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }>> {
-    const r = await this.http.call<'executionFingerprints', { tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>('executionFingerprints', { org: orgId, params: { execution_id: id } });
-    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
-    return r.body.tests;
+    const r = await this.http.expect<'executionFingerprints', { tests: Array<{ test_id: string; status: string; fingerprints: StepFingerprint[] }> }>('executionFingerprints', { org: orgId, params: { execution_id: id } });
+    return r.tests;
   }
 
   /** The stored diagnostics of a test of the execution (the first result when a plan holds the case twice). */
   async diagnostics(orgId: string, id: string, testId: string, position?: number): Promise<Diagnostics> {
-    const r = await this.http.call<'testDiagnostics', { results: Array<{ position: number; diagnostics: Diagnostics | null }> }>('testDiagnostics', { org: orgId, params: { execution_id: id, test_id: testId } });
-    if (r.status === 404) throw notFound('Test result');
-    if (r.status !== 200) throw new AppError('service_unavailable', `The execution-runner answered ${r.status}`);
-    const match = r.body.results.find((x) => position === undefined || x.position === position) ?? r.body.results[0];
+    const r = await this.http.expect<'testDiagnostics', { results: Array<{ position: number; diagnostics: Diagnostics | null }> }>('testDiagnostics', { org: orgId, params: { execution_id: id, test_id: testId } }, {
+      404: () => {
+        throw notFound('Test result');
+      },
+    });
+    const match = r.results.find((x) => position === undefined || x.position === position) ?? r.results[0];
     return match?.diagnostics ?? {};
   }
 }

@@ -1,5 +1,9 @@
-import { AppError, conflict, notFound } from '@assay/http';
+import { conflict, notFound } from '@assay/http';
 import type { InternalClient } from '@assay/internal-client';
+
+const projectNotFound = () => {
+  throw notFound('Project');
+};
 
 /** The test-case service's internal routes. */
 export class TestCaseClient {
@@ -10,9 +14,7 @@ export class TestCaseClient {
    * @throws AppError 404 when it does not (another organization's project answers as an unknown one), 503.
    */
   async assertProject(orgId: string, projectId: string): Promise<void> {
-    const r = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
-    if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
+    await this.http.expect('project', { org: orgId, params: { project_id: projectId } }, { 404: projectNotFound });
   }
 
   /**
@@ -20,10 +22,8 @@ export class TestCaseClient {
    * @throws AppError 404 (project gone), 503.
    */
   async taggedTestCaseIds(orgId: string, projectId: string, tags: string[]): Promise<string[]> {
-    const r = await this.http.call('taggedTestCases', { org: orgId, params: { project_id: projectId }, query: { tags } });
-    if (r.status === 404) throw notFound('Project');
-    if (r.status !== 200 || !r.body.test_case_ids) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
-    return r.body.test_case_ids;
+    const r = await this.http.expect('taggedTestCases', { org: orgId, params: { project_id: projectId }, query: { tags } }, { 404: projectNotFound });
+    return r.test_case_ids;
   }
 
   /**
@@ -31,10 +31,10 @@ export class TestCaseClient {
    * Empty when the project is gone. @throws AppError 503.
    */
   async runVariables(orgId: string, projectId: string, environment: string | null): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
-    const r = await this.http.call('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} });
-    if (r.status === 404 || r.status === 400) return { variables: {}, secrets: {} };
-    if (r.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
-    return { variables: r.body.variables ?? {}, secrets: r.body.secrets ?? {} };
+    // The project gone (404) or its environment (400): nothing to substitute.
+    const none = () => ({ variables: {}, secrets: {} });
+    const r = await this.http.expect('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} }, { 404: none, 400: none });
+    return { variables: r.variables ?? {}, secrets: r.secrets ?? {} };
   }
 
   /**
@@ -42,10 +42,14 @@ export class TestCaseClient {
    * @throws AppError 404 (case gone), 409 (the case changed since the run), 503.
    */
   async replaceSelector(orgId: string, testCaseId: string, body: { step_ids: string[]; from: string; to: string; expected_steps: unknown[]; execution_id: string }): Promise<Record<string, unknown>> {
-    const r = await this.http.call('replaceSelector', { org: orgId, params: { test_case_id: testCaseId }, body: { ...body, source: 'failure-analysis' } });
-    if (r.status === 404) throw notFound('Test case');
-    if (r.status === 409) throw conflict(r.error.message ?? 'The test case changed since the failed run');
-    if (r.status !== 200 || !r.body.test_case) throw new AppError('service_unavailable', `The test-case service answered ${r.status}`);
-    return r.body.test_case;
+    const r = await this.http.expect('replaceSelector', { org: orgId, params: { test_case_id: testCaseId }, body: { ...body, source: 'failure-analysis' } }, {
+      404: () => {
+        throw notFound('Test case');
+      },
+      409: (error) => {
+        throw conflict(error.message ?? 'The test case changed since the failed run');
+      },
+    });
+    return r.test_case;
   }
 }

@@ -28,10 +28,11 @@ export class TestCaseClient {
 
   /** @throws AppError 404 for a project the organization does not have, 503 when test-case is unreachable. */
   async project(orgId: string, projectId: string): Promise<ProjectInfo> {
-    const res = await this.http.call('project', { org: orgId, params: { project_id: projectId } });
-    if (res.status === 404) throw notFound('Project');
-    if (res.status !== 200) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
-    return res.body;
+    return this.http.expect('project', { org: orgId, params: { project_id: projectId } }, {
+      404: () => {
+        throw notFound('Project');
+      },
+    });
   }
 
   /**
@@ -39,9 +40,12 @@ export class TestCaseClient {
    * @throws AppError 404 for an unknown project or plan, 400 for a plan of another project.
    */
   async createTestCases(orgId: string, projectId: string, cases: GeneratedCase[], testPlanId?: string): Promise<unknown[]> {
-    const res = await this.http.call('createTestCases', { org: orgId, body: { project_id: projectId, test_cases: cases, ...(testPlanId ? { test_plan_id: testPlanId } : {}) } });
-    if (res.status === 404 || res.status === 400) throw new AppError(res.status === 404 ? 'not_found' : 'validation_error', res.error.message ?? 'rejected by test-case', res.error.details as never);
-    if (res.status !== 201) throw new AppError('service_unavailable', `The test-case service answered ${res.status}`);
-    return res.body.test_cases;
+    const created = await this.http.expect('createTestCases', { org: orgId, body: { project_id: projectId, test_cases: cases, ...(testPlanId ? { test_plan_id: testPlanId } : {}) } }, {
+      // The project or the plan: test-case's message names which.
+      404: (error) => {
+        throw new AppError('not_found', error.message ?? 'The project or test plan was not found');
+      },
+    });
+    return created.test_cases;
   }
 }

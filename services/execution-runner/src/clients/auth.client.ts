@@ -14,12 +14,9 @@ export class AuthClient {
 
   /**
    * The organization's entitlements, or null when auth does not know it.
-   * @throws Error when auth cannot be reached or answers unexpectedly (the caller retries later).
+   * @throws AppError 503 when auth cannot be reached or answers unexpectedly (the caller retries later).
    */
   async entitlements(orgId: string): Promise<Entitlements | null> {
-    const res = await this.http.call('entitlements', { params: { org_id: orgId } });
-    if (res.status === 404) return null;
-    if (res.status !== 200) throw new Error(`auth answered ${res.status} for the entitlements of ${orgId}`);
-    return res.body;
+    return this.http.expect('entitlements', { params: { org_id: orgId } }, { 404: () => null });
   }
 }

@@ -17,10 +17,13 @@ export class DiscoveryClient {
    * it has detected no flows, 503 when discovery-crawler is unreachable.
    */
   async sessionCases(orgId: string, sessionId: string): Promise<SessionCases> {
-    const res = await this.http.call('sessionTestCases', { org: orgId, params: { session_id: sessionId } });
-    if (res.status === 404) throw notFound('Discovery session');
-    if (res.status === 409) throw new AppError('conflict', res.error.message ?? 'The session has detected no flows yet');
-    if (res.status !== 200) throw new AppError('service_unavailable', `The discovery service answered ${res.status}`);
-    return res.body;
+    return this.http.expect('sessionTestCases', { org: orgId, params: { session_id: sessionId } }, {
+      404: () => {
+        throw notFound('Discovery session');
+      },
+      409: (error) => {
+        throw new AppError('conflict', error.message ?? 'The session has detected no flows yet');
+      },
+    });
   }
 }

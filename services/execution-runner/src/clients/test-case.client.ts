@@ -25,8 +25,10 @@ export class TestCaseClient {
    * @throws AppError 404 for a plan the organization does not have, 503 when test-case is unreachable.
    */
   async snapshot(orgId: string, planId: string): Promise<PlanSnapshot> {
-    return this.http.expect('planSnapshot', { org: orgId, params: { test_plan_id: planId } }, () => {
-      throw notFound('Test plan');
+    return this.http.expect('planSnapshot', { org: orgId, params: { test_plan_id: planId } }, {
+      404: () => {
+        throw notFound('Test plan');
+      },
     });
   }
 
@@ -43,8 +45,10 @@ export class TestCaseClient {
    * @throws AppError 404 when the organization has no such project, 503 when test-case is unreachable.
    */
   async project(orgId: string, projectId: string): Promise<InternalProject> {
-    return this.http.expect('project', { org: orgId, params: { project_id: projectId } }, () => {
-      throw notFound('Project');
+    return this.http.expect('project', { org: orgId, params: { project_id: projectId } }, {
+      404: () => {
+        throw notFound('Project');
+      },
     });
   }
 
@@ -53,8 +57,10 @@ export class TestCaseClient {
    * @throws AppError 404 for an unknown project, 400 for an unknown environment, 503 when test-case is unreachable.
    */
   async runVariables(orgId: string, projectId: string, environment?: string): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
-    return this.http.expect('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} }, () => {
-      throw notFound('Project');
+    return this.http.expect('runVariables', { org: orgId, params: { project_id: projectId }, query: environment ? { environment } : {} }, {
+      404: () => {
+        throw notFound('Project');
+      },
     });
   }
 
@@ -63,8 +69,10 @@ export class TestCaseClient {
    * @throws AppError 404 when the organization has no such case, 503 when test-case is unreachable.
    */
   async testCase(orgId: string, id: string): Promise<{ test_case: SnapshotCase & { status: string; project_id: string }; project: InternalProject }> {
-    return this.http.expect('testCase', { org: orgId, params: { test_case_id: id } }, () => {
-      throw notFound('Test case');
+    return this.http.expect('testCase', { org: orgId, params: { test_case_id: id } }, {
+      404: () => {
+        throw notFound('Test case');
+      },
     });
   }
 
@@ -77,8 +85,10 @@ export class TestCaseClient {
    */
   async createKeepingIds(orgId: string, projectId: string, testCase: SavedCase, testPlanId?: string): Promise<{ id: string; name: string; steps: SnapshotCase['steps'] }> {
     const body = { project_id: projectId, keep_ids: true, test_cases: [testCase], ...(testPlanId !== undefined ? { test_plan_id: testPlanId } : {}) };
-    const created = await this.http.expect('createTestCases', { org: orgId, body }, () => {
-      throw notFound('Test plan');
+    const created = await this.http.expect('createTestCases', { org: orgId, body }, {
+      404: () => {
+        throw notFound('Test plan');
+      },
     });
     return created.test_cases[0]!;
   }

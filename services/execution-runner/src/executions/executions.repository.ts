@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type QueryCreator } from 'kysely';
 import { outboxCte, type OutboxBatch } from '@assay/bus';
-import { selectPage } from '@assay/db';
+import { LeasedTable, selectPage } from '@assay/db';
 import type { ExecutionDatabase, ExecutionKind, ExecutionRow, ExecutionStatus, ExecutionTable, SnapshotCase, TestResultRow } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
@@ -8,6 +8,8 @@ type Db = Kysely<ExecutionDatabase>;
 /** Channel of NOTIFY payloads `<execution id>` whenever an execution's stream or status moves. */
 export const EXECUTION_CHANNEL = 'assay_execution_events';
 const ACTIVE: ExecutionStatus[] = ['queued', 'pending', 'running'];
+/** An execution waits `queued`; a worker holds it `pending` (preparing) and `running`. */
+const EXECUTIONS = new LeasedTable<ExecutionRow, ExecutionStatus>({ table: 'executions', key: 'id', held: ['pending', 'running'], waiting: 'queued', failed: 'failed' });
 /** Seed of the advisory lock key that orders an execution's stream appends (apart from other advisory locks' keys). */
 const STREAM_LOCK_SEED = 0x5eed_0001;
 
@@ -55,31 +57,12 @@ export async function findResults(db: Db, executionId: string): Promise<TestResu
 
 /** Takes a queued execution for this worker; undefined when another worker (or a cancel) got there first. */
 export async function claimExecution(db: Db, id: string, owner: string, leaseSeconds: number): Promise<ExecutionRow | undefined> {
-  return db
-    .updateTable('executions')
-    .set({
-      status: 'pending',
-      lease_owner: owner,
-      lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      attempts: sql`attempts + 1`,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'queued')
-    .returningAll()
-    .executeTakeFirst();
+  return EXECUTIONS.claim(db, id, owner, leaseSeconds, 'pending');
 }
 
 /** Extends the lease; the execution's status now, or undefined when the lease is no longer ours. */
 export async function renewLease(db: Db, id: string, owner: string, leaseSeconds: number): Promise<ExecutionStatus | undefined> {
-  const row = await db
-    .updateTable('executions')
-    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', 'in', ['pending', 'running'])
-    .returning('status')
-    .executeTakeFirst();
-  return row?.status;
+  return EXECUTIONS.renew(db, id, owner, leaseSeconds);
 }
 
 export async function currentStatus(db: Db, id: string): Promise<ExecutionStatus | undefined> {
@@ -156,32 +139,16 @@ export async function streamEventsAfter(db: Db, executionId: string, afterSeq: n
 
 /** Held executions whose worker stopped renewing its lease. */
 export async function expiredLeases(db: Db): Promise<ExecutionRow[]> {
-  return db
-    .selectFrom('executions')
-    .selectAll()
-    .where('status', 'in', ['pending', 'running'])
-    .where('lease_expires_at', '<', sql<Date>`now()`)
-    .limit(50)
-    .execute();
+  return EXECUTIONS.expiredRows(db, 50);
 }
+
+/** What a run that starts over begins from: no start, no counts (its results are discarded with `discardResults`). */
+const FRESH_START = { started_at: null, passed_tests: 0, failed_tests: 0, skipped_tests: 0 };
 
 /** Puts an abandoned execution back in the queue (once), discarding its partial results. */
 export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow | undefined> {
-  const row = await db
-    .updateTable('executions')
-    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, started_at: null, passed_tests: 0, failed_tests: 0, skipped_tests: 0 })
-    .where('id', '=', id)
-    .where('status', 'in', ['pending', 'running'])
-    .where('lease_expires_at', '<', sql<Date>`now()`)
-    .returningAll()
-    .executeTakeFirst();
-  if (row) {
-    await db
-      .updateTable('test_results')
-      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, trace_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
-      .where('execution_id', '=', id)
-      .execute();
-  }
+  const row = await EXECUTIONS.reap(db, id, 'queued', FRESH_START);
+  if (row) await discardResults(db, id);
   return row;
 }
 
@@ -192,33 +159,22 @@ export async function requeueAbandoned(db: Db, id: string): Promise<ExecutionRow
  * writes (guarded by the lease) are refused.
  */
 export async function requeueHeld(db: Db, id: string, owner: string): Promise<ExecutionRow | undefined> {
-  const row = await db
-    .updateTable('executions')
-    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, started_at: null, passed_tests: 0, failed_tests: 0, skipped_tests: 0, attempts: sql`greatest(attempts - 1, 0)` })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('status', 'in', ['pending', 'running'])
-    .returningAll()
-    .executeTakeFirst();
-  if (row) {
-    await db
-      .updateTable('test_results')
-      .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, trace_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
-      .where('execution_id', '=', id)
-      .execute();
-  }
+  const row = await EXECUTIONS.release(db, id, 'queued', { owner, patch: { ...FRESH_START, attempts: sql`greatest(attempts - 1, 0)` } });
+  if (row) await discardResults(db, id);
   return row;
 }
 
+/** Fails an execution whose worker stopped (its lease ran out) once too often. */
 export async function failAbandoned(db: Db, id: string, reason: string): Promise<ExecutionRow | undefined> {
-  return db
-    .updateTable('executions')
-    .set({ status: 'failed', error: reason, completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', id)
-    .where('status', 'in', ['pending', 'running'])
-    .where('lease_expires_at', '<', sql<Date>`now()`)
-    .returningAll()
-    .executeTakeFirst();
+  return EXECUTIONS.reap(db, id, 'failed', { error: reason, completed_at: sql`now()` });
+}
+
+async function discardResults(db: Db, executionId: string): Promise<void> {
+  await db
+    .updateTable('test_results')
+    .set({ status: 'pending', duration_ms: null, error: null, error_step: null, screenshot_artifact_id: null, trace_artifact_id: null, steps: '[]', diagnostics: null, started_at: null, completed_at: null })
+    .where('execution_id', '=', executionId)
+    .execute();
 }
 
 /** Average seconds of recent finished runs (for estimates); null before the first one. */

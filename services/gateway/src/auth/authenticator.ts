@@ -94,8 +94,7 @@ export class Authenticator {
     this.flushing = (async () => {
       try {
         const body = { usage: [...batch].map(([key_id, u]) => ({ key_id, count: u.count, last_used: new Date(u.last).toISOString() })) };
-        const res = await this.auth.call('reportUsage', { body });
-        if (res.status !== 204) throw new Error(`auth answered ${res.status}`);
+        await this.auth.expect('reportUsage', { body });
       } catch (err) {
         for (const [key, u] of batch) {
           const cur = this.usage.get(key) ?? { count: 0, last: 0 };
@@ -112,19 +111,23 @@ export class Authenticator {
   }
 
   private async ask(credential: string): Promise<Authentication> {
-    let res;
     try {
-      res = await this.auth.call<'authenticate', Authentication>('authenticate', { body: { credential } });
+      return await this.auth.expect<'authenticate', Authentication>('authenticate', { body: { credential } }, {
+        400: () => {
+          throw invalidApiKey();
+        },
+        401: (error) => {
+          throw invalidApiKey(typeof error.message === 'string' ? error.message : undefined);
+        },
+        403: (error) => {
+          throw new AppError('insufficient_permissions', String(error.message ?? 'Forbidden'));
+        },
+      });
     } catch (err) {
-      this.opts.logger.error({ err }, 'auth unreachable');
+      if (err instanceof AppError && err.code !== 'service_unavailable') throw err;
+      this.opts.logger.error({ err }, 'auth unreachable or answered unexpectedly');
       throw serviceUnavailable('The auth service is unavailable; try again shortly');
     }
-    if (res.status === 200) return res.body;
-    if (res.status === 401) throw invalidApiKey(typeof res.error.message === 'string' ? res.error.message : undefined);
-    if (res.status === 403) throw new AppError('insufficient_permissions', String(res.error.message ?? 'Forbidden'));
-    if (res.status === 400) throw invalidApiKey();
-    this.opts.logger.error({ status: res.status }, 'auth answered unexpectedly');
-    throw serviceUnavailable('The auth service is unavailable; try again shortly');
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import Papa, { type ParseError } from 'papaparse';
-import type { StepActionSpec } from '@assay/contracts';
+import type { StepActionInfo } from '@assay/contracts';
 import { isSideProject, mapSideTest } from './import.side.js';
 import { STEP_ACTIONS, validateSteps, type StepAction } from './steps.js';
 
@@ -78,7 +78,7 @@ export function parseStepCell(cell: string): { step: Record<string, unknown> } |
   if (!Object.hasOwn(STEP_ACTIONS, action)) {
     return { error: `unknown action "${action}"; use one of ${Object.keys(STEP_ACTIONS).join(', ')}` };
   }
-  const rule: StepActionSpec = STEP_ACTIONS[action as StepAction];
+  const rule: StepActionInfo = STEP_ACTIONS[action as StepAction];
   const rest = colon === -1 ? undefined : cell.slice(colon + 1);
 
   if (action === 'wait') {

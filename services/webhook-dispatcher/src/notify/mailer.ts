@@ -39,9 +39,8 @@ export class AdminMailer {
 
   /** The administrators' addresses (owner first). */
   async administrators(orgId: string): Promise<string[]> {
-    const res = await this.auth.call('administrators', { params: { org_id: orgId } });
-    if (res.status !== 200 || !Array.isArray(res.body.data)) throw new Error(`auth answered ${res.status} for the administrators of organization ${orgId}`);
-    return [...new Set(res.body.data.map((a) => a.email))];
+    const { data } = await this.auth.expect('administrators', { params: { org_id: orgId } });
+    return [...new Set(data.map((a) => a.email))];
   }
 
   /** Sends the notice; resolves with the recipients (none when the organization has no administrator). */

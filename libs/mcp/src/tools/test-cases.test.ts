@@ -1,4 +1,4 @@
-import { STEP } from './server.js';
+import { STEP } from './test-cases.js';
 
 describe('MCP step schema', () => {
   it('keeps a request step’s call, assertions and saved values (zod would strip unknown keys)', () => {
