@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const s = todomvc.listen(0, '127.0.0.1', () => resolve(s));
   });
   const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/examples/react/`;
-  const h = await startSuitesHarness();
+  const h = await startSuitesHarness({ shardRunners: 2 });
   const dir = buildSuite(appUrl);
   try {
     const t = h.tenant();
@@ -84,8 +84,13 @@ async function main(): Promise<void> {
     const archive = execFileSync('tar', ['czf', '-', '-C', dir, 'playwright.config.ts', 'tests']);
     const up = await t.upload({ project_id: projectId, name: 'create-playwright demo-todo-app' }, archive);
     if (up.status !== 201) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
-    const run = await t.ex('POST', '/api/v1/executions', { project_id: projectId, suite_id: up.body.id, retries: 0, shards: 2, timeout_seconds: 1800 });
-    const results: any[] = run.body.results.test_results;
+    const queued = await t.ex('POST', '/api/v1/executions/async', { project_id: projectId, suite_id: up.body.id, retries: 0, shards: 2, timeout_seconds: 1800 });
+    let run: any;
+    do {
+      await new Promise((r) => setTimeout(r, 2000));
+      run = (await t.ex('GET', `/api/v1/executions/${queued.body.id}`)).body;
+    } while (!['completed', 'failed', 'cancelled'].includes(run.status));
+    const results: any[] = run.results.test_results;
     const ours: Counts = { passed: 0, failed: 0, skipped: 0, byTitle: {} };
     for (const r of results) {
       ours.byTitle[r.name] = r.status;
