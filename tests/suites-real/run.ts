@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- a panel prints its figures */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -49,7 +49,11 @@ function runPlaywright(dir: string): Promise<Counts> {
     path.join(dir, 'baseline.config.ts'),
     `import base from './playwright.config';\nexport default { ...base, reporter: [['json', { outputFile: 'baseline.json' }]], retries: 0, projects: base.projects.map((p) => ({ ...p, use: { ...p.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox'] } } })) };\n`,
   );
-  const cli = path.join(path.dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
+  // As a team's checkout after `npm install`: @playwright/test in the suite's node_modules.
+  const pkg = path.dirname(require.resolve('@playwright/test/package.json'));
+  mkdirSync(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
+  symlinkSync(pkg, path.join(dir, 'node_modules', '@playwright', 'test'));
+  const cli = path.join(pkg, 'cli.js');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, 'test', '--config', 'baseline.config.ts', '--project', 'chromium'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: 'ignore' });
     child.on('error', reject);
@@ -77,6 +81,8 @@ async function main(): Promise<void> {
   });
   const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/examples/react/`;
   const h = await startSuitesHarness({ shardRunners: 2 });
+  // As the runner's default: a shard takes at least 15 s of expected work from the queue at once.
+  h.settings.batchMinMs = 15_000;
   const dir = buildSuite(appUrl);
   try {
     const t = h.tenant();
