@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup soak clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -99,6 +99,11 @@ panel-setup: setup
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq php-cli php-cgi php-xml php-mbstring >/dev/null && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dokuwiki mkdocs python3-sphinx >/dev/null; \
 	fi
+
+# make suites-real: Playwright suites written by others (npm) run through the API and by npx playwright test
+# against the same local app; both pass/fail counts printed, exit 1 when they differ (docs/suites.md). Not in make test.
+suites-real: setup
+	pnpm --silent exec tsx tests/suites-real/run.ts
 
 # make bench-check [BENCH_RECORD=1]: short executions, discovery and webhooks benches (3 interleaved
 # rounds each); fails when a figure is more than 15 % worse than tests/bench/recorded.json. Not in

@@ -5,6 +5,7 @@ import { IMPORT_USAGE, importCommand } from './import.command.js';
 import { MCP_USAGE, mcpCommand } from './mcp.command.js';
 import { EXIT, UsageError, type Io } from './options.js';
 import { RUN_USAGE, runCommand } from './run.command.js';
+import { SUITE_USAGE, suiteCommand } from './suite.command.js';
 
 const COMMANDS: Record<string, { run: (args: string[], io: Io) => Promise<number>; usage: string }> = {
   run: { run: runCommand, usage: RUN_USAGE },
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, { run: (args: string[], io: Io) => Promise<number
   discover: { run: discoverCommand, usage: DISCOVER_USAGE },
   export: { run: exportCommand, usage: EXPORT_USAGE },
   mcp: { run: mcpCommand, usage: MCP_USAGE },
+  suite: { run: suiteCommand, usage: SUITE_USAGE },
 };
 
 export const USAGE = `assay: the Assay command line
@@ -21,6 +23,8 @@ export const USAGE = `assay: the Assay command line
   assay discover <url> --project <id> [--generate]
   assay export (--test-case <id> | --plan <id>) [--format playwright|json] [--out <file|dir>]
   assay mcp                     the MCP server over stdio
+  assay suite push <dir> --project <id> [--name <name>]
+  assay suite run <name|id> [--project <id>] [--shards N] [--wait] [--junit report.xml]
 
 Credentials: ASSAY_URL (default http://localhost:8080) and ASSAY_API_KEY (a
 service key or an sk_live_ key), or --url and --api-key. \`assay <command> --help\`

@@ -17,6 +17,7 @@ import { ProjectList, ProjectView } from './screens/projects';
 import { RecorderScreen } from './screens/recorder';
 import { OrganizationScreen } from './screens/organization';
 import { ReportList, ReportView } from './screens/reports';
+import { SuiteList, SuiteView } from './screens/suites';
 import { WebhookList, WebhookView } from './screens/webhooks';
 
 const NAV: Array<[string, string]> = [
@@ -49,6 +50,8 @@ function Screen(props: { path: string; query: URLSearchParams }): JSX.Element {
   if ((m = match('/issues/:id', path))) return <IssueView id={m.id!} />;
   if (path === '/reports') return <ReportList projectId={query.get('project') ?? ''} />;
   if ((m = match('/reports/:id', path))) return <ReportView id={m.id!} />;
+  if (path === '/suites') return <SuiteList projectId={query.get('project') ?? ''} />;
+  if ((m = match('/suites/:id', path))) return <SuiteView id={m.id!} />;
   if (path === '/discovery') return <DiscoveryList />;
   if ((m = match('/discovery/:id', path))) return <DiscoveryView id={m.id!} />;
   if (path === '/webhooks') return <WebhookList />;

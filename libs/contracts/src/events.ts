@@ -62,6 +62,12 @@ export const EVENTS: Record<string, EventContract> = {
     description: 'Run this execution: runner workers compete for it.',
     data: { type: 'object', required: ['execution_id'], properties: { execution_id: { type: 'string' }, attempt: { type: 'integer' } } },
   },
+  'suite.shard.requested': {
+    topic: TOPICS.executionCommands,
+    visibility: 'internal',
+    description: 'Run this shard of a suite execution: runner workers compete for it.',
+    data: { type: 'object', required: ['execution_id', 'shard'], properties: { execution_id: { type: 'string' }, shard: { type: 'integer', minimum: 0 }, attempt: { type: 'integer' } } },
+  },
   'test.plan.started': {
     topic: TOPICS.executionEvents,
     visibility: 'public',
@@ -558,6 +564,7 @@ export interface EventData {
   'auth.organization.status_changed': { status: 'active' | 'suspended' | 'deleted' };
   'auth.organization.access_changed': { reason: 'plan_changed' | 'quota_exceeded' | 'member_changed' | 'session_revoked' };
   'execution.requested': { execution_id: string; attempt?: number };
+  'suite.shard.requested': { execution_id: string; shard: number; attempt?: number };
   'test.plan.started': { execution_id: string; test_plan: { id: string; name: string; project_id: string; tests: unknown[] } & Record<string, unknown> };
   'test.plan.completed': {
     execution_id: string;

@@ -25,9 +25,24 @@ const runOptions = {
     type: 'string',
     enum: ['off', 'on', 'retain-on-failure'],
     default: 'off',
-    description: 'Record a Playwright trace (actions, DOM snapshots, screenshots, network) per test case: `on` keeps every one, `retain-on-failure` only those of failed cases. Open it with `npx playwright show-trace <file>` or trace.playwright.dev.',
+    description: 'Record a Playwright trace (actions, DOM snapshots, screenshots, network) per test case: `on` keeps every one, `retain-on-failure` only those of failed cases. Open it with `npx playwright show-trace <file>` or trace.playwright.dev. A suite run records one per test unless `off` is sent (default `on`).',
   },
+  suite_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Run a Playwright suite (its latest version) instead of a test plan.' },
+  suite_version: { type: 'integer', minimum: 1, description: 'A suite run: the version to run (default the latest).' },
+  grep: { type: 'string', minLength: 1, maxLength: 500, description: 'A suite run: only tests whose title matches this regular expression (Playwright `--grep`).' },
+  project: {
+    oneOf: [
+      { type: 'string', minLength: 1, maxLength: 200 },
+      { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 200 } },
+    ],
+    description: 'A suite run: the playwright.config project(s) to run (default: the suite’s, else its Chromium projects).',
+  },
+  shards: { type: 'integer', minimum: 1, maximum: 256, default: 1, description: 'A suite run: pieces any runner replica takes.' },
+  retries: { type: 'integer', minimum: 0, maximum: 10, description: 'A suite run: Playwright retries (default: the suite config’s).' },
+  split: { type: 'string', enum: ['queue', 'shard'], default: 'queue', description: 'A suite run: `queue` hands tests out longest first by past durations; `shard` is Playwright’s own `--shard`.' },
 };
+/** A run names a test plan or a suite. */
+const planOrSuite = [{ required: ['test_plan_id'] }, { required: ['suite_id'] }];
 const stepResult = {
   type: 'object',
   required: ['step_id', 'name', 'status', 'duration_ms'],
@@ -158,7 +173,8 @@ export const executionSchemas: Record<string, JsonSchema> = {
   ExecutionCreateRequest: {
     type: 'object',
     additionalProperties: false,
-    required: ['test_plan_id', 'project_id'],
+    required: ['project_id'],
+    anyOf: planOrSuite,
     properties: {
       ...runOptions,
       wait_for_completion: { type: 'boolean', default: true, description: 'false: answer at once, like the async form.' },
@@ -167,7 +183,8 @@ export const executionSchemas: Record<string, JsonSchema> = {
   ExecutionAsyncRequest: {
     type: 'object',
     additionalProperties: false,
-    required: ['test_plan_id', 'project_id'],
+    required: ['project_id'],
+    anyOf: planOrSuite,
     properties: runOptions,
   },
   ExecutionRerunRequest: {

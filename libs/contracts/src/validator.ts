@@ -5,6 +5,7 @@ import { commonSchemas } from './common.schemas.js';
 import { testCaseSchemas } from './testcase.schemas.js';
 import { executionSchemas } from './execution.schemas.js';
 import { recordingSchemas } from './recording.schemas.js';
+import { suiteSchemas } from './suite.schemas.js';
 import { discoverySchemas } from './discovery.schemas.js';
 import { webhookSchemas } from './webhook.schemas.js';
 import { analysisSchemas } from './analysis.schemas.js';
@@ -19,7 +20,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => Ajv2020;
 
 /** Every named schema: each area’s schema module is merged here. */
-export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...recordingSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
+export const SCHEMAS: Record<string, JsonSchema> = { ...commonSchemas, ...authSchemas, ...testCaseSchemas, ...executionSchemas, ...recordingSchemas, ...suiteSchemas, ...discoverySchemas, ...webhookSchemas, ...analysisSchemas, ...saasSchemas };
 
 function withRefs(schema: JsonSchema): JsonSchema {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"([A-Za-z0-9_]+)"/g, '"$ref":"assay:$1"')) as JsonSchema;

@@ -25,6 +25,8 @@ export interface MultipartOptions {
   fields?: readonly string[];
   /** How to send it, for the 415 answer (e.g. `curl -F file=@photo.png`). */
   usage: string;
+  /** The field that carries the file (`file` unless told). */
+  fileField?: string;
 }
 
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
@@ -64,9 +66,10 @@ export function readMultipart(req: Request, options: MultipartOptions): Promise<
     bb.on('field', (name, value) => {
       if (wanted.has(name)) upload.fields[name] = value;
     });
+    const fileField = options.fileField ?? 'file';
     bb.on('file', (name, stream, info) => {
-      if (name !== 'file') {
-        failure ??= validationError([{ field: name, message: 'is not a known field; send the file as "file"' }]);
+      if (name !== fileField) {
+        failure ??= validationError([{ field: name, message: `is not a known field; send the file as "${fileField}"` }]);
         return void stream.resume();
       }
       const chunks: Buffer[] = [];
@@ -82,7 +85,7 @@ export function readMultipart(req: Request, options: MultipartOptions): Promise<
       });
     });
     bb.on('filesLimit', () => {
-      failure ??= validationError([{ field: 'file', message: 'send exactly one file' }]);
+      failure ??= validationError([{ field: fileField, message: 'send exactly one file' }]);
     });
     bb.on('error', () => reject(validationError([{ field: 'body', message: 'malformed multipart body' }])));
     bb.on('close', () => (failure ? reject(failure) : resolve(upload)));

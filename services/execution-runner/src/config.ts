@@ -1,8 +1,9 @@
-import { readCommonConfig, readConfig, type CommonConfig, type Env } from '@assay/config';
+import { readCommonConfig, readConfig, type CommonConfig, type ConfigReader, type Env } from '@assay/config';
 import { readEgressSettings, type EgressSettings } from '@assay/egress';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { readStepTimeouts, type StepTimeouts } from '@assay/steps';
 import type { RecorderLimits } from './recordings/recordings.service.js';
+import type { SuiteSettings } from './suites/suites.service.js';
 
 export interface ExecutionConfig extends CommonConfig, StepTimeouts {
   schema: string;
@@ -33,6 +34,10 @@ export interface ExecutionConfig extends CommonConfig, StepTimeouts {
   profileFile: string | undefined;
   /** Bounds of recordings (RECORDER_*). */
   recorder: RecorderLimits;
+  /** Playwright suites (SUITE_*): the box, archive bounds, shards. */
+  suites: Omit<SuiteSettings, 'policy'>;
+  /** Suite shards one process runs at once (SUITE_SHARDS_PER_RUNNER). */
+  suiteShardsPerRunner: number;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -63,5 +68,35 @@ export function loadConfig(env: Env): ExecutionConfig {
       idleSeconds: r.int('RECORDER_IDLE_SECONDS', { default: 300, min: 10, max: 86_400 }),
       maxSeconds: r.int('RECORDER_MAX_SECONDS', { default: 1800, min: 10, max: 86_400 }),
     },
+    suites: readSuiteSettings(r, r.string('CHROMIUM_PATH', { default: DEFAULT_CHROMIUM_PATH })),
+    suiteShardsPerRunner: r.int('SUITE_SHARDS_PER_RUNNER', { default: 1, min: 1, max: 16 }),
   }));
+}
+
+const MB = 1024 * 1024;
+
+function readSuiteSettings(r: ConfigReader, chromiumPath: string): Omit<SuiteSettings, 'policy'> {
+  return {
+    box: {
+      workDir: r.string('SUITE_WORK_DIR', { default: '/var/lib/assay/suites' }),
+      chromiumPath,
+      limits: {
+        cpuSeconds: r.int('SUITE_CPU_SECONDS', { default: 1800, min: 10, max: 86_400 }),
+        addressSpaceBytes: r.int('SUITE_ADDRESS_SPACE_BYTES', { default: 2 ** 41, min: 2 ** 30, max: Number.MAX_SAFE_INTEGER }),
+        fileSizeBytes: r.int('SUITE_FILE_SIZE_BYTES', { default: 512 * MB, min: MB, max: Number.MAX_SAFE_INTEGER }),
+        processes: r.int('SUITE_PROCESSES', { default: 512, min: 16, max: 100_000 }),
+        shmBytes: r.int('SUITE_SHM_BYTES', { default: 256 * MB, min: 16 * MB, max: Number.MAX_SAFE_INTEGER }),
+        outputBytes: r.int('SUITE_OUTPUT_BYTES', { default: 4 * MB, min: 64 * 1024, max: 1024 * MB }),
+      },
+    },
+    archive: {
+      maxBytes: r.int('SUITE_ARCHIVE_MAX_BYTES', { default: 50 * MB, min: 1024, max: 1024 * MB }),
+      maxUnpackedBytes: r.int('SUITE_UNPACKED_MAX_BYTES', { default: 300 * MB, min: MB, max: 8 * 1024 * MB }),
+      maxFiles: r.int('SUITE_MAX_FILES', { default: 30_000, min: 10, max: 1_000_000 }),
+    },
+    listTimeoutMs: r.int('SUITE_LIST_TIMEOUT_SECONDS', { default: 120, min: 5, max: 3600 }) * 1000,
+    workers: r.int('SUITE_WORKERS', { default: 1, min: 1, max: 16 }),
+    maxShards: r.int('SUITE_MAX_SHARDS', { default: 16, min: 1, max: 256 }),
+    batchMinMs: r.int('SUITE_BATCH_MIN_SECONDS', { default: 15, min: 0, max: 3600 }) * 1000,
+  };
 }

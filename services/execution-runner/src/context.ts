@@ -6,6 +6,7 @@ import type { TestCaseClient } from './clients/test-case.client.js';
 import type { ExecutionDatabase } from './db/database.js';
 import type { ExecutionNotifier } from './executions/notifier.js';
 import type { RecordingManager } from './recordings/recordings.service.js';
+import type { SuiteSettings } from './suites/suites.service.js';
 
 /** What every router of the execution-runner gets from `buildApp`. */
 export interface ExecutionContext {
@@ -23,4 +24,6 @@ export interface ExecutionContext {
   artifacts: ArtifactLimits;
   /** Open recordings of this process; unset (no browser here): their routes answer 501. */
   recordings?: RecordingManager;
+  /** Playwright suites' box, archive and shard settings; unset: their routes answer 501. */
+  suites?: SuiteSettings;
 }

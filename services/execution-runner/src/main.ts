@@ -16,6 +16,7 @@ import { startArtifactJanitor, type ArtifactJanitor } from './artifacts/janitor.
 import { AuthClient } from './clients/auth.client.js';
 import { Scheduler } from './schedules/scheduler.js';
 import { RecordingManager } from './recordings/recordings.service.js';
+import { SuiteShardRunner } from './suites/shard-runner.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
@@ -24,6 +25,7 @@ startMain(async () => {
   let janitor: ArtifactJanitor | undefined;
   let scheduler: Scheduler | undefined;
   let recordings: RecordingManager | undefined;
+  let suites: SuiteShardRunner | undefined;
   await runService<ExecutionDatabase>({
     config,
     migrations,
@@ -32,6 +34,7 @@ startMain(async () => {
       await notifier.start();
       janitor = startArtifactJanitor(database.db, logger);
       const testCases = new TestCaseClient(config.testCaseUrl, config.internalTokenSecret);
+      const suiteSettings = { ...config.suites, policy: new EgressPolicy(config.egress) };
       if (config.runnerEnabled) {
         // One Chromium per process: runs and recordings share it (each in contexts of its own).
         const browsers = new BrowserPool(config.chromiumPath, logger, new EgressPolicy(config.egress), config.contextMaxCases > 1 ? { maxCases: config.contextMaxCases } : undefined);
@@ -53,6 +56,19 @@ startMain(async () => {
           profile: new PhaseProfile(config.profileFile),
         });
         await runner.start();
+        suites = new SuiteShardRunner({
+          db: database.db,
+          schema: config.schema,
+          bus,
+          logger,
+          settings: suiteSettings,
+          publicBaseUrl: config.publicBaseUrl,
+          workerId: `${hostname()}-${process.pid}-suites`,
+          leaseSeconds: config.leaseSeconds,
+          artifacts: config.artifacts,
+          concurrency: config.suiteShardsPerRunner,
+        });
+        await suites.start();
       }
       if (config.schedulerEnabled) {
         scheduler = new Scheduler({
@@ -76,6 +92,7 @@ startMain(async () => {
         concurrency: config.concurrency,
         artifacts: config.artifacts,
         ...(recordings ? { recordings } : {}),
+        suites: suiteSettings,
         internalTokenSecret: config.internalTokenSecret,
         ready,
       });
@@ -85,6 +102,7 @@ startMain(async () => {
     async stop() {
       await scheduler?.stop();
       await recordings?.closeAll();
+      await suites?.stop();
       // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
       await runner?.drain(config.shutdownGraceSeconds * 1000);
       janitor?.stop();

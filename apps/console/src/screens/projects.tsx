@@ -107,6 +107,9 @@ export function ProjectView(props: { id: string }): JSX.Element {
           <Link class="button secondary" href={`/discovery?project=${p.id}`}>
             Discover
           </Link>
+          <Link class="button secondary" href={`/suites?project=${p.id}`}>
+            Suites
+          </Link>
         </>
       }
     >

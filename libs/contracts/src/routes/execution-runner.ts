@@ -5,6 +5,8 @@ const tr = routesOf('execution-runner', 'Test runs');
 const sb = routesOf('execution-runner', 'Screenshot baselines');
 const rc = routesOf('execution-runner', 'Recorder');
 const schedule = routesOf('execution-runner', 'Schedules');
+const su = routesOf('execution-runner', 'Suites');
+const suiteId = idParam('suite_id');
 const executionId = { name: 'execution_id', in: 'path' as const, required: true, schema: { type: 'string' } };
 const testRunId = idParam('test_run_id');
 const baselineId = idParam('baseline_id');
@@ -19,7 +21,7 @@ const EXECUTIONS = [
     scope: 'executions:write',
     aliases: ['P0'],
     quota: { quotas: ['executions', 'browser_minutes'], what: 'executions' },
-    summary: 'Run a test plan (waits for the results by default)',
+    summary: 'Run a test plan or a Playwright suite (waits for the results by default)',
     description: 'With `wait_for_completion` (default true) answers when the run ends, with `results`; false answers at once like the async form.',
     body: 'ExecutionCreateRequest',
     response: { status: 200, schema: 'Execution' },
@@ -261,8 +263,33 @@ const SCHEDULES = [
   schedule({ method: 'DELETE', path: '/api/v1/test-plans/{test_plan_id}/schedules/{schedule_id}', scope: 'executions:write', aliases: ['P0'], summary: 'Delete a schedule', params: [planId, scheduleId], response: { status: 200, schema: 'ScheduleDeleted' }, errors: [404] }),
 ];
 
-/** The execution-runner's routes: executions and artifacts, test runs, screenshot baselines, the recorder, schedules. */
-export const EXECUTION_RUNNER_ROUTES = [...EXECUTIONS, ...TEST_RUNS, ...RECORDINGS, ...SCREENSHOT_BASELINES, ...SCHEDULES];
+const SUITES = [
+  su({
+    method: 'POST',
+    path: '/api/v1/suites',
+    scope: 'executions:write',
+    summary: 'Upload a Playwright project as a new version of a suite',
+    description:
+      'multipart/form-data: `archive` (a `.tar.gz` or `.zip` of the project, its playwright.config at the root or in one top folder; at most `SUITE_ARCHIVE_MAX_BYTES`; regular files and directories only, every path inside), `project_id`, `name` (a new name makes a suite, a known one a new version), optional `projects` (comma-separated playwright.config project names; default its Chromium projects). The answer lists the tests `playwright test --list` finds, run in a box. Dependencies: @playwright/test is the runner’s; anything else must be in the archive’s node_modules (400 otherwise).',
+    response: { status: 201, schema: 'SuiteUploaded' },
+    errors: [400, 404, 413, 415, 501],
+  }),
+  su({ method: 'GET', path: '/api/v1/suites', scope: 'executions:read', summary: 'A project’s suites', params: [{ name: 'project_id', in: 'query', required: true, schema: { type: 'string' } }], response: { status: 200, schema: 'SuiteList' }, errors: [400, 404] }),
+  su({ method: 'GET', path: '/api/v1/suites/{suite_id}', scope: 'executions:read', summary: 'A suite with its latest version’s tests, its last runs, slowest and flaky tests', params: [suiteId], response: { status: 200, schema: 'SuitePage' }, errors: [404] }),
+  su({ method: 'GET', path: '/api/v1/suites/{suite_id}/versions', scope: 'executions:read', summary: 'A suite’s versions, newest first', params: [suiteId], response: { status: 200, schema: 'SuiteVersionList' }, errors: [404] }),
+  su({
+    method: 'GET',
+    path: '/api/v1/suites/{suite_id}/versions/{version}',
+    scope: 'executions:read',
+    summary: 'One version of a suite with its tests',
+    params: [suiteId, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+    response: { status: 200, schema: 'SuiteVersion' },
+    errors: [404],
+  }),
+];
+
+/** The execution-runner's routes: executions and artifacts, test runs, screenshot baselines, the recorder, schedules, suites. */
+export const EXECUTION_RUNNER_ROUTES = [...EXECUTIONS, ...TEST_RUNS, ...RECORDINGS, ...SCREENSHOT_BASELINES, ...SCHEDULES, ...SUITES];
 
 /** A report's period can hold many executions: a longer wait for report-results. */
 export const EXECUTION_RUNNER_INTERNAL_ROUTES = {

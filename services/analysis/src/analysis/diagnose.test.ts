@@ -73,6 +73,9 @@ describe('diagnose', () => {
   it('quotes what an assertion found, unless a failed API call of the page explains it', () => {
     const e = 'Expected text "Total: $20" but found "Total: $25"';
     expect(diagnose(input(e, 'assertion_failed'))).toMatchObject({ category: 'assertion_mismatch', facts: { expected: 'Total: $20', found: 'Total: $25' } });
+    // Playwright Test's expect() in a suite's test says it on two lines.
+    const pw = 'Error: expect(locator).toHaveText(expected) failed\n\nLocator:  locator(\'#title\')\nExpected: "Another Shop"\nReceived: "Assay Shop"\nTimeout:  1000ms';
+    expect(diagnose(input(pw, 'assertion_failed'))).toMatchObject({ category: 'assertion_mismatch', confidence: 0.92, facts: { kind: 'text', expected: 'Another Shop', found: 'Assay Shop' } });
     const third = diagnose(input(e, 'assertion_failed', { failed_requests: [{ method: 'GET', url: 'https://analytics.example/collect', type: 'fetch', step: 2, status: 500 }] }));
     expect(third?.category).toBe('assertion_mismatch');
     const own = diagnose(input(e, 'assertion_failed', { failed_requests: [{ method: 'GET', url: 'http://shop.test/api/cart', type: 'fetch', step: 2, status: 500 }] }));

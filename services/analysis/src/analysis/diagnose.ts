@@ -167,8 +167,9 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
   });
 
   if (errorType === 'assertion_failed') {
-    const m = /Expected (text|value) "([\s\S]*)" but found "([\s\S]*)"$/.exec(error);
-    const facts = { kind: m?.[1] ?? 'text', expected: m?.[2], found: m?.[3] };
+    // A step's own message, or Playwright Test's expect() (a suite's test): `Expected: "x"` then `Received: "y"`.
+    const m = /Expected (text|value) "([\s\S]*)" but found "([\s\S]*)"$/.exec(error) ?? /^()Expected(?: string| pattern)?: "?([^\n]*?)"?\n\s*Received(?: string)?: "?([^\n]*?)"?$/m.exec(error);
+    const facts = { kind: m?.[1] || 'text', expected: m?.[2], found: m?.[3] };
     // A failed call that fed the element explains the wrong text better than the text does.
     if (scriptFacts) return scriptError(facts);
     return { ...base, category: 'assertion_mismatch', confidence: m ? 0.92 : 0.7, facts };

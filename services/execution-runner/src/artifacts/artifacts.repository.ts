@@ -36,7 +36,7 @@ export interface NewArtifact {
   org_id: string;
   /** Null for an uploaded file, which belongs to no run. */
   execution_id: string | null;
-  kind: 'screenshot' | 'trace' | 'upload' | 'baseline';
+  kind: 'screenshot' | 'trace' | 'upload' | 'baseline' | 'attachment';
   content_type: string;
   data: Buffer;
   filename?: string;

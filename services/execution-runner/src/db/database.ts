@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { DefaultTimestamp, NullableTimestamp, Json } from '@assay/db';
 import type { OutboxTables } from '@assay/bus';
 import type { Step, VisualOutcome } from '@assay/steps';
@@ -21,6 +21,9 @@ export interface StepOutcome {
   screenshot_artifact_id?: string;
   /** `assert_screenshot`: the baseline it stored or matched, or the mismatch with its images (artifact ids). */
   visual?: VisualOutcome;
+  /** A Playwright step of a suite test: `test.step`, `pw:api` (an action) or `expect`, and how deep in test.steps it sits. */
+  category?: string;
+  depth?: number;
   /** A failed `assert_accessible`: the standard, the impact floor and each violation (rule, impact, help URL, nodes). */
   accessibility?: { standard: string; min_impact: string; violations: Array<{ rule: string; impact: string | null; help: string; help_url: string; nodes: string[] }> };
 }
@@ -65,9 +68,22 @@ export interface ExecutionTable {
   test_case_id: Generated<string | null>;
   /** A re-run: the execution whose (failed) cases it runs again. */
   rerun_of: Generated<string | null>;
+  /** A suite run: the version it runs and its options (grep, project, shards, retries). */
+  suite_version_id: Generated<string | null>;
+  suite_options: ColumnType<SuiteRunOptions | null, string | null | undefined, string | null>;
 }
 
-export type ExecutionKind = 'plan' | 'run';
+export interface SuiteRunOptions {
+  shards: number;
+  retries: number | null;
+  grep: string | null;
+  projects: string[];
+  /** `queue`: tests handed out longest first from one queue; `shard`: Playwright's own --shard split. */
+  split: 'queue' | 'shard';
+}
+
+/** `suite`: a run of a Playwright suite (test_plan_id is the suite's id, test_plan_name its name). */
+export type ExecutionKind = 'plan' | 'run' | 'suite';
 
 export interface TestResultTable {
   id: Generated<string>;
@@ -88,6 +104,8 @@ export interface TestResultTable {
   diagnostics: Json<Record<string, unknown>> | null;
   started_at: NullableTimestamp;
   completed_at: NullableTimestamp;
+  /** A Playwright test of a suite run: its location, attempts, flaky, output and attachments. */
+  suite_test: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export interface ArtifactTable {
@@ -96,7 +114,7 @@ export interface ArtifactTable {
   /** null for files uploaded for `upload` steps. */
   execution_id: string | null;
   /** `baseline`: an `assert_screenshot` baseline's PNG (no execution, never expires). */
-  kind: 'screenshot' | 'trace' | 'upload' | 'baseline';
+  kind: 'screenshot' | 'trace' | 'upload' | 'baseline' | 'attachment';
   content_type: string;
   /** The uploaded file's name (uploads only). */
   filename: string | null;
@@ -173,7 +191,84 @@ export interface ScreenshotBaselineTable {
 
 export type ScreenshotBaselineRow = Selectable<ScreenshotBaselineTable>;
 
+/** One test as a suite version lists it (`playwright test --list`). */
+export interface SuiteTest {
+  /** Our id of the test (a UUID from the suite, project, file and title path): the result's test_id across runs. */
+  id: string;
+  project: string;
+  file: string;
+  line: number;
+  title_path: string[];
+  tags: string[];
+  /** The line Playwright's --test-list reads: `[project] › file › describe › title`. */
+  list_line: string;
+  /** sha256 of its spec file (its version, for flakiness). */
+  file_sha: string;
+}
+
+export interface SuiteTable {
+  id: Generated<string>;
+  org_id: string;
+  project_id: string;
+  project_name: string;
+  name: string;
+  /** playwright.config project names a run uses unless it names others (empty: the config's Chromium projects). */
+  projects: Json<string[]>;
+  latest_version: Generated<number>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface SuiteVersionTable {
+  id: Generated<string>;
+  suite_id: string;
+  org_id: string;
+  version: number;
+  format: 'tar.gz' | 'zip';
+  archive: Buffer;
+  size: number;
+  sha256: string;
+  files: number;
+  config_file: string | null;
+  /** `runner`: @playwright/test only, the runner's; `archive`: the archive brings node_modules. */
+  dependencies: string;
+  fully_parallel: Generated<boolean>;
+  tests: Json<SuiteTest[]>;
+  created_at: DefaultTimestamp;
+}
+
+export interface SuiteShardTable {
+  execution_id: string;
+  shard: number;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  attempts: Generated<number>;
+  error: string | null;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface SuiteUnitTable {
+  execution_id: string;
+  position: number;
+  expected_ms: number;
+  /** --test-list lines of its tests. */
+  lines: Json<string[]>;
+  /** test_results ids of its tests. */
+  result_ids: Json<string[]>;
+  shard: number | null;
+  taken_at: NullableTimestamp;
+}
+
+export type SuiteRow = Selectable<SuiteTable>;
+export type SuiteVersionRow = Selectable<SuiteVersionTable>;
+
 export interface ExecutionDatabase extends OutboxTables {
+  suites: SuiteTable;
+  suite_versions: SuiteVersionTable;
+  suite_shards: SuiteShardTable;
+  suite_units: SuiteUnitTable;
   screenshot_baselines: ScreenshotBaselineTable;
   executions: ExecutionTable;
   test_results: TestResultTable;

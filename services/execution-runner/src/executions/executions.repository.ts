@@ -23,7 +23,7 @@ export async function findExecutionById(db: Db, id: string): Promise<ExecutionRo
 
 export interface ExecutionFilter {
   projectId: string;
-  /** Plan runs unless told: exploratory runs are listed as test runs. */
+  /** Plan and suite runs unless told: exploratory runs are listed as test runs. */
   kind?: ExecutionKind;
   status?: ExecutionStatus | undefined;
   /** passed, failed, cancelled (as `outcomeOf` says) or running (not ended). */
@@ -35,7 +35,7 @@ export interface ExecutionFilter {
 }
 
 export async function listExecutions(db: Db, orgId: string, f: ExecutionFilter) {
-  let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId).where('kind', '=', f.kind ?? 'plan');
+  let q = db.selectFrom('executions').where('org_id', '=', orgId).where('project_id', '=', f.projectId).where('kind', 'in', f.kind ? [f.kind] : ['plan', 'suite']);
   if (f.status) q = q.where('status', '=', f.status);
   // The same rule as outcomeOf, in SQL.
   if (f.outcome === 'passed') q = q.where('status', '=', 'completed').where('failed_tests', '=', 0).where('total_tests', '>', 0).whereRef('passed_tests', '=', 'total_tests');

@@ -17,6 +17,13 @@ import {
   waitForEnd,
   type RunRequest,
 } from './executions.service.js';
+import { createSuiteExecution, type SuiteRunRequest } from '../suites/suite-runs.service.js';
+import type { Plan } from '@assay/principal';
+
+/** A run of a test plan, or of a Playwright suite when the body names `suite_id`. */
+function createRun(ctx: ExecutionContext, orgId: string, plan: Plan, body: Record<string, unknown>) {
+  return typeof body.suite_id === 'string' ? createSuiteExecution(ctx, orgId, plan, body as unknown as SuiteRunRequest) : createExecution(ctx, orgId, plan, body as unknown as RunRequest);
+}
 
 /** The statuses a list may be filtered by. */
 export const STATUSES: ExecutionStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled'];
@@ -52,7 +59,7 @@ export function executionRoutes(ctx: ExecutionContext): ServiceRouter<'execution
 
   const queue = async (req: Request, res: Response) => {
     const principal = orgPrincipal(res);
-    const row = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
+    const row = await createRun(ctx, principal.org_id, principal.plan, req.body as Record<string, unknown>);
     res.status(202).location(`/api/v1/executions/${row.id}/status`).json(queuedBody(row, await estimateWaitSeconds(ctx, row)));
   };
 
@@ -61,7 +68,7 @@ export function executionRoutes(ctx: ExecutionContext): ServiceRouter<'execution
   router.post('/api/v1/executions', validateBody('ExecutionCreateRequest'), async (req, res) => {
     if (req.body.wait_for_completion === false) return queue(req, res);
     const principal = orgPrincipal(res);
-    const created = await createExecution(ctx, principal.org_id, principal.plan, req.body as RunRequest);
+    const created = await createRun(ctx, principal.org_id, principal.plan, req.body as Record<string, unknown>);
     // The runner fails the run at timeout_seconds; wait a little past that for its answer.
     const row = await waitForEnd(ctx, created.id, (created.timeout_seconds + 30) * 1000);
     const body = { ...toExecutionBody(row), results: await resultsOf(ctx, row) };

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.js';
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl, summaryEvent, visualBody } from '../execution-events.js';
+import { createSuiteExecution } from '../suites/suite-runs.service.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -150,6 +151,7 @@ export async function rerunExecution(ctx: ExecutionContext, orgId: string, plan:
     trace: original.trace,
     rerun_of: original.id,
   };
+  if (original.kind === 'suite') return rerunSuite(ctx, orgId, plan, original, results, only);
   if (original.kind === 'run') {
     if (!original.test_case_id) throw conflict('An exploratory run of steps is run again by starting it again (POST /api/v1/test-runs)');
     return createCaseRun(ctx, orgId, plan, { ...options, test_case_id: original.test_case_id });
@@ -159,6 +161,35 @@ export async function rerunExecution(ctx: ExecutionContext, orgId: string, plan:
   if (cases.length === 0) throw conflict('The cases to re-run are no longer active in the plan');
   const run: PreparedRun = { snapshot: { ...snapshot, test_cases: cases }, baseUrl: baseUrlFor(snapshot.project, original.environment ?? undefined) };
   return withTransaction(ctx.db, (trx) => insertExecution(trx, ctx.schema, orgId, plan, run, options));
+}
+
+/**
+ * A suite run again: the same version, options and environment; with
+ * `failed`, only the tests that failed or did not run (by their exact titles).
+ */
+async function rerunSuite(ctx: ExecutionContext, orgId: string, plan: Plan, original: ExecutionRow, results: TestResultRow[], only: 'failed' | 'all'): Promise<ExecutionRow> {
+  const o = original.suite_options!;
+  const version = await ctx.db.selectFrom('suite_versions').select('version').where('id', '=', original.suite_version_id!).executeTakeFirst();
+  if (!version) throw conflict('The suite version of this run is gone');
+  const again = results.filter((r) => only === 'all' || r.status === 'failed' || r.status === 'skipped');
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const titles = again.map((r) => escape(String((r.suite_test?.title_path as string[] | undefined)?.at(-1) ?? r.name)));
+  const grep = only === 'all' ? o.grep : `(?:${titles.join('|')})$`;
+  const row = await createSuiteExecution(ctx, orgId, plan, {
+    suite_id: original.test_plan_id,
+    suite_version: version.version,
+    project_id: original.project_id,
+    ...(original.environment ? { environment: original.environment } : {}),
+    timeout_seconds: original.timeout_seconds,
+    trace: original.trace,
+    ...(grep ? { grep } : {}),
+    ...(o.projects.length ? { project: o.projects } : {}),
+    shards: o.shards,
+    ...(o.retries !== null ? { retries: o.retries } : {}),
+    split: o.split,
+  });
+  await ctx.db.updateTable('executions').set({ rerun_of: original.id }).where('id', '=', row.id).execute();
+  return { ...row, rerun_of: original.id };
 }
 
 /** Seconds until a new execution likely starts: the runs ahead of it times recent run durations. */
@@ -257,6 +288,7 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
     ...(r.screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, r.screenshot_artifact_id) } : {}),
     ...(r.trace_artifact_id ? { trace: artifactUrl(publicBaseUrl, r.trace_artifact_id) } : {}),
     ...(Array.isArray(r.diagnostics?.blocked_requests) ? { diagnostics: { blocked_requests: r.diagnostics.blocked_requests } } : {}),
+    ...(r.suite_test ? suiteTestBody(r.suite_test, publicBaseUrl) : {}),
     steps: r.steps.map(({ screenshot_artifact_id, visual, ...s }) => ({
       ...s,
       ...(screenshot_artifact_id ? { screenshot: artifactUrl(publicBaseUrl, screenshot_artifact_id) } : {}),
@@ -265,6 +297,27 @@ export function toTestResultBody(r: TestResultRow, publicBaseUrl: string) {
   };
 }
 
+
+/** What a Playwright test of a suite run adds to its result: where it lives, its attempts, flaky, output, attachments as URLs. */
+function suiteTestBody(t: Record<string, unknown>, publicBaseUrl: string) {
+  type Attempt = { retry: number; status: string; duration_ms: number; error?: string; attachments: Array<{ name: string; content_type: string; artifact_id?: string; not_stored?: string }> };
+  const attempts = (Array.isArray(t.attempts) ? t.attempts : []) as Attempt[];
+  return {
+    suite_test: {
+      project: t.project,
+      file: t.file,
+      line: t.line,
+      title_path: t.title_path,
+      tags: t.tags ?? [],
+      outcome: t.outcome ?? null,
+      stdout: t.stdout ?? '',
+      stderr: t.stderr ?? '',
+      attempts: attempts.map(({ attachments, ...a }) => ({ ...a, attachments: attachments.map(({ artifact_id, ...x }) => ({ ...x, ...(artifact_id ? { url: artifactUrl(publicBaseUrl, artifact_id) } : {}) })) })),
+    },
+    flaky: t.flaky === true,
+    retries: typeof t.retries === 'number' ? t.retries : 0,
+  };
+}
 
 export async function resultsOf(ctx: ExecutionContext, e: ExecutionRow) {
   const results = await findResults(ctx.db, e.id);

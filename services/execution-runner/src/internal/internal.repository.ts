@@ -56,7 +56,7 @@ export async function findReportResults(db: Db, orgId: string, f: ReportResultsF
     .select(['id', 'test_plan_id', 'test_plan_name', 'environment', 'status', 'started_at', 'completed_at'])
     .where('org_id', '=', orgId)
     .where('project_id', '=', f.projectId)
-    .where('kind', '=', 'plan')
+    .where('kind', 'in', ['plan', 'suite'])
     .where('status', 'in', ['completed', 'failed'])
     .where('completed_at', '>=', f.from)
     .where('completed_at', '<', f.to);

@@ -8,6 +8,7 @@ import * as createSchedules from './20261201130000_create_schedules.js';
 import * as testRuns from './20261202120000_test_runs.js';
 import * as caseRuns from './20261204120000_case_runs.js';
 import * as screenshotBaselines from './20261205120000_screenshot_baselines.js';
+import * as suites from './20261210120000_suites.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '20261202120000_test_runs': testRuns,
   '20261204120000_case_runs': caseRuns,
   '20261205120000_screenshot_baselines': screenshotBaselines,
+  '20261210120000_suites': suites,
 };

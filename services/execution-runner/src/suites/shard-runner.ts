@@ -1,0 +1,232 @@
+import type { Kysely } from 'kysely';
+import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
+import { TOPICS, isEvent } from '@assay/contracts';
+import { withTransaction } from '@assay/db';
+import type { Logger } from '@assay/logger';
+import type { ExecutionDatabase, ExecutionRow } from '../db/database.js';
+import { appendStreamEvent, currentStatus, findExecutionById } from '../executions/executions.repository.js';
+import { planStartedEvent } from '../execution-events.js';
+import type { ArtifactLimits } from '../artifacts/artifacts.repository.js';
+import { Semaphore } from '../runner/semaphore.js';
+import { unpackArchive } from './archive.js';
+import { WRAPPER_CONFIG, wrapperConfig, findConfigFile } from './playwright-config.js';
+import { SuiteBox, type BoxOutcome } from './sandbox.js';
+import { SuiteResultWriter } from './suite-results.js';
+import { claimShard, expiredShards, finishShard, markSuiteRunning, renewShard, requeueShard, suiteResults, takeUnits } from './suite-runs.repository.js';
+import { finishSuiteExecution } from './suite-finish.js';
+import { findVersionArchive } from './suites.repository.js';
+import type { SuiteSettings } from './suites.service.js';
+
+export interface ShardRunnerOptions {
+  db: Kysely<ExecutionDatabase>;
+  schema: string;
+  bus: Bus;
+  logger: Logger;
+  settings: SuiteSettings;
+  publicBaseUrl: string;
+  workerId: string;
+  leaseSeconds: number;
+  artifacts: ArtifactLimits;
+  /** Shards this process runs at once (SUITE_SHARDS_PER_RUNNER). */
+  concurrency: number;
+  /** How often a running shard checks for a cancel (ms). */
+  pollMs?: number;
+}
+
+/** A shard's stop: resolves when its execution is cancelled or its lease is lost. */
+interface ShardControl {
+  stopped: 'cancelled' | 'lost' | null;
+  stop: Promise<void>;
+}
+
+/**
+ * Runs the shards of suite executions: takes `suite.shard.requested`
+ * commands (any replica may take any shard), claims the shard under a lease,
+ * unpacks the suite's version into a box and runs Playwright Test there,
+ * either on units handed out from the run's queue (longest expected first)
+ * until it is empty, or on Playwright's own `--shard` slice. The shard that
+ * ends last ends the execution.
+ */
+export class SuiteShardRunner {
+  private subscription: Subscription | undefined;
+  private readonly slots: Semaphore;
+  private reaper: NodeJS.Timeout | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private stopping = false;
+
+  constructor(private readonly o: ShardRunnerOptions) {
+    this.slots = new Semaphore(o.concurrency);
+  }
+
+  async start(): Promise<void> {
+    this.subscription = await this.o.bus.subscribe({
+      topic: TOPICS.executionCommands,
+      group: 'execution-runner-suites',
+      events: ['suite.shard.requested'],
+      concurrency: this.o.concurrency,
+      handler: async (event) => {
+        if (isEvent(event, 'suite.shard.requested')) await this.take(event.data.execution_id, event.data.shard);
+      },
+    });
+    this.reaper = setInterval(() => void this.reap().catch((err) => this.o.logger.warn({ err }, 'suite reaper failed')), Math.max(1000, (this.o.leaseSeconds * 1000) / 3));
+    this.reaper.unref();
+  }
+
+  /** Stops taking shards and waits for the running ones (their boxes end with them). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.reaper) clearInterval(this.reaper);
+    await this.subscription?.close().catch(() => undefined);
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async take(executionId: string, shard: number): Promise<void> {
+    if (this.stopping) throw new Error('runner is stopping');
+    const release = await this.slots.acquire();
+    const claimed = await claimShard(this.o.db, executionId, shard, this.o.workerId, this.o.leaseSeconds).catch((err) => {
+      release();
+      throw err;
+    });
+    if (!claimed) return release();
+    const key = `${executionId}/${shard}`;
+    const run = this.runShard(executionId, shard)
+      .catch((err) => this.o.logger.error({ err, execution: executionId, shard }, 'suite shard crashed'))
+      .finally(() => {
+        this.running.delete(key);
+        release();
+      });
+    this.running.set(key, run);
+  }
+
+  /** Watches the execution's status and the shard's lease while it runs. */
+  private watch(executionId: string, shard: number): { ctl: ShardControl; end: () => void } {
+    let resolve: () => void = () => undefined;
+    const ctl: ShardControl = { stopped: null, stop: new Promise<void>((r) => (resolve = r)) };
+    let lastRenew = Date.now();
+    const timer = setInterval(async () => {
+      try {
+        if ((await currentStatus(this.o.db, executionId)) === 'cancelled') {
+          ctl.stopped = 'cancelled';
+          return resolve();
+        }
+        if (Date.now() - lastRenew > (this.o.leaseSeconds * 1000) / 3) {
+          lastRenew = Date.now();
+          if (!(await renewShard(this.o.db, executionId, shard, this.o.workerId, this.o.leaseSeconds))) {
+            ctl.stopped = 'lost';
+            resolve();
+          }
+        }
+      } catch (err) {
+        this.o.logger.warn({ err }, 'suite shard check failed');
+      }
+    }, this.o.pollMs ?? 500);
+    return { ctl, end: () => clearInterval(timer) };
+  }
+
+  private async runShard(executionId: string, shard: number): Promise<void> {
+    const { db, logger } = this.o;
+    const execution = (await findExecutionById(db, executionId))!;
+    const options = execution.suite_options!;
+    await this.markRunning(execution);
+    const { ctl, end } = this.watch(executionId, shard);
+    let box: SuiteBox | undefined;
+    let error: string | null = null;
+    try {
+      const version = await findVersionArchive(db, execution.suite_version_id!);
+      if (!version) throw new Error('the suite version is gone');
+      const files = unpackArchive(version.archive, this.o.settings.archive).files;
+      box = await SuiteBox.create(this.o.settings.box, this.o.settings.policy, logger, files);
+      await box.write(
+        WRAPPER_CONFIG,
+        wrapperConfig(findConfigFile(files), { baseURL: execution.base_url, chromiumPath: this.o.settings.box.chromiumPath, projects: options.projects, retries: options.retries, workers: this.o.settings.workers, trace: execution.trace === 'off' ? 'off' : execution.trace === 'retain-on-failure' ? 'retain-on-failure' : 'on' }),
+      );
+      const writer = new SuiteResultWriter(
+        { db, schema: this.o.schema, logger, publicBaseUrl: this.o.publicBaseUrl, artifacts: this.o.artifacts, execution, shard, owner: this.o.workerId, boxDir: box.dir, boxUid: box.uid },
+        () => suiteResults(db, executionId),
+      );
+      error = options.split === 'shard' ? await this.runSlice(box, writer, execution, shard, ctl) : await this.runQueue(box, writer, execution, shard, ctl);
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+      logger.warn({ err, execution: executionId, shard }, 'suite shard failed');
+    } finally {
+      end();
+      await box?.destroy();
+    }
+    if (ctl.stopped) return;
+    const last = await finishShard(db, executionId, shard, this.o.workerId, error ? 'failed' : 'done', error);
+    if (last) await finishSuiteExecution(db, this.o.schema, this.o.publicBaseUrl, executionId);
+  }
+
+  /** The first shard to start moves the run to `running` and sends `test.plan.started`. */
+  private async markRunning(execution: ExecutionRow): Promise<void> {
+    const startedAt = new Date();
+    await withTransaction(this.o.db, async (trx) => {
+      const row = await markSuiteRunning(trx, execution.id, startedAt);
+      if (!row) return;
+      const results = await suiteResults(trx, execution.id);
+      await appendStreamEvent(trx, row.id, 'status', { status: 'running', started_at: startedAt.toISOString(), total: results.length });
+      await enqueueEvents(trx, this.o.schema, [planStartedEvent(row, results, startedAt)]);
+    });
+  }
+
+  private remainingMs(execution: ExecutionRow): number {
+    const started = execution.started_at?.getTime() ?? Date.now();
+    return Math.max(1000, started + execution.timeout_seconds * 1000 - Date.now());
+  }
+
+  /** Runs in the box and writes its events in order; the box's problem when it ran no test. */
+  private async runBox(box: SuiteBox, writer: SuiteResultWriter, execution: ExecutionRow, args: string[], ctl: ShardControl): Promise<string | null> {
+    let chain = Promise.resolve();
+    const errors: string[] = [];
+    const before = writer.finished;
+    const outcome: BoxOutcome = await box.run({
+      args: ['--config', WRAPPER_CONFIG, ...args],
+      timeoutMs: this.remainingMs((await findExecutionById(this.o.db, execution.id)) ?? execution),
+      stop: ctl.stop,
+      onEvent: (e) => {
+        if (e.type === 'error') errors.push(String(e.message));
+        chain = chain.then(() => writer.handle(e)).catch((err) => this.o.logger.warn({ err, execution: execution.id }, 'could not write a suite result'));
+      },
+    });
+    await chain;
+    if (outcome.timedOut) return `Timed out after ${execution.timeout_seconds} s`;
+    if (errors.length && writer.finished === before) return errors.join('\n').slice(0, 4000);
+    if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && writer.finished === before && !ctl.stopped) return `Playwright Test exited with ${outcome.exitCode}: ${outcome.output.trim().split('\n').slice(-10).join('\n').slice(0, 4000)}`;
+    return null;
+  }
+
+  private async runQueue(box: SuiteBox, writer: SuiteResultWriter, execution: ExecutionRow, shard: number, ctl: ShardControl): Promise<string | null> {
+    for (let batch = 1; !ctl.stopped; batch++) {
+      const units = await takeUnits(this.o.db, execution.id, shard, execution.suite_options!.shards, this.o.settings.batchMinMs);
+      if (units.length === 0) return null;
+      const list = await box.write(`.assay-tests-${batch}.txt`, `${units.flatMap((u) => u.lines).join('\n')}\n`);
+      const error = await this.runBox(box, writer, execution, ['--test-list', list], ctl);
+      if (error) return error;
+    }
+    return null;
+  }
+
+  private async runSlice(box: SuiteBox, writer: SuiteResultWriter, execution: ExecutionRow, shard: number, ctl: ShardControl): Promise<string | null> {
+    const o = execution.suite_options!;
+    return this.runBox(box, writer, execution, [`--shard=${shard + 1}/${o.shards}`, ...(o.grep ? ['--grep', o.grep] : [])], ctl);
+  }
+
+  /** Shards whose worker died: back to the queue once (their unfinished units with them), then failed. */
+  async reap(): Promise<void> {
+    const { db } = this.o;
+    for (const s of await expiredShards(db)) {
+      if (s.attempts < 2) {
+        const execution = await findExecutionById(db, s.execution_id);
+        if (!execution) continue;
+        await withTransaction(db, async (trx) => {
+          if (!(await requeueShard(trx, s.execution_id, s.shard))) return;
+          await enqueueEvents(trx, this.o.schema, [{ event: 'suite.shard.requested', organization_id: execution.org_id, project_id: execution.project_id, key: execution.id, data: { execution_id: execution.id, shard: s.shard, attempt: s.attempts + 1 } }]);
+        });
+      } else {
+        await db.updateTable('suite_shards').set({ lease_owner: this.o.workerId }).where('execution_id', '=', s.execution_id).where('shard', '=', s.shard).where('status', '=', 'running').execute();
+        const last = await finishShard(db, s.execution_id, s.shard, this.o.workerId, 'failed', 'The worker running this shard stopped twice (lease expired)');
+        if (last) await finishSuiteExecution(db, this.o.schema, this.o.publicBaseUrl, s.execution_id);
+      }
+    }
+  }
+}
