@@ -3,7 +3,7 @@ import { readEgressSettings, type EgressSettings } from '@assay/egress';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { readStepTimeouts, type StepTimeouts } from '@assay/steps';
 import type { RecorderLimits } from './recordings/recordings.service.js';
-import type { SuiteSettings } from './suites/suites.service.js';
+import type { SuiteSettings } from './suites/suite-settings.js';
 
 export interface ExecutionConfig extends CommonConfig, StepTimeouts {
   schema: string;

@@ -6,7 +6,7 @@ import type { TestCaseClient } from './clients/test-case.client.js';
 import type { ExecutionDatabase } from './db/database.js';
 import type { ExecutionNotifier } from './executions/notifier.js';
 import type { RecordingManager } from './recordings/recordings.service.js';
-import type { SuiteSettings } from './suites/suites.service.js';
+import type { SuiteSettings } from './suites/suite-settings.js';
 
 /** What every router of the execution-runner gets from `buildApp`. */
 export interface ExecutionContext {

@@ -18,7 +18,7 @@ import type { ExecutionDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ExecutionNotifier } from '../src/executions/notifier.js';
 import { SuiteShardRunner } from '../src/suites/shard-runner.js';
-import type { SuiteSettings } from '../src/suites/suites.service.js';
+import type { SuiteSettings } from '../src/suites/suite-settings.js';
 
 // The execution-runner's suites with their real neighbours: the test-case
 // service, Postgres, the pg bus and outbox relay, shard runners (each as a

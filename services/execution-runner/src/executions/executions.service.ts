@@ -10,6 +10,7 @@ import type { PlanSnapshot, TestCaseClient } from '../clients/test-case.client.j
 import { TERMINAL, type ExecutionDatabase, type ExecutionRow, type TestResultRow, type TraceMode } from '../db/database.js';
 import { artifactUrl, summaryEvent, visualBody } from '../execution-events.js';
 import { createSuiteExecution } from '../suites/suite-runs.service.js';
+import { baseUrlFor } from './base-url.js';
 import {
   appendStreamEvent,
   cancelExecution,
@@ -76,20 +77,6 @@ export interface ExploratoryFields {
   discovery_session_id: string | null;
   /** A run of one stored test case. */
   test_case_id?: string | null;
-}
-
-/**
- * The base URL a run uses: the project's, or its `environment`'s.
- * @throws AppError 400 for an environment the project does not define.
- */
-export function baseUrlFor(project: PlanSnapshot['project'], environment: string | undefined): string {
-  if (environment === undefined) return project.base_url;
-  const url = project.environments[environment];
-  if (!url) {
-    const known = Object.keys(project.environments);
-    throw validationError([{ field: 'environment', message: known.length ? `must be one of ${known.join(', ')}` : 'the project defines no environments' }]);
-  }
-  return url;
 }
 
 /**

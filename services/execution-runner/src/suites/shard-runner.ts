@@ -15,7 +15,7 @@ import { SuiteResultWriter } from './suite-results.js';
 import { claimShard, expiredShards, finishShard, markSuiteRunning, renewShard, requeueShard, suiteResults, takeUnits } from './suite-runs.repository.js';
 import { finishSuiteExecution } from './suite-finish.js';
 import { findVersionArchive } from './suites.repository.js';
-import type { SuiteSettings } from './suites.service.js';
+import type { SuiteSettings } from './suite-settings.js';
 
 export interface ShardRunnerOptions {
   db: Kysely<ExecutionDatabase>;

@@ -6,7 +6,7 @@ import { historyDays } from '../artifacts/artifacts.repository.js';
 import type { ExecutionContext } from '../context.js';
 import type { ExecutionRow, SuiteRunOptions, SuiteTest, TraceMode } from '../db/database.js';
 import { appendStreamEvent } from '../executions/executions.repository.js';
-import { baseUrlFor } from '../executions/executions.service.js';
+import { baseUrlFor } from '../executions/base-url.js';
 import { insertSuiteExecution, type UnitSeed } from './suite-runs.repository.js';
 import { findVersion, pastDurations } from './suites.repository.js';
 import { getSuite } from './suites.service.js';

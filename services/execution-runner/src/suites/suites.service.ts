@@ -1,27 +1,12 @@
 import { createHash } from 'node:crypto';
 import { AppError, iso, isUuid, notFound, validationError } from '@assay/http';
-import type { EgressPolicy } from '@assay/egress';
 import type { ExecutionContext } from '../context.js';
 import type { SuiteRow, SuiteTest } from '../db/database.js';
-import { unpackArchive, type ArchiveFile, type ArchiveLimits } from './archive.js';
+import { unpackArchive, type ArchiveFile } from './archive.js';
 import { findConfigFile, nameUuid, testListLine, wrapperConfig, WRAPPER_CONFIG } from './playwright-config.js';
-import { BoxUnavailableError, PLAYWRIGHT_VERSION, SuiteBox, type BoxSettings, type ReporterEvent } from './sandbox.js';
+import { BoxUnavailableError, PLAYWRIGHT_VERSION, SuiteBox, type ReporterEvent } from './sandbox.js';
+import type { SuiteSettings } from './suite-settings.js';
 import { findSuite, findVersion, insertSuiteVersion, listVersions, suiteFigures, type SuiteVersionInfo } from './suites.repository.js';
-
-/** What suites need from the runner's configuration (SUITE_*). */
-export interface SuiteSettings {
-  box: BoxSettings;
-  archive: ArchiveLimits;
-  /** Bound of the `--list` an upload runs (ms). */
-  listTimeoutMs: number;
-  /** Playwright workers per shard. */
-  workers: number;
-  /** Most shards a run may ask for. */
-  maxShards: number;
-  /** Least expected work (ms) a shard takes from the queue at once: each batch starts Playwright Test anew. */
-  batchMinMs: number;
-  policy: EgressPolicy;
-}
 
 export interface SuiteUpload {
   project_id: string | undefined;

@@ -7,7 +7,8 @@ import type { SnapshotCase } from '../db/database.js';
 import { TERMINAL, type ExecutionRow, type TraceMode } from '../db/database.js';
 import type { ExecutionContext } from '../context.js';
 import { findExecution, findResults } from '../executions/executions.repository.js';
-import { baseUrlFor, createCaseRun, insertExecution, toExecutionBody } from '../executions/executions.service.js';
+import { baseUrlFor } from '../executions/base-url.js';
+import { createCaseRun, insertExecution, toExecutionBody } from '../executions/executions.service.js';
 import { markSaved } from './test-runs.repository.js';
 
 export interface TestRunRequest {
