@@ -42,8 +42,7 @@ export async function insertSnapshot(
     .executeTakeFirst();
 }
 
-/** Claims one definition whose schedule is due (other replicas skip it until this transaction ends). */
-/** The earliest due scheduled report no other transaction holds, other than those in `skip`. */
+/** The earliest due scheduled report no other transaction holds, other than those in `skip` (other replicas skip it until this transaction ends). */
 export async function claimDueReport(db: Db, now: Date, skip: readonly string[] = []): Promise<ReportDefinitionRow | undefined> {
   return db
     .selectFrom('report_definitions')
