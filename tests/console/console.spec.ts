@@ -281,9 +281,9 @@ test('says why a crawl found little', async () => {
   // A target that answers no page at all: one URL crawled, no links, no flows.
   await page.getByLabel('Target URL').fill(`${shop.url}/favicon.ico`);
   // Interactive, with writes held (allow writes is offered only with it, and off by default).
-  await expect(page.getByLabel(/^Allow writes/)).toHaveCount(0);
-  await page.getByLabel(/^Exercise each page/).check();
-  await expect(page.getByLabel(/^Allow writes/)).not.toBeChecked();
+  await expect(page.getByRole('checkbox', { name: /^Allow writes/ })).toHaveCount(0);
+  await page.getByRole('checkbox', { name: /^Exercise each page/ }).check();
+  await expect(page.getByRole('checkbox', { name: /^Allow writes/ })).not.toBeChecked();
   const started = page.waitForRequest((r) => r.url().endsWith('/api/v1/discovery/start') && r.method() === 'POST');
   await page.getByRole('button', { name: 'Start crawl' }).click();
   expect((await started).postDataJSON()).toMatchObject({ interactive: true, allow_writes: false });

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { ROUTES } from '@assay/contracts';
 import { listen, type TestServer } from '@assay/testing';
 import { startShop, type Shop } from '../fixtures/shop/server.js';
@@ -36,6 +39,23 @@ async function until<T>(what: string, check: () => Promise<T | undefined>): Prom
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The fixture Playwright project as a .tar.gz, as the CLI packs it. */
+async function suiteArchive(): Promise<Buffer> {
+  const dir = path.join(__dirname, '..', 'fixtures', 'suites', 'shop');
+  const { stdout } = await promisify(execFile)('tar', ['czf', '-', '--exclude=node_modules', '-C', dir, '.'], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** POST /api/v1/suites as multipart, with a credential. */
+async function uploadSuite(credential: string, projectId: string, name: string): Promise<Reply> {
+  const form = new FormData();
+  form.set('project_id', projectId);
+  form.set('name', name);
+  form.set('archive', new Blob([new Uint8Array(await suiteArchive())], { type: 'application/gzip' }), `${name}.tar.gz`);
+  const res = await fetch(`${launched.assay.gatewayUrl}/api/v1/suites`, { method: 'POST', headers: bearer(credential), body: form });
+  return { status: res.status, body: await res.json(), headers: res.headers } as Reply;
 }
 
 const created = (r: Reply, what: string) => {
@@ -83,6 +103,7 @@ beforeAll(async () => {
   A.user_id = created(await a('POST', '/api/organizations/current/members', { email: `member-${Date.now()}@a.example.test`, role: 'member' }), 'member').user_id;
   A.service_key_id = created(await a('POST', '/api/service-keys', { name: 'A spare key', environment: 'dev' }), 'key').id;
   A.api_key_id = created(await a('POST', '/api/api-keys', { name: 'A api key' }), 'api key').id;
+  A.suite_id = created(await uploadSuite(keyA, A.project_id!, 'A suite'), 'suite').id;
   // Last, so it is still open (RECORDER_IDLE_SECONDS) when the matrix runs.
   A.recording_id = created(await a('POST', '/api/v1/recordings', { project_id: A.project_id }), 'recording').id;
   expect(Object.values(A).every(Boolean)).toBe(true);
@@ -129,6 +150,9 @@ async function snapshotOfA(): Promise<unknown> {
     deliveries: await get(`/api/v1/webhooks/${A.webhook_id}/deliveries`),
     serviceKeys: keys(await a('GET', '/api/service-keys')),
     apiKeys: keys(await a('GET', '/api/api-keys')),
+    suites: await get(`/api/v1/suites?project_id=${A.project_id}`),
+    suite: await get(`/api/v1/suites/${A.suite_id}`),
+    suiteVersions: await get(`/api/v1/suites/${A.suite_id}/versions`),
   };
 }
 
@@ -250,6 +274,13 @@ function rows(): Row[] {
     r('POST /api/v1/reports/{report_id}/snapshots', (i) => b('POST', `/api/v1/reports/${i.report_id}/snapshots`)),
     r('GET /api/v1/reports/{report_id}/snapshots', (i) => b('GET', `/api/v1/reports/${i.report_id}/snapshots`)),
     r('GET /api/v1/reports/{report_id}/snapshots/{snapshot_id}', (i) => b('GET', `/api/v1/reports/${i.report_id}/snapshots/${i.snapshot_id}?format=html`)),
+    r('POST /api/v1/suites', (i) => uploadSuite(keyB, i.project_id!, 'A suite')),
+    r('GET /api/v1/suites', (i) => b('GET', `/api/v1/suites?project_id=${i.project_id}`)),
+    r('GET /api/v1/suites/{suite_id}', (i) => b('GET', `/api/v1/suites/${i.suite_id}`)),
+    r('GET /api/v1/suites/{suite_id}/versions', (i) => b('GET', `/api/v1/suites/${i.suite_id}/versions`)),
+    r('GET /api/v1/suites/{suite_id}/versions/{version}', (i) => b('GET', `/api/v1/suites/${i.suite_id}/versions/1`)),
+    // A run of a suite: another organization's suite is unknown.
+    r('POST /api/v1/executions', (i) => b('POST', '/api/v1/executions', { project_id: i.project_id, suite_id: i.suite_id })),
     // The unversioned and P2 forms the gateway serves as aliases.
     r('GET /api/test-cases/{test_case_id}', (i) => b('GET', `/api/test-cases/${i.test_case_id}`)),
     r('GET /api/executions/{execution_id}', (i) => b('GET', `/api/executions/${i.execution_id}`)),
@@ -264,7 +295,7 @@ function routesTakingIds(): string[] {
     path.includes('{') || ['project_id', 'test_plan_id'].some((q) => query.includes(q)) || /^(TestCaseCreateRequest|TestPlanCreateRequest|BulkDeleteRequest|ExecutionCreateRequest|ExecutionAsyncRequest|DiscoveryStartRequest|TestRunCreateRequest|ReportCreateRequest|RecordingCreateRequest)$/.test(body ?? '');
   return ROUTES.filter((r) => r.auth !== false && takesIds(r.path, r.body, (r.params ?? []).filter((p) => p.in === 'query').map((p) => p.name)))
     .map((r) => `${r.method} ${r.path}`)
-    .concat(['POST /api/v1/test-cases/import']);
+    .concat(['POST /api/v1/test-cases/import', 'POST /api/v1/suites']);
 }
 
 describe('the tenancy matrix', () => {

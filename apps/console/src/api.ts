@@ -82,10 +82,13 @@ function refreshAccess(): Promise<boolean> {
 async function sessionFetch(request: Request): Promise<Response> {
   if (token && Date.now() > expiresAt - 30_000) await refreshAccess();
   const retry = request.clone();
-  const send = (r: Request) => {
+  // The body is sent as bytes, not as the Request's stream: the browser's network panel (and a test's
+  // request log) shows a streamed body as absent.
+  const send = async (r: Request) => {
     const headers = new Headers(r.headers);
     headers.set('authorization', `Bearer ${token ?? ''}`);
-    return fetch(new Request(r, { headers }));
+    const body = r.body ? await r.arrayBuffer() : undefined;
+    return fetch(r.url, { method: r.method, headers, body, signal: r.signal, credentials: r.credentials, cache: r.cache, redirect: r.redirect });
   };
   let res = await send(request);
   if (res.status === 401 && token && (await refreshAccess())) res = await send(retry);
