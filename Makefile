@@ -127,3 +127,8 @@ clean:
 # version and appVersion, ASSAY_VERSION, the MCP server); deploy/upgrade/src/versions.test.ts checks they agree.
 release-version: setup
 	pnpm --silent exec tsx deploy/upgrade/src/release-version.ts "$(V)"
+
+# make upgrade-snapshot [FROM=ref]: the previous release's event schemas, envelope and migration hashes into
+# deploy/upgrade/previous-release.json, read by the upgrade tests (no git history needed then). FROM: CHANGELOG's last release.
+upgrade-snapshot: setup
+	pnpm --silent exec tsx deploy/upgrade/src/snapshot.ts $(FROM)
