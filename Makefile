@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak clean
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -122,3 +122,13 @@ soak: setup
 
 clean:
 	rm -rf node_modules */*/node_modules tests/node_modules
+
+# make release-version V=x.y.z: the version in every place that carries it (package.json files, the chart's
+# version and appVersion, ASSAY_VERSION, the MCP server); deploy/upgrade/src/versions.test.ts checks they agree.
+release-version: setup
+	pnpm --silent exec tsx deploy/upgrade/src/release-version.ts "$(V)"
+
+# make upgrade-snapshot [FROM=ref]: the previous release's event schemas, envelope and migration hashes into
+# deploy/upgrade/previous-release.json, read by the upgrade tests (no git history needed then). FROM: CHANGELOG's last release.
+upgrade-snapshot: setup
+	pnpm --silent exec tsx deploy/upgrade/src/snapshot.ts $(FROM)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { COMMAND_TOPICS, contractValidator, eventTopic } from '@assay/contracts';
+import { ASSAY_VERSION, COMMAND_TOPICS, contractValidator, eventTopic } from '@assay/contracts';
 import { activeTraceparent } from '@assay/telemetry';
 import { AT_ONCE, outboxChannel } from './outbox.tables.js';
 import { MESSAGES_PER_JOB } from './pg.transport.js';
@@ -51,6 +51,7 @@ export function outboxBatch(events: NewEvent[]): OutboxBatch {
     const envelope: EventEnvelope = {
       id: randomUUID(),
       event: event.event,
+      version: ASSAY_VERSION,
       timestamp: new Date().toISOString(),
       organization_id: event.organization_id,
       ...(event.project_id ? { project_id: event.project_id } : {}),

@@ -4,6 +4,12 @@ import type { Topic } from '@assay/contracts';
 export interface EventEnvelope<T = Record<string, unknown>> {
   id: string;
   event: string;
+  /**
+   * The release that wrote it (ASSAY_VERSION); absent from events of releases before 0.2.0. During a
+   * rolling upgrade both releases read each other's events: a consumer never requires a field the
+   * previous release does not write (docs/upgrading.md; deploy/upgrade's contract test).
+   */
+  version?: string;
   timestamp: string;
   organization_id: string;
   project_id?: string;

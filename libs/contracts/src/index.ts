@@ -32,6 +32,7 @@ export {
   type SessionCases,
   type SnapshotCase,
 } from './internal.js';
+export { ASSAY_VERSION } from './version.js';
 export { COMMAND_TOPICS, EVENTS, TOPICS, eventTopic, isEvent, type EventContract, type EventData, type Topic } from './events.js';
 export { SCHEMAS, ContractValidator, contractValidator } from './validator.js';
 export type { FieldError } from './field-error.js';

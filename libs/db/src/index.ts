@@ -84,9 +84,14 @@ export async function migrateToLatest<DB>(
     await sql`select pg_advisory_lock(hashtext(${`assay.migrate.${schema}`}))`.execute(conn);
     try {
       await sql`create schema if not exists ${sql.id(schema)}`.execute(conn);
+      // A schema newer than this code (a Deployment rolled back after the new release migrated): the migrations
+      // this code does not know are taken as applied, not as a corrupted history (Kysely's refusal), so the
+      // previous release starts on the new schema, which docs/upgrading.md's rules keep readable by it.
+      const newer = await executedUnknown(conn, schema, migrations);
+      const known = { ...migrations, ...Object.fromEntries(newer.map((name) => [name, APPLIED_ELSEWHERE])) };
       const migrator = new Migrator({
         db: conn,
-        provider: new StaticMigrationProvider(migrations),
+        provider: new StaticMigrationProvider(known),
         migrationTableSchema: schema,
       });
       const result = await migrator.migrateToLatest();
@@ -96,6 +101,25 @@ export async function migrateToLatest<DB>(
       await sql`select pg_advisory_unlock(hashtext(${`assay.migrate.${schema}`}))`.execute(conn);
     }
   });
+}
+
+/** Stands for a migration a newer release applied: never run by this code (it is applied already). */
+const APPLIED_ELSEWHERE: Migration = {
+  up: async () => {
+    throw new Error('a newer release applied this migration; this code cannot run it');
+  },
+};
+
+/** Migrations the schema's migration table records that `migrations` does not name (a newer release's), oldest first. */
+async function executedUnknown(db: Kysely<any>, schema: string, migrations: Record<string, Migration>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from ${sql.id(schema, 'kysely_migration')} order by name`
+    .execute(db)
+    .catch((err: { code?: string }) => {
+      // No migration table yet: a new schema.
+      if (err.code === '42P01') return { rows: [] as Array<{ name: string }> };
+      throw err;
+    });
+  return rows.map((r) => r.name).filter((name) => !(name in migrations));
 }
 
 /** Names of the migrations not yet applied to the database's schema (all of them when it has none). */

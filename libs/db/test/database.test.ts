@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createDatabase, PgNotifier, selectPage, waitForDatabase, type Database } from '@assay/db';
+import { createDatabase, migrateToLatest, pendingMigrations, PgNotifier, selectPage, waitForDatabase, type Database, type Migration } from '@assay/db';
 import { createTestDatabase, eventually, testDatabaseAdminUrl, type TestDatabase } from '@assay/testing';
 
 let database: TestDatabase;
@@ -104,6 +104,30 @@ describe('waitForDatabase', () => {
       await server.query(`alter database "${database.name}" allow_connections true`);
       await server.end();
       await pool.end();
+    }
+  });
+});
+
+describe('migrateToLatest on a schema newer than the code', () => {
+  // A Deployment rolled back after the new release's migrations ran: the older code must start on the newer schema.
+  it('takes the migrations it does not know as applied, and still applies its own pending ones in order', async () => {
+    const rollback = createDatabase<any>({ connectionString: database.url, schema: 'rollback_case' });
+    try {
+      const table = (name: string): Migration => ({ up: async (k) => void (await k.schema.createTable(name).addColumn('id', 'integer').execute()) });
+      const older = { '20260101000000_a': table('a') };
+      const newer = { ...older, '20260201000000_b': table('b') };
+      await migrateToLatest(rollback, newer);
+      const result = await migrateToLatest(rollback, older);
+      expect(result.results).toEqual([]);
+      expect(await pendingMigrations(rollback, older)).toEqual([]);
+      const { rows } = await sql<{ n: string }>`select count(*) as n from rollback_case.b`.execute(rollback.db);
+      expect(Number(rows[0]!.n)).toBe(0);
+      // The newer code again, with one more of its own: applied, the unknown-to-older one untouched.
+      const newest = { ...newer, '20260301000000_c': table('c') };
+      const again = await migrateToLatest(rollback, newest);
+      expect(again.results?.map((r) => [r.migrationName, r.status])).toEqual([['20260301000000_c', 'Success']]);
+    } finally {
+      await rollback.close();
     }
   });
 });

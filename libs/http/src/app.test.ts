@@ -1,3 +1,4 @@
+import { ASSAY_VERSION } from '@assay/contracts';
 import { createLogger, createSilentLogger } from '@assay/logger';
 import { servicePrincipal, signPrincipal, PRINCIPAL_HEADER, type Principal } from '@assay/principal';
 import net from 'node:net';
@@ -159,10 +160,10 @@ describe('request ids', () => {
 });
 
 describe('health and readiness', () => {
-  it('answers /healthz with the service name', async () => {
+  it('answers /healthz with the service name and the release it runs', async () => {
     const reply = await call('/healthz');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'ok', service: 'test-service' });
+    expect(reply.body).toEqual({ status: 'ok', service: 'test-service', version: ASSAY_VERSION });
   });
 
   it('answers /readyz with 200 and the checks when every check passes', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { logSafeUrl } from './log-url.js';
+import { ASSAY_VERSION } from '@assay/contracts';
 import type { Logger } from '@assay/logger';
 import { AppError, MESSAGES, validationError } from './errors.js';
 
@@ -101,8 +102,9 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     }),
   );
 
+  // The release this process runs: during a rolling upgrade, which replicas are the new ones.
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', service: opts.name });
+    res.json({ status: 'ok', service: opts.name, version: ASSAY_VERSION });
   });
   // Liveness: the process answers (its event loop turns); no dependency is asked, so an outage never restarts pods.
   app.get('/livez', (_req, res) => {

@@ -6,7 +6,7 @@ import { registerRunTools } from './tools/runs.js';
 import { registerTestCaseTools } from './tools/test-cases.js';
 
 export const MCP_SERVER_NAME = 'assay';
-export const MCP_SERVER_VERSION = '0.1.0';
+export const MCP_SERVER_VERSION = '0.2.0';
 
 /**
  * The Assay MCP server: about ten task-shaped tools over the public API, one
