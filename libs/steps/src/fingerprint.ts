@@ -252,12 +252,18 @@ const HELPERS = String.raw`
 /** In-page: the fingerprint of one element (one round trip on the hot path of element steps). */
 export const FINGERPRINT = new Function('el', `${HELPERS}\nreturn fingerprintOf(el, textLeaves());`) as (el: unknown) => ElementFingerprint;
 
-// Elements a step could have meant: interactive ones, ones with text of their
-// own, images, and anything with an id, a test id or a role; visible only.
+/** Text in children up to this many characters makes an element a candidate; longer, it is a section, not one thing. */
+const TEXT_BLOCK_MAX = 300;
+
+// Elements a step could have meant: every visible element a user can see or
+// act on, whatever its tag: interactive ones, images and media, anything with
+// an id, a test id or a role, and any element with text, its own or in its
+// children (a card whose words sit in a span, a pre, a strong), as
+// long as that text is short enough to be one thing (not a whole section).
 const CANDIDATES = new Function(
   'limit',
   `${HELPERS}
-  const INTERACTIVE = new Set(['a', 'button', 'input', 'select', 'textarea', 'label', 'summary', 'option', 'img', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'td', 'th', 'p', 'span', 'div']);
+  const ACTABLE = new Set(['a', 'button', 'input', 'select', 'textarea', 'label', 'summary', 'option', 'img', 'svg', 'canvas', 'video', 'audio', 'iframe', 'details']);
   const leaves = textLeaves();
   const out = [];
   const all = document.body ? document.body.getElementsByTagName('*') : [];
@@ -265,10 +271,13 @@ const CANDIDATES = new Function(
     const el = all[i];
     const t = tagOf(el);
     if (SKIP.has(t) || el.closest('svg') && t !== 'svg') continue;
-    const interesting = ['a', 'button', 'input', 'select', 'textarea', 'label', 'summary', 'img'].includes(t)
+    let interesting = ACTABLE.has(t)
       || el.hasAttribute('role') || el.hasAttribute('onclick') || el.hasAttribute('tabindex') || el.isContentEditable
-      || el.id || TESTIDS.some((a) => el.hasAttribute(a))
-      || (INTERACTIVE.has(t) && ownText(el));
+      || el.id || TESTIDS.some((a) => el.hasAttribute(a)) || !!ownText(el);
+    if (!interesting) {
+      const text = norm(el.textContent);
+      interesting = text.length > 0 && text.length <= ${TEXT_BLOCK_MAX};
+    }
     if (!interesting || !isVisible(el)) continue;
     out.push(fingerprintOf(el, leaves));
   }
@@ -276,7 +285,7 @@ const CANDIDATES = new Function(
 ) as (limit: number) => ElementFingerprint[];
 
 /** Candidates read on failure at most (document order). */
-export const MAX_CANDIDATES = 400;
+export const MAX_CANDIDATES = 600;
 
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | undefined> =>
   Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);

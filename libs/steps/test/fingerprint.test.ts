@@ -72,4 +72,21 @@ describe('element fingerprints', () => {
     expect(invalid.target).toBeUndefined();
     expect(invalid.candidates.length).toBe(candidates.length);
   });
+
+  it('takes as candidates elements whose text sits in their children, a pre and a strong, whatever their tag', async () => {
+    await page.setContent(`<main>
+      <article class="card"><span>Total</span> <span>42 items</span></article>
+      <pre>npm install left-pad</pre>
+      <p>Status: <strong>Ready</strong></p>
+      <section class="long"><p>${'A long section of prose. '.repeat(10)}</p><p>${'More of it. '.repeat(20)}</p></section>
+    </main>`);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const byTag = (tag: string) => candidates.filter((c) => c.tag === tag).map((c) => c.text);
+    expect(byTag('article')).toEqual(['Total 42 items']);
+    expect(byTag('pre')).toEqual(['npm install left-pad']);
+    expect(byTag('strong')).toEqual(['Ready']);
+    // A whole section of text is no one thing a step meant (its paragraphs are).
+    expect(byTag('section')).toEqual([]);
+    expect(byTag('p')).toHaveLength(3);
+  });
 });

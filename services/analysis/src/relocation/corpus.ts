@@ -58,11 +58,14 @@ export interface CorpusScore {
   /** Picks flagged as standing out (high confidence), and how many of those were wrong. */
   confident: number;
   confidentWrong: number;
+  /** Picks the product applies (a tiered scorer's confident ones, any other scorer's every pick), and wrong ones among them. */
+  heals: number;
+  wrongHeals: number;
 }
 
 /** Runs one scorer over the cases. */
 export function scoreCorpus(cases: RelocationCase[], scorer: Scorer): CorpusScore {
-  const s: CorpusScore = { cases: cases.length, relocatable: 0, top1: 0, top3: 0, noMatch: 0, noMatchRight: 0, gone: 0, picks: 0, wrongPicks: 0, confident: 0, confidentWrong: 0 };
+  const s: CorpusScore = { cases: cases.length, relocatable: 0, top1: 0, top3: 0, noMatch: 0, noMatchRight: 0, gone: 0, picks: 0, wrongPicks: 0, confident: 0, confidentWrong: 0, heals: 0, wrongHeals: 0 };
   for (const c of cases) {
     const r = scorer.relocate(c.target, c.candidates);
     if (c.expected === null) s.gone++;
@@ -83,6 +86,10 @@ export function scoreCorpus(cases: RelocationCase[], scorer: Scorer): CorpusScor
         s.confident++;
         if (wrong) s.confidentWrong++;
       }
+      if (r.outlier || !scorer.tiered) {
+        s.heals++;
+        if (wrong) s.wrongHeals++;
+      }
     }
   }
   return s;
@@ -90,10 +97,14 @@ export function scoreCorpus(cases: RelocationCase[], scorer: Scorer): CorpusScor
 
 const pct = (n: number, d: number) => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}`);
 
-/** The bench's line: `<scorer>: top-1 <pct>%, top-3 <pct>%, no-match precision <pct>%, cases <n>`. */
+/**
+ * The bench's line: `<scorer>: top-1 <pct>%, top-3 <pct>%, heal rate <pct> %, wrong heals <pct> %, no-match precision <pct>%, cases <n>`.
+ * Heal rate: right applied picks of the cases whose element exists; wrong heals: wrong applied picks of the applied picks.
+ */
 export function formatScore(name: string, s: CorpusScore): string {
   const p = (n: number, d: number) => (d === 0 ? 'n/a' : `${pct(n, d)}%`);
-  return `${name}: top-1 ${p(s.top1, s.relocatable)}, top-3 ${p(s.top3, s.relocatable)}, no-match precision ${p(s.noMatchRight, s.noMatch)}, cases ${s.cases}`;
+  const q = (n: number, d: number) => (d === 0 ? 'n/a' : `${pct(n, d)} %`);
+  return `${name}: top-1 ${p(s.top1, s.relocatable)}, top-3 ${p(s.top3, s.relocatable)}, heal rate ${q(s.heals - s.wrongHeals, s.relocatable)}, wrong heals ${q(s.wrongHeals, s.heals)}, no-match precision ${p(s.noMatchRight, s.noMatch)}, cases ${s.cases}`;
 }
 
 /** What a user of a healing tool feels: wrong heals, and gone elements reported as gone. */

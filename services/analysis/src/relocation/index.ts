@@ -10,6 +10,7 @@ export {
   checkModel,
   crossValidateBySite,
   crossValidatedOutcomes,
+  FIT_GRID,
   FIT_OPTIONS,
   featureCase,
   fitAbstention,
@@ -28,3 +29,4 @@ export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type Corpus
 export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
 export { RELOCATION_MODEL } from './model.js';
 export { elementSignature, roleFamily, type Fingerprint, type RelocationCase } from './fingerprint.js';
+export { calibrateTiers, chooseAndFit, foldsBySite, nestedCrossValidate, scoreChosen, type Chosen, tierFigures, tierOf, type NestedFold, type NestedOptions, type NestedOutcome, type Thresholds, type TierFigures } from './nested.js';

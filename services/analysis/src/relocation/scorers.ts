@@ -18,7 +18,7 @@ export interface Relocation {
   best: ScoredCandidate | undefined;
   /** 0..1: how sure the pick is (score and how far it stands out). */
   confidence: number;
-  /** The pick stands out from the rest (above Q3 + 1.5·IQR of the top ten). */
+  /** The pick is confident (applied after its checks); a pick that is not is plausible (offered only once a re-run with it passes). */
   outlier: boolean;
   /** Why there is no pick, or why the pick is uncertain. */
   reason?: string;
@@ -26,6 +26,8 @@ export interface Relocation {
 
 export interface Scorer {
   name: string;
+  /** Its picks come in two tiers: only an `outlier` (confident) pick is applied; the others wait for a passing re-run. Unset: every pick is applied. */
+  tiered?: boolean;
   relocate(target: Fingerprint, candidates: Fingerprint[]): Relocation;
 }
 
@@ -240,13 +242,14 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const right = top === best.index ? rightProbability(model.abstention, x) : 0;
   const second = ranked[1]?.score ?? 0;
   const pct = (v: number) => `${Math.round(v * 100)} %`;
-  if (right < model.pickAt) {
+  const lead = x[1]!;
+  if (right < model.pickAt || (right < model.confidentAt && lead < model.pickLead)) {
     return {
       ranked,
       best: undefined,
       confidence: 0,
       outlier: false,
-      reason: `no candidate is likely enough to be the element (the closest is ${pct(right)} likely to be it, ranked at ${pct(best.score)} against ${pct(second)} for the next and ${pct(gone)} for "gone"; a pick needs ${pct(model.pickAt)})`,
+      reason: `no candidate is likely enough to be the element (the closest is ${pct(right)} likely to be it, ranked at ${pct(best.score)} against ${pct(second)} for the next and ${pct(gone)} for "gone"; a pick needs ${pct(model.pickAt)}${model.pickLead > 0 ? ` and a clear lead over the next` : ''})`,
     };
   }
   const why = opts.noContradictions ? undefined : contradicts(target, candidates[best.index]!, ctx.words);
@@ -257,10 +260,10 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
     best,
     confidence: Math.round(right * 100) / 100,
     outlier,
-    ...(outlier ? {} : { reason: `the best candidate (${pct(right)} likely to be the element; ranked at ${pct(best.score)} against ${pct(second)} for the next) does not stand out enough to be sure (${pct(model.confidentAt)})` }),
+    ...(outlier ? {} : { reason: `the best candidate is plausible, not sure (${pct(right)} likely to be the element, against ${pct(model.confidentAt)} for a sure pick; ranked at ${pct(best.score)} against ${pct(second)} for the next): it is offered only once a re-run with it passes` }),
   };
 }
 
-export const assayScorer: Scorer = { name: 'Assay', relocate: (t, c) => assayRelocate(t, c) };
+export const assayScorer: Scorer = { name: 'Assay', tiered: true, relocate: (t, c) => assayRelocate(t, c) };
 
 export const SCORERS: Scorer[] = [assayScorer, similoScorer, healeniumScorer, plainSimiloScorer];

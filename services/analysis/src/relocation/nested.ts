@@ -1,0 +1,251 @@
+/**
+ * Nested cross-validation by site: the figures a fitted relocation scorer
+ * may honestly report. Sites are split into outer folds; for each, every
+ * setting (regularisation, loss, feature set, the abstention thresholds and
+ * the plausible tier's margin) is chosen on inner folds of the other sites
+ * only, the ranking and abstention models are fitted on those sites with the
+ * chosen setting, and the outer fold's cases are scored once. Nothing of an
+ * outer fold's sites reaches a choice that scores them.
+ */
+import { fitAbstention, fitModel, rightProbability, topReadings, type FeatureCase, type FitOptions, type LinearModel } from './fit.js';
+
+/** One case scored by a model (and thresholds) chosen without its site. */
+export interface NestedOutcome {
+  /** Where the expected element ranked (0 = first; −1 when gone). */
+  rank: number;
+  /** The probability the abstention model gives that the top candidate is the element. */
+  p: number;
+  /** The top candidate's lead over the next, in score units. */
+  lead: number;
+  /** The top candidate is the element. */
+  right: boolean;
+  gone: boolean;
+  /** What the product does: apply (confident), offer after a passing re-run (plausible), or say "no match". */
+  tier: 'confident' | 'plausible' | 'none';
+}
+
+/** The abstention thresholds: a confident pick is applied; a plausible one is offered only after a passing re-run. */
+export interface Thresholds {
+  confidentAt: number;
+  plausibleAt: number;
+  /** A plausible pick also needs this lead (score units) over the runner-up. */
+  plausibleLead: number;
+}
+
+export interface NestedFold {
+  sites: string[];
+  setting: string;
+  thresholds: Thresholds;
+}
+
+export interface NestedOptions {
+  outerFolds?: number;
+  innerFolds?: number;
+  /** The settings the inner folds choose among (name → fit options). */
+  grid: Record<string, FitOptions>;
+  /** Wrong confident picks allowed, as a share of confident picks, on the real-site inner outcomes. */
+  wrongShare?: number;
+  /** The corpus the thresholds are calibrated on (the one whose elements are nearly always still there). */
+  calibrateOn?: string;
+}
+
+const siteKey = (c: FeatureCase) => `${c.corpus}/${c.site}`;
+
+/**
+ * Sites into `k` folds of about the same number of cases, each corpus spread
+ * over all folds (largest site first into the fold with fewest cases of that
+ * corpus; ties by name): deterministic.
+ */
+export function foldsBySite(cases: FeatureCase[], k: number): string[][] {
+  const folds: string[][] = Array.from({ length: k }, () => []);
+  for (const corpus of [...new Set(cases.map((c) => c.corpus))].sort()) {
+    const size = new Map<string, number>();
+    for (const c of cases.filter((x) => x.corpus === corpus)) size.set(siteKey(c), (size.get(siteKey(c)) ?? 0) + 1);
+    const load = new Array<number>(k).fill(0);
+    for (const [site, n] of [...size].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+      const f = load.indexOf(Math.min(...load));
+      folds[f]!.push(site);
+      load[f]! += n;
+    }
+  }
+  return folds.filter((f) => f.length);
+}
+
+/** The abstention model's L2 penalties the inner folds choose among. */
+const ABSTENTION_L2 = [0.001, 0.003];
+
+interface Reading {
+  c: FeatureCase;
+  rank: number;
+  top: number;
+  x: number[];
+}
+
+/** Fits on `train` and reads `test`: each case's rank and the abstention inputs of its top candidate. */
+function readFold(train: FeatureCase[], test: FeatureCase[], opts: FitOptions, fitted?: LinearModel): Reading[] {
+  const model = fitted ?? fitModel(train, opts);
+  return test.map((c) => {
+    const { top, x } = topReadings(model, c.rows);
+    const e = c.expected;
+    let rank = -1;
+    if (e !== null) {
+      const s = c.rows.map((row) => row.reduce((a, v, k) => a + model.weights[k]! * v, 0));
+      rank = s.filter((v, i) => v > s[e]! || (v === s[e]! && i < e)).length;
+    }
+    return { c, rank, top, x };
+  });
+}
+
+const sample = (r: Reading, weight: (c: FeatureCase) => number) => ({ x: r.x, right: r.c.expected !== null && r.c.expected === r.top, weight: weight(r.c) });
+
+/**
+ * Thresholds from held-out outcomes. `confidentAt`: the lowest probability at
+ * which wrong picks are at most `wrongShare` of the picks at or above it, on
+ * the calibration corpus and on all cases. `plausibleAt` and its lead: what
+ * maximises right plausible picks minus twice the wrong ones below
+ * `confidentAt` (a wrong one costs a re-run and must then fail it).
+ */
+export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right: boolean; corpus: string }>, wrongShare: number, calibrateOn: string): Thresholds {
+  const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
+  const ok = (list: typeof outcomes, t: number, share: number) => {
+    const picks = list.filter((o) => o.p >= t);
+    return picks.filter((o) => !o.right).length <= share * picks.length;
+  };
+  const own = outcomes.filter((o) => o.corpus === calibrateOn);
+  // The lowest threshold that holds, and every one above it too (a lucky dip in the curve is not a threshold).
+  let confidentAt = 1;
+  for (let i = grid.length - 1; i >= 0; i--) {
+    if (!ok(own, grid[i]!, wrongShare) || !ok(outcomes, grid[i]!, 2 * wrongShare)) break;
+    confidentAt = grid[i]!;
+  }
+  let best = 0;
+  let plausibleAt = confidentAt;
+  let plausibleLead = 0;
+  for (const lead of [0, 0.5, 1, 2]) {
+    for (const t of grid.filter((g) => g < confidentAt)) {
+      const band = outcomes.filter((o) => o.p >= t && o.p < confidentAt && o.lead >= lead);
+      const value = band.reduce((a, o) => a + (o.right ? 1 : -2), 0);
+      if (value > best) {
+        best = value;
+        plausibleAt = t;
+        plausibleLead = lead;
+      }
+    }
+  }
+  return { confidentAt, plausibleAt, plausibleLead };
+}
+
+/** The product's tier for a probability and lead under the thresholds. */
+export function tierOf(p: number, lead: number, t: Thresholds): NestedOutcome['tier'] {
+  if (p >= t.confidentAt) return 'confident';
+  if (p >= t.plausibleAt && lead >= t.plausibleLead) return 'plausible';
+  return 'none';
+}
+
+/** What `chooseAndFit` settles on: the setting, the models fitted with it on every training site, and the thresholds. */
+export interface Chosen {
+  setting: string;
+  abstentionL2: number;
+  model: LinearModel;
+  abstention: number[];
+  thresholds: Thresholds;
+  /** Confident picks right and made on the calibration corpus, inner folds (the heal rate the choice was made on). */
+  innerHeals: number;
+}
+
+/**
+ * Chooses a setting (ranking: most top-1 on inner folds by site; abstention:
+ * its L2 penalty and the thresholds, most confident right picks on the
+ * calibration corpus within the wrong-pick share) on `train` alone, then fits
+ * the ranking and abstention models on all of `train` with it.
+ */
+export function chooseAndFit(train: FeatureCase[], o: NestedOptions): Chosen {
+  const inner = foldsBySite(train, o.innerFolds ?? 4);
+  const inFold = (f: string[]) => (c: FeatureCase) => f.includes(siteKey(c));
+  let best: { name: string; top1: number; readings: Reading[] } | undefined;
+  for (const [name, opts] of Object.entries(o.grid)) {
+    const readings = inner.flatMap((f) => readFold(train.filter((c) => !inFold(f)(c)), train.filter(inFold(f)), opts));
+    const top1 = readings.filter((r) => r.rank === 0).length;
+    if (!best || top1 > best.top1) best = { name, top1, readings };
+  }
+  const opts = o.grid[best!.name]!;
+  const weight = opts.caseWeight ?? (() => 1);
+  const calibrateOn = o.calibrateOn ?? 'real';
+  let choice: { l2: number; thresholds: Thresholds; heals: number } | undefined;
+  for (const l2 of ABSTENTION_L2) {
+    // Held-out abstention probabilities on the inner folds, for the thresholds.
+    const held = inner.flatMap((f) => {
+      const abst = fitAbstention(best!.readings.filter((r) => !f.includes(siteKey(r.c))).map((r) => sample(r, weight)), l2);
+      return best!.readings.filter((r) => f.includes(siteKey(r.c))).map((r) => ({ p: rightProbability(abst, r.x), lead: r.x[1]!, right: sample(r, weight).right, corpus: r.c.corpus }));
+    });
+    const thresholds = calibrateTiers(held, o.wrongShare ?? 0.01, calibrateOn);
+    const heals = held.filter((h) => h.corpus === calibrateOn && h.right && h.p >= thresholds.confidentAt).length;
+    if (!choice || heals > choice.heals) choice = { l2, thresholds, heals };
+  }
+  return {
+    setting: best!.name,
+    abstentionL2: choice!.l2,
+    model: fitModel(train, opts),
+    abstention: fitAbstention(best!.readings.map((r) => sample(r, weight)), choice!.l2),
+    thresholds: choice!.thresholds,
+    innerHeals: choice!.heals,
+  };
+}
+
+/** Scores cases with what `chooseAndFit` settled on. */
+export function scoreChosen(chosen: Chosen, test: FeatureCase[]): NestedOutcome[] {
+  return readFold([], test, {}, chosen.model).map((r) => {
+    const p = rightProbability(chosen.abstention, r.x);
+    const right = r.c.expected !== null && r.c.expected === r.top;
+    return { rank: r.rank, p, lead: r.x[1]!, right, gone: r.c.expected === null, tier: tierOf(p, r.x[1]!, chosen.thresholds) };
+  });
+}
+
+/** Nested cross-validation by site: every case scored once, by settings chosen on inner folds of the other sites. */
+export function nestedCrossValidate(cases: FeatureCase[], o: NestedOptions): { outcomes: Map<FeatureCase, NestedOutcome>; folds: NestedFold[] } {
+  const outcomes = new Map<FeatureCase, NestedOutcome>();
+  const folds: NestedFold[] = [];
+  for (const sites of foldsBySite(cases, o.outerFolds ?? 10)) {
+    const test = cases.filter((c) => sites.includes(siteKey(c)));
+    const chosen = chooseAndFit(
+      cases.filter((c) => !sites.includes(siteKey(c))),
+      o,
+    );
+    scoreChosen(chosen, test).forEach((r, i) => outcomes.set(test[i]!, r));
+    folds.push({ sites, setting: `${chosen.setting}; abstention L2 ${chosen.abstentionL2}`, thresholds: chosen.thresholds });
+  }
+  return { outcomes, folds };
+}
+
+/** The figures of a set of outcomes (one corpus): ranking, and what the product would do. */
+export interface TierFigures {
+  cases: number;
+  withTarget: number;
+  top1: number;
+  top3: number;
+  confident: number;
+  confidentRight: number;
+  plausible: number;
+  plausibleRight: number;
+  none: number;
+  noneGone: number;
+  gone: number;
+}
+
+export function tierFigures(outcomes: NestedOutcome[]): TierFigures {
+  const withTarget = outcomes.filter((o) => !o.gone);
+  const of = (tier: NestedOutcome['tier']) => outcomes.filter((o) => o.tier === tier);
+  return {
+    cases: outcomes.length,
+    withTarget: withTarget.length,
+    top1: withTarget.filter((o) => o.rank === 0).length,
+    top3: withTarget.filter((o) => o.rank >= 0 && o.rank < 3).length,
+    confident: of('confident').length,
+    confidentRight: of('confident').filter((o) => o.right).length,
+    plausible: of('plausible').length,
+    plausibleRight: of('plausible').filter((o) => o.right).length,
+    none: of('none').length,
+    noneGone: of('none').filter((o) => o.gone).length,
+    gone: outcomes.filter((o) => o.gone).length,
+  };
+}
