@@ -56,6 +56,8 @@ startMain(async () => {
           profile: new PhaseProfile(config.profileFile),
         });
         await runner.start();
+      }
+      if (config.suiteShardsEnabled) {
         suites = new SuiteShardRunner({
           db: database.db,
           schema: config.schema,
