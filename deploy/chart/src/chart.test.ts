@@ -84,6 +84,7 @@ const MATRIX: Array<[string, Values]> = [
   ['KEDA on, pg bus', { ...DB, ...PG, keda: { enabled: true } }],
   ['KEDA on, kafka bus', { ...DB, ...KAFKA, keda: { enabled: true, 'execution-runner': { maxReplicaCount: 6 } } }],
   ['network policy off', { ...DB, ...PG, networkPolicy: { enabled: false } }],
+  ['suite-shard pods on', { ...DB, ...KAFKA, suiteShards: { enabled: true, replicaCount: 2 } }],
   [
     'everything else on: HPA, PDB, otel, egress allowances, Redis URL, optional secrets, migrations at start',
     {
@@ -448,4 +449,103 @@ describe('guards', () => {
     expect(await renderFails(with_({ retryDelays: 'soon' }))).toMatch(/retryDelays/);
   });
 
+});
+
+describe('suite-shard pods', () => {
+  const SHARDS = { suiteShards: { enabled: true } };
+  const shardPod = (objects: K8sObject[]) => named(objects, 'Deployment', 'assay-suite-shards').spec.template.spec;
+
+  it('are off by default, and the runner pods (not root, no capabilities) then take no shard either', async () => {
+    const objects = await render({ ...DB, ...PG });
+    expect(objects.filter((o) => o.metadata.name === 'assay-suite-shards')).toEqual([]);
+    expect(envOf(objects, 'execution-runner').SUITE_SHARDS_ENABLED).toMatchObject({ value: 'false' });
+  });
+
+  it("run the runner as a shard taker only, with the box's capabilities and nothing more", async () => {
+    const objects = await render({ ...DB, ...PG, ...SHARDS });
+    const pod = shardPod(objects);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.enableServiceLinks).toBe(false);
+    // Root of a user namespace of its own, not of the node.
+    expect(pod.hostUsers).toBe(false);
+    expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
+    const c = pod.containers[0];
+    expect(c.args).toEqual(['execution-runner']);
+    expect(c.securityContext).toEqual({
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'], add: ['SYS_ADMIN', 'SETUID', 'SETGID', 'NET_ADMIN', 'CHOWN', 'DAC_OVERRIDE'] },
+      appArmorProfile: { type: 'Unconfined' },
+      procMount: 'Unmasked',
+    });
+    // Writable: the boxes' directories, /tmp and /dev/shm only (emptyDirs).
+    expect(c.volumeMounts.filter((m: { readOnly?: boolean }) => !m.readOnly).map((m: { mountPath: string }) => m.mountPath).sort()).toEqual(['/dev/shm', '/tmp', '/var/lib/assay/suites']);
+    const env = envOf(objects, 'suite-shards');
+    expect(env).toMatchObject({
+      RUNNER_ENABLED: { value: 'false' },
+      SCHEDULER_ENABLED: { value: 'false' },
+      SUITE_SHARDS_ENABLED: { value: 'true' },
+      SUITE_WORK_DIR: { value: '/var/lib/assay/suites' },
+      SUITE_UID_MIN: { value: '10000' },
+      SUITE_UID_MAX: { value: '65000' },
+    });
+    // No user namespace: root of the node, and /proc stays masked.
+    const hostUsers = shardPod(await render({ ...DB, ...PG, suiteShards: { enabled: true, hostUsers: true } }));
+    expect(hostUsers.hostUsers).toBe(true);
+    expect(hostUsers.containers[0].securityContext.procMount).toBeUndefined();
+  });
+
+  it('hold no secret in their environment: each secret the runner reads is a file of a projected volume only root reads', async () => {
+    const kafka = { ...KAFKA.bus.kafka, tls: { enabled: true }, sasl: { mechanism: 'scram-sha-512', existingSecret: 'kafka-user' } };
+    const objects = await render({
+      ...DB,
+      bus: { kind: 'kafka', kafka },
+      suiteShards: { enabled: true, env: { EXTRA_TOKEN: { valueFrom: { secretKeyRef: { name: 'mine', key: 'token' } } } } },
+    });
+    const c = shardPod(objects).containers[0];
+    expect(c.env.filter((e: { valueFrom?: unknown }) => e.valueFrom)).toEqual([]);
+    const env = envOf(objects, 'suite-shards');
+    for (const name of ['DATABASE_URL', 'INTERNAL_TOKEN_SECRET', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD', 'EXTRA_TOKEN']) {
+      expect(env[name]).toBeUndefined();
+      expect(env[`${name}_FILE`]).toEqual({ name: `${name}_FILE`, value: `/etc/assay/secrets/${name}` });
+    }
+    const secrets = shardPod(objects).volumes.find((v: { name: string }) => v.name === 'secrets');
+    expect(secrets.projected.defaultMode).toBe(0o400);
+    expect(secrets.projected.sources).toEqual(
+      expect.arrayContaining([
+        { secret: { name: 'assay-connection', items: [{ key: 'DATABASE_URL', path: 'DATABASE_URL' }] } },
+        { secret: { name: 'assay-tokens', items: [{ key: 'INTERNAL_TOKEN_SECRET', path: 'INTERNAL_TOKEN_SECRET' }] } },
+        { secret: { name: 'kafka-user', items: [{ key: 'password', path: 'KAFKA_SASL_PASSWORD' }] } },
+        { secret: { name: 'mine', items: [{ key: 'token', path: 'EXTRA_TOKEN' }] } },
+      ]),
+    );
+    expect(secrets.projected.sources).toHaveLength(5);
+    expect(c.volumeMounts).toContainEqual({ name: 'secrets', mountPath: '/etc/assay/secrets', readOnly: true });
+    // Nor the token secrets of other services, nor the runner's URLs of services it does not call here.
+    for (const name of ['SESSION_TOKEN_SECRET', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY', 'AUTH_URL', 'DISCOVERY_CRAWLER_URL']) expect(env[name]).toBeUndefined();
+  });
+
+  it('have a NetworkPolicy of their own: nothing connects to them; out only DNS, the backends and the internet less metadata and private ranges', async () => {
+    const objects = await render({ ...DB, ...PG, ...SHARDS });
+    const policy = named(objects, 'NetworkPolicy', 'assay-suite-shards').spec;
+    expect(policy.podSelector.matchLabels['app.kubernetes.io/component']).toBe('suite-shards');
+    expect(policy.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.ingress).toEqual([]);
+    const egress = policy.egress as Array<{ to?: Array<{ podSelector?: { matchLabels: Record<string, string> }; ipBlock?: { cidr: string; except?: string[] } }>; ports?: Array<{ port: number }> }>;
+    // No Assay service among the peers: DNS's pods are the only pod selector.
+    expect(egress.flatMap((r) => r.to ?? []).flatMap((p) => (p.podSelector ? [p.podSelector.matchLabels] : []))).toEqual([{ 'k8s-app': 'kube-dns' }]);
+    expect(egress[0]!.ports!.map((p) => p.port)).toEqual([53, 53]);
+    expect(egress[1]!.ports!.map((p) => p.port)).toEqual([5432, 9092, 6379]);
+    expect(egress.flatMap((r) => r.to ?? []).flatMap((p) => (p.ipBlock ? [p.ipBlock] : []))).toEqual([
+      { cidr: '0.0.0.0/0', except: ['169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10'] },
+      { cidr: '::/0', except: ['fe80::/10', 'fc00::/7'] },
+    ]);
+    expect(egress).toHaveLength(3);
+    const off = await render({ ...DB, ...PG, ...SHARDS, networkPolicy: { enabled: false } });
+    expect(byKind(off, 'NetworkPolicy')).toEqual([]);
+  });
+
+  it('refuse an unknown key and a box uid range out of bounds (the values schema)', async () => {
+    expect(await renderFails({ ...DB, ...PG, suiteShards: { enabled: true, privileged: true } })).toMatch(/privileged/);
+    expect(await renderFails({ ...DB, ...PG, suiteShards: { enabled: true, uidRange: [0, 65000] } })).toMatch(/uidRange/);
+  });
 });

@@ -399,6 +399,8 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- if eq $name "execution-runner" -}}
 {{- $_ := set $env "RUNNER_CONCURRENCY" (include "assay.int" ($svc.concurrency | default 2)) -}}
 {{- $_ := set $env "SHUTDOWN_GRACE_SECONDS" (include "assay.int" (include "assay.runnerGrace" $root)) -}}
+{{- /* The runner's pods are not root and cannot make the box suite shards run in: suiteShards' pods take them. */ -}}
+{{- $_ := set $env "SUITE_SHARDS_ENABLED" "false" -}}
 {{- $sched := $svc.scheduler | default dict -}}
 {{- $_ := set $env "SCHEDULER_ENABLED" (toString (ne $sched.enabled false)) -}}
 {{- with $sched.intervalMs -}}
@@ -452,4 +454,63 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- $_ := set $env $k $x -}}
 {{- end -}}
 {{- toYaml $env -}}
+{{- end -}}
+
+{{/* Egress rules of every pod: DNS (networkPolicy.dns) and the backends (PostgreSQL, Kafka, Redis). */}}
+{{- define "assay.baseEgress" -}}
+{{- $v := .Values -}}
+# DNS
+- to:
+    {{- toYaml $v.networkPolicy.dns | nindent 4 }}
+  ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+# PostgreSQL, Kafka, Redis
+- ports:
+    {{- range $port := $v.networkPolicy.backends.ports }}
+    - port: {{ $port | int64 }}
+      protocol: TCP
+    {{- end }}
+  {{- with $v.networkPolicy.backends.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}
+
+{{/*
+Egress rule of the pods that fetch customers' URLs: the internet less
+link-local (cloud metadata) and, unless egress.allowPrivate, the private
+ranges; egress.denyCidrs added to the exceptions, egress.allowCidrs opened.
+*/}}
+{{- define "assay.internetEgress" -}}
+{{- $v := .Values -}}
+{{- $deny4 := list "169.254.0.0/16" -}}
+{{- $deny6 := list "fe80::/10" -}}
+{{- if not $v.egress.allowPrivate -}}
+{{- $deny4 = concat $deny4 (list "10.0.0.0/8" "172.16.0.0/12" "192.168.0.0/16" "100.64.0.0/10") -}}
+{{- $deny6 = append $deny6 "fc00::/7" -}}
+{{- end -}}
+{{- range $cidr := ($v.egress.denyCidrs | default list) -}}
+{{- if contains ":" $cidr -}}
+{{- $deny6 = append $deny6 $cidr -}}
+{{- else -}}
+{{- $deny4 = append $deny4 $cidr -}}
+{{- end -}}
+{{- end -}}
+# Customers' targets: the internet, not link-local (cloud metadata){{ if not $v.egress.allowPrivate }} nor the private ranges{{ end }}.
+- to:
+    - ipBlock:
+        cidr: 0.0.0.0/0
+        except:
+          {{- toYaml $deny4 | nindent 10 }}
+    - ipBlock:
+        cidr: ::/0
+        except:
+          {{- toYaml $deny6 | nindent 10 }}
+    {{- range $cidr := ($v.egress.allowCidrs | default list) }}
+    - ipBlock:
+        cidr: {{ $cidr }}
+    {{- end }}
 {{- end -}}

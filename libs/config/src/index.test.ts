@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError, readConfig, readCommonConfig, type ConfigReader, type Env } from './index.js';
 
 const SECRET = 'x'.repeat(32);
@@ -249,6 +252,28 @@ describe('readConfig', () => {
     it('never reports a problem, even when only commas are given', () => {
       expect(readConfig({ L: ',,,' }, (r) => r.list('L'))).toEqual([]);
     });
+  });
+});
+
+describe('NAME_FILE', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'assay-config-'));
+  const file = (name: string, text: string) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+
+  it('reads a variable from the file NAME_FILE names, trimmed, so a mounted Secret need not be in the environment', () => {
+    const env: Env = { DATABASE_URL_FILE: file('db', 'postgres://a:b@db:5432/assay\n'), INTERNAL_TOKEN_SECRET_FILE: file('token', `${SECRET}\n`) };
+    const config = readConfig(env, (r) => readCommonConfig(r, 'execution-runner', 8083));
+    expect(config.databaseUrl).toBe('postgres://a:b@db:5432/assay');
+    expect(config.internalTokenSecret).toBe(SECRET);
+  });
+
+  it('refuses a file it cannot read, both forms at once, and checks a value from a file as any other', () => {
+    expect(problemsOf({ NAME_FILE: path.join(dir, 'absent') }, (r) => r.string('NAME'))).toEqual([`NAME_FILE: cannot read ${path.join(dir, 'absent')} (ENOENT)`, 'NAME is required']);
+    expect(problemsOf({ NAME: 'a', NAME_FILE: file('n', 'b') }, (r) => r.string('NAME'))).toEqual(['NAME and NAME_FILE are both set: give one']);
+    expect(problemsOf({ S_FILE: file('short', 'too-short') }, (r) => r.secret('S'))).toEqual(['S must be at least 32 characters']);
   });
 });
 

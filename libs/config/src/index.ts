@@ -4,6 +4,8 @@
  * deployment learns all of its mistakes in one start.
  */
 
+import { readFileSync } from 'node:fs';
+
 export type Env = Record<string, string | undefined>;
 
 /** Thrown by `readConfig` with one line per bad or missing variable. */
@@ -40,9 +42,25 @@ export interface ConfigReader {
  */
 export function readConfig<T>(env: Env, build: (r: ConfigReader) => T): T {
   const problems: string[] = [];
-  const raw = (name: string): string | undefined => {
+  const given = (name: string): string | undefined => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  // NAME_FILE, the path of a file holding NAME's value (a mounted Secret): a secret then never sits in the environment.
+  const raw = (name: string): string | undefined => {
+    const file = name.endsWith('_FILE') ? undefined : given(`${name}_FILE`);
+    if (file === undefined) return given(name);
+    if (given(name) !== undefined) {
+      problems.push(`${name} and ${name}_FILE are both set: give one`);
+      return given(name);
+    }
+    try {
+      const v = readFileSync(file, 'utf8').trim();
+      return v === '' ? undefined : v;
+    } catch (err) {
+      problems.push(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      return undefined;
+    }
   };
   const missing = <V>(name: string, fallback: V): V => {
     problems.push(`${name} is required`);

@@ -38,6 +38,8 @@ export interface ExecutionConfig extends CommonConfig, StepTimeouts {
   suites: Omit<SuiteSettings, 'policy'>;
   /** Suite shards one process runs at once (SUITE_SHARDS_PER_RUNNER). */
   suiteShardsPerRunner: number;
+  /** false: this process takes no suite shards (SUITE_SHARDS_ENABLED, default RUNNER_ENABLED): the chart's suite-shard pods take them. */
+  suiteShardsEnabled: boolean;
 }
 
 export function loadConfig(env: Env): ExecutionConfig {
@@ -50,6 +52,7 @@ export function loadConfig(env: Env): ExecutionConfig {
     concurrency: r.int('RUNNER_CONCURRENCY', { default: 2, min: 1, max: 32 }),
     contextMaxCases: r.int('RUNNER_CONTEXT_MAX_CASES', { default: 50, min: 1, max: 10_000 }),
     runnerEnabled: r.bool('RUNNER_ENABLED', { default: true }),
+    suiteShardsEnabled: r.bool('SUITE_SHARDS_ENABLED', { default: r.bool('RUNNER_ENABLED', { default: true }) }),
     ...readStepTimeouts(r),
     leaseSeconds: r.int('RUNNER_LEASE_SECONDS', { default: 30, min: 2, max: 600 }),
     artifacts: {
@@ -80,6 +83,8 @@ function readSuiteSettings(r: ConfigReader, chromiumPath: string): Omit<SuiteSet
     box: {
       workDir: r.string('SUITE_WORK_DIR', { default: '/var/lib/assay/suites' }),
       chromiumPath,
+      // The boxes' uids are drawn from this range: in a Kubernetes pod with its own user namespace only 0–65535 exist.
+      uidRange: [r.int('SUITE_UID_MIN', { default: 200_000, min: 1000, max: 2_000_000_000 }), r.int('SUITE_UID_MAX', { default: 2_000_000_000, min: 1001, max: 2_000_000_000 })],
       limits: {
         cpuSeconds: r.int('SUITE_CPU_SECONDS', { default: 1800, min: 10, max: 86_400 }),
         addressSpaceBytes: r.int('SUITE_ADDRESS_SPACE_BYTES', { default: 2 ** 41, min: 2 ** 30, max: Number.MAX_SAFE_INTEGER }),

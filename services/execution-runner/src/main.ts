@@ -56,6 +56,8 @@ startMain(async () => {
           profile: new PhaseProfile(config.profileFile),
         });
         await runner.start();
+      }
+      if (config.suiteShardsEnabled) {
         suites = new SuiteShardRunner({
           db: database.db,
           schema: config.schema,
@@ -102,7 +104,8 @@ startMain(async () => {
     async stop() {
       await scheduler?.stop();
       await recordings?.closeAll();
-      await suites?.stop();
+      // Suite shards go back to the queue at once (their finished tests kept) for another runner.
+      await suites?.drain();
       // Drains: no new work, running executions finish (or go back to the queue after SHUTDOWN_GRACE_SECONDS).
       await runner?.drain(config.shutdownGraceSeconds * 1000);
       janitor?.stop();

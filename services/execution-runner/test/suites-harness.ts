@@ -83,6 +83,8 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
     box: {
       workDir: opts.workDir ?? path.join('/var/lib/assay-test-suites', randomBytes(4).toString('hex')),
       chromiumPath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
+      // The range a chart pod with its own user namespace has (0–65535).
+      uidRange: [10_000, 65_000],
       limits: { cpuSeconds: 300, addressSpaceBytes: 2 ** 41, fileSizeBytes: 256 * 1024 * 1024, processes: 512, shmBytes: 128 * 1024 * 1024, outputBytes: 1024 * 1024 },
     },
     archive: { maxBytes: 20 * 1024 * 1024, maxUnpackedBytes: 100 * 1024 * 1024, maxFiles: 5000 },

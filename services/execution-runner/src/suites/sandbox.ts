@@ -37,6 +37,8 @@ export interface BoxSettings {
   /** Directory under which each box gets its own (SUITE_WORK_DIR). */
   workDir: string;
   chromiumPath: string;
+  /** Each box's uid is drawn from [min, max) (SUITE_UID_MIN, SUITE_UID_MAX). */
+  uidRange: [number, number];
   limits: BoxLimits;
 }
 
@@ -84,7 +86,7 @@ export class SuiteBox {
   ) {
     this.dir = path.join(settings.workDir, id);
     // A uid of its own per box: no other box, nor the runner, owns anything it could then read.
-    this.uid = randomInt(200_000, 2_000_000_000);
+    this.uid = randomInt(settings.uidRange[0], settings.uidRange[1]);
   }
 
   /**

@@ -52,7 +52,11 @@ export class SuiteShardRunner {
   private readonly slots: Semaphore;
   private reaper: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, Promise<void>>();
+  /** The shards this process holds, by `<execution>/<shard>`: what a drain hands back. */
+  private readonly held = new Map<string, { executionId: string; shard: number; halt: () => void }>();
   private stopping = false;
+  private signalStop: () => void = () => undefined;
+  private readonly stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.slots = new Semaphore(o.concurrency);
@@ -74,15 +78,54 @@ export class SuiteShardRunner {
 
   /** Stops taking shards and waits for the running ones (their boxes end with them). */
   async stop(): Promise<void> {
+    await this.stopTaking();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /**
+   * The SIGTERM path: takes no new shard (a command waiting for a free slot
+   * goes back to the bus for another runner), hands every shard it holds back
+   * to the queue at once with a `suite.shard.requested` for another runner
+   * (its finished tests are kept, the others start over there; the attempt
+   * does not count), then stops their boxes.
+   */
+  async drain(): Promise<void> {
+    await this.stopTaking();
+    const { db, logger } = this.o;
+    for (const h of [...this.held.values()]) {
+      const handed = await withTransaction(db, async (trx) => {
+        if (!(await requeueShard(trx, h.executionId, h.shard, this.o.workerId))) return false;
+        const execution = (await findExecutionById(trx, h.executionId))!;
+        const row = await trx.selectFrom('suite_shards').select('attempts').where('execution_id', '=', h.executionId).where('shard', '=', h.shard).executeTakeFirstOrThrow();
+        await enqueueEvents(trx, this.o.schema, [shardRequested(execution, h.shard, row.attempts + 1)]);
+        return true;
+      }).catch((err) => {
+        logger.error({ err, execution: h.executionId, shard: h.shard }, 'could not hand a suite shard back; its lease expiry will');
+        return false;
+      });
+      if (handed) logger.info({ execution: h.executionId, shard: h.shard }, 'draining: suite shard handed back to the queue');
+      // Handed back or not, this process is going: the lease is no longer (or soon not) ours, so the box writes nothing more.
+      h.halt();
+    }
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async stopTaking(): Promise<void> {
     this.stopping = true;
+    this.signalStop();
     if (this.reaper) clearInterval(this.reaper);
     await this.subscription?.close().catch(() => undefined);
-    await Promise.allSettled([...this.running.values()]);
   }
 
   private async take(executionId: string, shard: number): Promise<void> {
     if (this.stopping) throw new Error('runner is stopping');
-    const release = await this.slots.acquire();
+    const acquiring = this.slots.acquire();
+    const release = await Promise.race([acquiring, this.stopSignal.then(() => undefined)]);
+    if (!release || this.stopping) {
+      // Stopping: the handler fails, so the bus hands the command to another runner.
+      void acquiring.then((r) => r());
+      throw new Error('runner is stopping');
+    }
     const claimed = await claimShard(this.o.db, executionId, shard, this.o.workerId, this.o.leaseSeconds).catch((err) => {
       release();
       throw err;
@@ -102,6 +145,15 @@ export class SuiteShardRunner {
   private watch(executionId: string, shard: number): { ctl: ShardControl; end: () => void } {
     let resolve: () => void = () => undefined;
     const ctl: ShardControl = { stopped: null, stop: new Promise<void>((r) => (resolve = r)) };
+    const key = `${executionId}/${shard}`;
+    this.held.set(key, {
+      executionId,
+      shard,
+      halt: () => {
+        ctl.stopped ??= 'lost';
+        resolve();
+      },
+    });
     let lastRenew = Date.now();
     const timer = setInterval(async () => {
       try {
@@ -120,18 +172,26 @@ export class SuiteShardRunner {
         this.o.logger.warn({ err }, 'suite shard check failed');
       }
     }, this.o.pollMs ?? 500);
-    return { ctl, end: () => clearInterval(timer) };
+    return {
+      ctl,
+      end: () => {
+        clearInterval(timer);
+        this.held.delete(key);
+      },
+    };
   }
 
   private async runShard(executionId: string, shard: number): Promise<void> {
     const { db, logger } = this.o;
-    const execution = (await findExecutionById(db, executionId))!;
-    const options = execution.suite_options!;
-    await this.markRunning(execution);
+    // Watched (and held, for a drain) from the claim on.
     const { ctl, end } = this.watch(executionId, shard);
     let box: SuiteBox | undefined;
     let error: string | null = null;
     try {
+      const execution = (await findExecutionById(db, executionId))!;
+      const options = execution.suite_options!;
+      await this.markRunning(execution);
+      if (ctl.stopped) return;
       const version = await findVersionArchive(db, execution.suite_version_id!);
       if (!version) throw new Error('the suite version is gone');
       const files = unpackArchive(version.archive, this.o.settings.archive).files;
@@ -197,7 +257,7 @@ export class SuiteShardRunner {
 
   private async runQueue(box: SuiteBox, writer: SuiteResultWriter, execution: ExecutionRow, shard: number, ctl: ShardControl): Promise<string | null> {
     for (let batch = 1; !ctl.stopped; batch++) {
-      const units = await takeUnits(this.o.db, execution.id, shard, execution.suite_options!.shards, this.o.settings.batchMinMs);
+      const units = await takeUnits(this.o.db, execution.id, shard, this.o.workerId, execution.suite_options!.shards, this.o.settings.batchMinMs);
       if (units.length === 0) return null;
       const list = await box.write(`.assay-tests-${batch}.txt`, `${units.flatMap((u) => u.lines).join('\n')}\n`);
       const error = await this.runBox(box, writer, execution, ['--test-list', list], ctl);
@@ -220,7 +280,7 @@ export class SuiteShardRunner {
         if (!execution) continue;
         await withTransaction(db, async (trx) => {
           if (!(await requeueShard(trx, s.execution_id, s.shard))) return;
-          await enqueueEvents(trx, this.o.schema, [{ event: 'suite.shard.requested', organization_id: execution.org_id, project_id: execution.project_id, key: execution.id, data: { execution_id: execution.id, shard: s.shard, attempt: s.attempts + 1 } }]);
+          await enqueueEvents(trx, this.o.schema, [shardRequested(execution, s.shard, s.attempts + 1)]);
         });
       } else {
         await db.updateTable('suite_shards').set({ lease_owner: this.o.workerId }).where('execution_id', '=', s.execution_id).where('shard', '=', s.shard).where('status', '=', 'running').execute();
@@ -229,4 +289,8 @@ export class SuiteShardRunner {
       }
     }
   }
+}
+
+function shardRequested(execution: ExecutionRow, shard: number, attempt: number) {
+  return { event: 'suite.shard.requested' as const, organization_id: execution.org_id, project_id: execution.project_id, key: execution.id, data: { execution_id: execution.id, shard, attempt } };
 }

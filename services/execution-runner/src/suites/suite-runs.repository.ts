@@ -103,10 +103,13 @@ export async function markSuiteRunning(db: Db, executionId: string, startedAt: D
  * Hands this shard the next units of the queue, longest expected first
  * (guided self-scheduling: about the remaining work divided by twice the
  * shards, at least `minBatchMs` of it and one unit), so replicas that run
- * faster take more and all finish together. Empty when the queue is done.
+ * faster take more and all finish together. Empty when the queue is done
+ * or the shard is no longer `owner`'s.
  */
-export async function takeUnits(db: Db, executionId: string, shard: number, shards: number, minBatchMs: number) {
+export async function takeUnits(db: Db, executionId: string, shard: number, owner: string, shards: number, minBatchMs: number) {
   return db.transaction().execute(async (trx) => {
+    // Only while this worker holds the shard: units taken by a shard handed back would never run.
+    if (!(await holdsShard(trx, executionId, shard, owner))) return [];
     const free = await trx
       .selectFrom('suite_units')
       .select(['position', 'expected_ms', 'lines', 'result_ids'])
@@ -200,18 +203,20 @@ export async function expiredShards(db: Db) {
 }
 
 /**
- * Puts an abandoned shard back (its units not finished return to the queue,
- * their results to pending); false when it was no longer abandoned.
+ * Puts a shard back in the queue (its units not finished return to the
+ * queue, their results to pending): an abandoned one (lease expired), or with
+ * `handBackBy` the one that worker holds and gives back as it shuts down (the
+ * attempt then does not count). False when it was neither.
  */
-export async function requeueShard(db: Db, executionId: string, shard: number): Promise<boolean> {
-  const r = await db
+export async function requeueShard(db: Db, executionId: string, shard: number, handBackBy?: string): Promise<boolean> {
+  let update = db
     .updateTable('suite_shards')
-    .set({ status: 'queued', lease_owner: null, lease_expires_at: null })
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, ...(handBackBy ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}) })
     .where('execution_id', '=', executionId)
     .where('shard', '=', shard)
-    .where('status', '=', 'running')
-    .where('lease_expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
+    .where('status', '=', 'running');
+  update = handBackBy ? update.where('lease_owner', '=', handBackBy) : update.where('lease_expires_at', '<', sql<Date>`now()`);
+  const r = await update.executeTakeFirst();
   if (Number(r.numUpdatedRows) === 0) return false;
   const units = await db.selectFrom('suite_units').select(['position', 'result_ids']).where('execution_id', '=', executionId).where('shard', '=', shard).execute();
   const resultIds = units.flatMap((u) => u.result_ids);
