@@ -91,7 +91,6 @@ export function nestedLines(cases: FeatureCase[], outcomes: Map<FeatureCase, Nes
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
   const cases = await loadFeatureCases();
-  const cv = crossValidateBySite(cases, FIT_OPTIONS);
   const chosen = chooseAndFit(cases, { grid: FIT_GRID, innerFolds: 10 });
   const { confidentAt, plausibleAt, plausibleLead } = chosen.thresholds;
   console.warn(`chosen on 10 folds by site: ${chosen.setting}; abstention L2 ${chosen.abstentionL2}; confident at ${confidentAt}, plausible at ${plausibleAt} with a lead of ${plausibleLead}`);
@@ -113,6 +112,7 @@ export const RELOCATION_MODEL: RelocationModel = {
   await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);
   console.warn(`wrote model.ts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   if (process.env.ABLATION) {
+    const cv = crossValidateBySite(cases, FIT_OPTIONS);
     console.warn(`\nablation (cross-validated by site, one group of features left out):`);
     for (const [group, features] of Object.entries(GROUPS)) {
       const without = crossValidateBySite(cases, { ...FIT_OPTIONS, without: new Set(features) });

@@ -141,7 +141,7 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       evidence: {
         type: 'object',
         description:
-          'The spec’s three fields (null when they do not apply) and what the category rests on: `error`, `failed_step`, `page_url`, category facts (`status`, `found`, `expected`, `reason`, `cause`…), `flakiness`, `element` (the element as last seen passing), `candidates` (top three with per-factor scores and a selector hint), `diff` (old vs new attributes), `verification` ({verified, selector, snapshot, rerun}).',
+          'The spec’s three fields (null when they do not apply) and what the category rests on: `error`, `failed_step`, `page_url`, category facts (`status`, `found`, `expected`, `reason`, `cause`…), `flakiness`, `element` (the element as last seen passing), `candidates` (top three with per-factor scores and a selector hint), `diff` (old vs new attributes), `verification` ({verified, selector, snapshot, rerun; `reruns`: every verification re-run with the 1-based steps whose selectors it had replaced (`steps`), its `status` and `failed_step`; `further_steps`: later broken steps of the case healed in those re-runs, each {index, step_id, expected_selector, selector, pick: confident | plausible}}). When the analysis makes no pick, `candidates` still ranks the closest elements with their scores.',
         required: ['expected_selector', 'suggested_alternative', 'screenshot'],
         properties: {
           expected_selector: { type: ['string', 'null'], description: 'The failing step’s selector.' },
@@ -181,6 +181,11 @@ export const analysisSchemas: Record<string, JsonSchema> = {
       selector: { type: 'string' },
       replaced: { type: 'string' },
       step_ids: { type: 'array', items: { type: 'string' } },
+      also: {
+        type: 'array',
+        description: 'Later broken steps of the case healed in the same verified re-run, replaced after the first, in order (selectors only).',
+        items: { type: 'object', properties: { selector: { type: 'string' }, replaced: { type: 'string' }, step_ids: { type: 'array', items: { type: 'string' } } } },
+      },
       applied_at: nullableTimestamp,
       test_case: { type: 'object', description: 'The updated test case (first apply only).' },
     },

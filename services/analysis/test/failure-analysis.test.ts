@@ -279,4 +279,45 @@ describe('more causes, and rejections', () => {
     expect(after.evidence.candidates?.[0]?.testid).not.toBe('sign-in');
     expect(after.failure_category).not.toBe('selector_changed');
   });
+
+  it('heals a case broken in two steps: each re-run goes past the step already healed, and apply changes both selectors and no value', async () => {
+    h.app.reset();
+    const t = h.tenant();
+    const COUPON = [
+      { action: 'navigate', value: '/coupon' },
+      { action: 'fill', selector: '#coupon', value: 'SAVE10' },
+      { action: 'click', selector: '#apply-coupon' },
+      { action: 'assert_text', selector: '#coupon-status', value: 'Coupon SAVE10 applied' },
+    ];
+    const p = await t.plan({ Coupon: COUPON });
+    expect(await t.run(p)).toMatchObject({ passed_tests: 1 });
+    h.app.setVersion(2);
+    const failed = await t.run(p);
+    const coupon = (await t.analysis(failed.id)).analysis[0];
+    expect(coupon).toMatchObject({
+      failure_category: 'selector_changed',
+      suggestion_state: 'offered',
+      evidence: {
+        expected_selector: '#coupon',
+        suggested_alternative: '[data-testid="coupon-field"]',
+        verification: {
+          verified: true,
+          rerun: { status: 'passed' },
+          // The first re-run (step 2 healed) stopped at step 3; the second covered both and passed.
+          reruns: [
+            { steps: [2], status: 'failed', failed_step: 3 },
+            { steps: [2, 3], status: 'passed' },
+          ],
+          further_steps: [{ index: 3, expected_selector: '#apply-coupon', selector: '[data-testid="apply-coupon"]' }],
+        },
+      },
+    });
+    const applied = await t.an('POST', `/api/v1/executions/${failed.id}/failure-analysis/${p.caseIds[0]}/apply`);
+    expect(applied.body).toMatchObject({ applied: true, selector: '[data-testid="coupon-field"]', also: [{ selector: '[data-testid="apply-coupon"]', replaced: '#apply-coupon' }] });
+    const steps = (await t.tc('GET', `/api/v1/test-cases/${p.caseIds[0]}`)).body.steps;
+    // Only the two selectors changed: every action, value and expected text is as written.
+    expect(steps.map((s: { action: string; value?: string }) => [s.action, s.value])).toEqual(COUPON.map((s) => [s.action, s.value]));
+    expect(steps.map((s: { selector?: string }) => s.selector)).toEqual([undefined, '[data-testid="coupon-field"]', '[data-testid="apply-coupon"]', '#coupon-status']);
+    expect(await t.run(p)).toMatchObject({ passed_tests: 1, failed_tests: 0 });
+  });
 });

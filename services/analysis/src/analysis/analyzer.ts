@@ -9,6 +9,8 @@ import type { AnalysisDatabase, AnalysisRow, NewAnalysisItemRow, Suggestion } fr
 import { FLAKY_WINDOW, flakinessOf } from './flakiness.js';
 import { recordOccurrence } from '../issues/issues.repository.js';
 import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
+import type { Step } from '@assay/steps';
+import { healFurther, substitute, type Substitution } from '../verify/heal-steps.js';
 import { selectorCandidates } from '../verify/selectors.js';
 import type { SnapshotCheck, Verifier } from '../verify/verifier.js';
 import {
@@ -40,6 +42,9 @@ export interface AnalyzerDeps {
   /** The project's variables and secrets for verification re-runs (absent: the run's own variables only). */
   testCases?: Pick<TestCaseClient, 'runVariables'>;
 }
+
+/** Broken steps of one case healed past the first, at most (each costs a re-run of the budget). */
+const MAX_FURTHER_STEPS = 3;
 
 /** An analysis that cannot be produced (the execution is gone): failed at once, no retry. */
 export class PermanentAnalysisError extends Error {}
@@ -140,17 +145,22 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
 
     let verification: Verification | undefined;
     let suggestion: Suggestion | undefined;
-    if (d.category === 'selector_changed' && d.candidate && !d.facts.ambiguous && step?.selector) {
-      verification = await verify(deps, orgId, run, test, step.step_id, step.selector, step.action, d.candidate, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false));
-      if (verification.selector) {
+    // A plausible pick (not confident: `ambiguous`) is verified too, and offered only when its re-run passed.
+    if (d.category === 'selector_changed' && d.candidate && step?.selector) {
+      const knownFor = async (s: Step) => (await knownElement(deps, run, orgId, test, s.step_id, s.selector, undefined, allFingerprints))?.fingerprint;
+      const failed = { index, stepId: step.step_id, selector: step.selector, action: step.action };
+      verification = await verify(deps, orgId, run, test, failed, d.candidate, d.facts.ambiguous ? 'plausible' : 'confident', diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false), knownFor);
+      if (verification.selector && (verification.verified || !d.facts.ambiguous)) {
+        // Every step of the case that used a failed selector changes with it.
+        const stepsUsing = (selector: string) => test.steps.filter((s) => s.selector === selector).map((s) => s.step_id);
         suggestion = {
           selector: verification.selector,
           expected_selector: step.selector,
-          // Every step of the case that used the failed selector changes with it.
-          step_ids: test.steps.filter((s) => s.selector === step.selector).map((s) => s.step_id),
+          step_ids: stepsUsing(step.selector),
           candidate_signature: elementSignature(d.candidate),
           verified: verification.verified,
           steps: test.steps,
+          ...(verification.verified && verification.further?.length ? { also: verification.further.map((f) => ({ selector: f.to, expected_selector: f.from, step_ids: stepsUsing(f.from), candidate_signature: f.candidate_signature })) } : {}),
         };
       }
     }
@@ -182,8 +192,19 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         : {}),
       ...(d.candidate && knownEl ? { diff: attributeDiff(knownEl.fingerprint, d.candidate) } : {}),
       ...(d.relocation?.reason ? { relocation: d.relocation.reason } : {}),
-      ...(verification ? { verification: { verified: verification.verified, selector: verification.selector ?? null, snapshot: verification.snapshot, rerun: verification.rerun } } : {}),
-      ...(verification && !verification.verified && verification.selector ? { unverified_alternative: verification.selector } : {}),
+      ...(verification
+        ? {
+            verification: {
+              verified: verification.verified,
+              selector: verification.selector ?? null,
+              snapshot: verification.snapshot,
+              rerun: verification.rerun,
+              ...(verification.reruns ? { reruns: verification.reruns } : {}),
+              ...(verification.further?.length ? { further_steps: verification.further.map((f) => ({ index: f.index, step_id: f.step_id, expected_selector: f.from, selector: f.to, pick: f.tier })) } : {}),
+            },
+          }
+        : {}),
+      ...(suggestion && !verification?.verified ? { unverified_alternative: suggestion.selector } : {}),
     };
     const normalized = normaliseError(test.error);
     items.push({
@@ -267,28 +288,36 @@ async function verify(
   orgId: string,
   run: RunContext,
   test: RunTestResult,
-  stepId: string,
-  oldSelector: string,
-  action: string,
+  failed: { index: number; stepId: string; selector: string; action: string },
   candidate: Fingerprint,
+  tier: Substitution['tier'],
   diagnostics: Diagnostics,
   takeRerun: () => boolean,
+  knownFor: (step: Step) => Promise<Fingerprint | undefined>,
 ): Promise<Verification> {
   const skipped = (reason: string): SnapshotCheck => ({ status: 'skipped', reason, tried: 0 });
   if (!deps.verifier) return { snapshot: skipped('no browser in this process'), rerun: { status: 'skipped', reason: 'no browser in this process' }, verified: false };
+  const verifier = deps.verifier;
   const snapshot: SnapshotCheck = diagnostics.html_truncated
     ? skipped('the page at the failure was larger than the 200 kB snapshot')
-    : await deps.verifier.checkSnapshot(diagnostics.html ?? '', candidate, action);
+    : await verifier.checkSnapshot(diagnostics.html ?? '', candidate, failed.action);
   // Without a snapshot, the best selector from the fingerprint alone still gets the re-run.
   const selector = snapshot.selector ?? (snapshot.status === 'skipped' ? selectorCandidates(candidate)[0]?.selector : undefined);
   if (!selector || snapshot.status === 'failed') return { snapshot, rerun: { status: 'skipped', reason: 'the snapshot check did not pass' }, verified: false, ...(selector ? { selector } : {}) };
   if (!takeRerun()) return { snapshot, rerun: { status: 'skipped', reason: deps.rerunEnabled ? 'the re-run budget of this execution is spent' : 're-runs are turned off (ANALYSIS_RERUN_ENABLED)' }, verified: false, selector };
-  const steps = test.steps.map((s) => (s.selector === oldSelector ? { ...s, selector } : s));
   // The project's variables and secrets, as the runner gave the run: in memory for the re-run only, masked in what it reports.
   const project = deps.testCases ? await deps.testCases.runVariables(orgId, run.project_id, run.environment).catch(() => ({ variables: {}, secrets: {} })) : { variables: {}, secrets: {} };
   const mask = new SecretMasker(Object.values(project.secrets));
   const variables = { ...project.variables, ...run.variables, ...Object.fromEntries(Object.entries(project.secrets).map(([k, v]) => [`secret.${k}`, v])) };
-  const rerun = mask.deep(await deps.verifier.rerun(steps, run.base_url, variables));
-  deps.logger.info({ execution: run.id, test: test.test_id, step: stepId, selector, rerun: rerun.status }, 'verification re-run');
-  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector };
+  const rerunWith = async (steps: Step[]) => {
+    const { evidence, ...check } = await verifier.rerun(steps, run.base_url, variables, { capture: true });
+    return { ...mask.deep(check), ...(evidence ? { evidence } : {}) };
+  };
+  const first: Substitution = { index: failed.index, step_id: failed.stepId, from: failed.selector, to: selector, candidate_signature: elementSignature(candidate), tier };
+  const firstRerun = await rerunWith(substitute(test.steps, [first]));
+  // A case broken in several steps: each re-run goes past the steps already healed.
+  const { subs, reruns, last } = await healFurther(test.steps, first, firstRerun, { knownFor, checkSnapshot: (h, c, a) => verifier.checkSnapshot(h, c, a), rerun: rerunWith, takeRerun, maxFurther: MAX_FURTHER_STEPS });
+  const { evidence: _evidence, ...rerun } = last;
+  deps.logger.info({ execution: run.id, test: test.test_id, step: failed.stepId, selector, steps: subs.map((x) => x.index), rerun: rerun.status }, 'verification re-run');
+  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector, further: subs.slice(1), reruns };
 }

@@ -1,5 +1,6 @@
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import type { RerunCheck, SnapshotCheck } from '../verify/verifier.js';
+import type { CoveredRerun, Substitution } from '../verify/heal-steps.js';
 import type { Diagnosis, KnownElement } from './diagnose.js';
 
 export interface Verification {
@@ -9,6 +10,9 @@ export interface Verification {
   verified: boolean;
   /** The selector the checks were about (verified or not). */
   selector?: string;
+  /** Later broken steps of the same case healed in the re-runs (step by step), and every re-run with the steps it covered. */
+  further?: Substitution[];
+  reruns?: CoveredRerun[];
 }
 
 export interface Presentation {
@@ -102,7 +106,7 @@ export function plainWords(d: Diagnosis, ctx: PresentContext): { summary: string
     case 'selector_changed': {
       const v = ctx.verification;
       const summary = `${cap(el)} on ${where} changed, so ${step} no longer finds it.`;
-      if (f.ambiguous) return { summary, next_step: `Several elements look like it: pick the right one in the evidence and update ${step}.` };
+      if (f.ambiguous && !v?.verified) return { summary, next_step: `Several elements look like it: pick the right one in the evidence and update ${step}.` };
       if (v?.verified && v.selector) return { summary, next_step: `Apply the fix: it points ${step} at ${plainLabel(d.candidate)}, and a re-run with it passed.` };
       return { summary, next_step: `The closest match could not be confirmed: check ${plainLabel(d.candidate)} in the evidence and update ${step} by hand.` };
     }
@@ -160,7 +164,7 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       const target = label(ctx.known?.fingerprint);
       const cand = label(d.candidate);
       const v = ctx.verification;
-      if (f.ambiguous) {
+      if (f.ambiguous && !v?.verified) {
         const others = (d.relocation?.ranked ?? []).slice(0, 3).length;
         return {
           description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${others} elements resemble it and none stands out, so no selector is suggested.`,

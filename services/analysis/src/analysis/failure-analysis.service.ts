@@ -87,6 +87,7 @@ export async function applySuggestion(ctx: AnalysisContext, orgId: string, execu
     selector: s!.selector,
     replaced: s!.expected_selector,
     step_ids: s!.step_ids,
+    ...(s!.also?.length ? { also: s!.also.map((a) => ({ selector: a.selector, replaced: a.expected_selector, step_ids: a.step_ids })) } : {}),
     applied_at: iso(row.applied_at),
     ...(testCase ? { test_case: testCase } : {}),
   });
@@ -96,7 +97,14 @@ export async function applySuggestion(ctx: AnalysisContext, orgId: string, execu
   if (item.suggestion_state !== 'offered' || !s.verified) throw conflict('The suggestion was not verified (the snapshot check and the re-run must both pass); it is not applied', { suggestion_state: item.suggestion_state });
   let testCase: Record<string, unknown>;
   try {
-    testCase = await ctx.testCases.replaceSelector(orgId, testId, { step_ids: s.step_ids, from: s.expected_selector, to: s.selector, expected_steps: s.steps, execution_id: executionId });
+    // The first broken step's replacement, then those of the later steps healed in the same verified re-run, in order;
+    // each replaces a selector only, so the steps each call expects are the previous ones with that selector changed.
+    let expected = s.steps as Array<Record<string, unknown>>;
+    testCase = {};
+    for (const r of [s, ...(s.also ?? [])]) {
+      testCase = await ctx.testCases.replaceSelector(orgId, testId, { step_ids: r.step_ids, from: r.expected_selector, to: r.selector, expected_steps: expected, execution_id: executionId });
+      expected = expected.map((st) => (r.step_ids.includes(st.step_id as string) ? { ...st, selector: r.selector } : st));
+    }
   } catch (err) {
     // Two applies at once: the second finds the first's change.
     const now = await itemOf(ctx, orgId, executionId, testId);

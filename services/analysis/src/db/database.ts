@@ -35,6 +35,8 @@ export interface Suggestion {
   verified: boolean;
   /** The test case's steps as the failed run ran them: apply refuses when the case changed since. */
   steps: unknown[];
+  /** Later broken steps of the case, healed in the same verified re-run: applied with it, in order. */
+  also?: Array<{ selector: string; expected_selector: string; step_ids: string[]; candidate_signature: string }>;
 }
 
 export interface AnalysisItemTable {

@@ -1,6 +1,6 @@
 import type { BrowserContext } from 'playwright-core';
 import { VIEWPORT, type BrowserPool, type GuardedContext } from '@assay/browser';
-import type { Step } from '@assay/steps';
+import { captureFailureEvidence, type Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import { replay, type ReplayResult } from './replay.js';
 import { selectorCandidates, type SelectorCandidate } from './selectors.js';
@@ -21,6 +21,13 @@ export interface RerunCheck {
   /** 1-based step where a failed re-run stopped. */
   failed_step?: number;
   error?: string;
+}
+
+/** What a failed re-run saw at its failing step: every candidate, the page's HTML, what the step's selector matches. */
+export interface RerunEvidence {
+  candidates: Fingerprint[];
+  html: string;
+  target?: { selector: string; count: number };
 }
 
 // In-page helpers, compiled from source so no transpiler helper leaks into the page.
@@ -95,8 +102,11 @@ export class Verifier {
     }
   }
 
-  /** Re-runs the test's steps against the live target; the caller substitutes the selector first. */
-  async rerun(steps: Step[], baseUrl: string, variables: Record<string, string>): Promise<RerunCheck> {
+  /**
+   * Re-runs the test's steps against the live target; the caller substitutes the selector first.
+   * With `capture`, a re-run failing at a step with a selector also returns the page's evidence there.
+   */
+  async rerun(steps: Step[], baseUrl: string, variables: Record<string, string>, opts: { capture?: boolean } = {}): Promise<RerunCheck & { evidence?: RerunEvidence }> {
     let context: BrowserContext | undefined;
     try {
       const target = await this.targetContext();
@@ -111,7 +121,13 @@ export class Verifier {
       });
       if (result.status === 'passed') return { status: 'passed', reason: `all ${result.steps} steps passed` };
       if (result.status === 'inconclusive') return { status: 'inconclusive', reason: result.reason, failed_step: result.step };
-      return { status: 'failed', reason: `step ${result.step} failed`, failed_step: result.step, error: result.error };
+      const selector = steps[result.step - 1]?.selector;
+      let evidence: RerunEvidence | undefined;
+      if (opts.capture && selector) {
+        const { candidates, target } = await captureFailureEvidence(page, selector);
+        evidence = { candidates: candidates as unknown as Fingerprint[], html: await page.content().catch(() => ''), ...(target ? { target: { selector: target.selector, count: target.count } } : {}) };
+      }
+      return { status: 'failed', reason: `step ${result.step} failed`, failed_step: result.step, error: result.error, ...(evidence ? { evidence } : {}) };
     } catch (err) {
       return { status: 'inconclusive', reason: `the re-run could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
     } finally {

@@ -1,0 +1,80 @@
+import type { Step } from '@assay/steps';
+import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
+import { assayRelocate, contradicts } from '../relocation/scorers.js';
+import type { RerunCheck, RerunEvidence, SnapshotCheck } from './verifier.js';
+
+/** One healed step: its old selector replaced by a new one, nothing else of the step touched. */
+export interface Substitution {
+  /** 1-based index of the step that failed. */
+  index: number;
+  step_id: string;
+  from: string;
+  to: string;
+  candidate_signature: string;
+  /** `confident` picks are applied once verified; `plausible` ones are offered only when the re-run passed. */
+  tier: 'confident' | 'plausible';
+}
+
+/** One verification re-run: the steps whose selectors it had replaced, and how it ended. */
+export interface CoveredRerun {
+  steps: number[];
+  status: RerunCheck['status'];
+  failed_step?: number;
+  reason: string;
+}
+
+/**
+ * The steps with the substitutions made: a step whose selector is a
+ * substitution's old one gets the new one, and only its selector changes
+ * (expected values, URLs, counts and every other field stay as written).
+ */
+export function substitute(steps: Step[], subs: Substitution[]): Step[] {
+  return steps.map((s) => {
+    const sub = subs.find((x) => x.from === s.selector);
+    return sub ? { ...s, selector: sub.to } : s;
+  });
+}
+
+export interface HealFurtherDeps {
+  /** The element a step meant, as a passing run saw it. */
+  knownFor: (step: Step) => Promise<Fingerprint | undefined>;
+  checkSnapshot: (html: string, candidate: Fingerprint, action: string) => Promise<SnapshotCheck>;
+  rerun: (steps: Step[]) => Promise<RerunCheck & { evidence?: RerunEvidence }>;
+  /** Takes one re-run from the execution's budget; false when it is spent. */
+  takeRerun: () => boolean;
+  /** Broken steps healed past the first at most. */
+  maxFurther: number;
+}
+
+/**
+ * Verification that fits a case broken in several steps: the re-run with the
+ * first step's suggestion goes on past it; when it then fails at a later step
+ * whose element is not found, that step is relocated in the re-run's own
+ * page (the element as a passing run saw it, every candidate there) and the
+ * next re-run carries both suggestions, and so on. Returns every re-run
+ * with the steps it covered, and the substitutions of the last one.
+ */
+export async function healFurther(steps: Step[], first: Substitution, firstRerun: RerunCheck & { evidence?: RerunEvidence }, d: HealFurtherDeps): Promise<{ subs: Substitution[]; reruns: CoveredRerun[]; last: RerunCheck & { evidence?: RerunEvidence } }> {
+  const subs = [first];
+  const covered = (r: RerunCheck): CoveredRerun => ({ steps: subs.map((s) => s.index), status: r.status, ...(r.failed_step ? { failed_step: r.failed_step } : {}), reason: r.reason });
+  const reruns = [covered(firstRerun)];
+  let rerun = firstRerun;
+  while (rerun.status === 'failed' && rerun.evidence && subs.length <= d.maxFurther) {
+    const at = rerun.failed_step ?? 0;
+    const step = steps[at - 1];
+    // Only a later step whose element is no longer found is another broken locator.
+    if (!step?.selector || at <= Math.max(...subs.map((s) => s.index)) || rerun.evidence.target?.count !== 0) break;
+    const known = await d.knownFor(step);
+    const candidates = rerun.evidence.candidates as Fingerprint[];
+    if (!known || !candidates.length) break;
+    const relocation = assayRelocate(known, candidates);
+    const pick = relocation.best ? candidates[relocation.best.index] : undefined;
+    if (!pick || pick.enabled === false || contradicts(known, pick)) break;
+    const snapshot = await d.checkSnapshot(rerun.evidence.html, pick, step.action);
+    if (snapshot.status !== 'passed' || !snapshot.selector || !d.takeRerun()) break;
+    subs.push({ index: at, step_id: step.step_id, from: step.selector, to: snapshot.selector, candidate_signature: elementSignature(pick), tier: relocation.outlier ? 'confident' : 'plausible' });
+    rerun = await d.rerun(substitute(steps, subs));
+    reruns.push(covered(rerun));
+  }
+  return { subs, reruns, last: rerun };
+}
