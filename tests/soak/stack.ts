@@ -61,6 +61,9 @@ export const KAFKA_SUBSCRIPTIONS: Record<string, Topic[]> = {
   analysis: [TOPICS.executionEvents, TOPICS.discoveryEvents],
   auth: [TOPICS.executionEvents, TOPICS.discoveryEvents],
   'execution-runner': [TOPICS.executionCommands],
+  // The runner's suite shards (issue 42) are a group of their own on the commands topic; without its retry
+  // topics auto-created the runner could not join it on the mock cluster and exited (found by make upgrade-drill).
+  'execution-runner-suites': [TOPICS.executionCommands],
 };
 
 export interface KafkaControl {
