@@ -387,6 +387,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   });
   // Every replica of each service (the first one is `supervised`'s until it is removed).
   const pools = new Map<ServiceName, Supervised[]>(SERVICES.map((n) => [n, []]));
+  const exitsOfRemoved = new Map<ServiceName, number>();
   const frontServers: net.Server[] = [];
   for (const name of SERVICES) {
     const port = opts.fronts ? await newPort() : ports[name];
@@ -429,6 +430,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       if (!r) throw new Error(`${service} has no replica on port ${port}`);
       r.inPool = false;
       pool.splice(pool.indexOf(r), 1);
+      exitsOfRemoved.set(service, (exitsOfRemoved.get(service) ?? 0) + r.unexpectedExits);
       if (supervised.get(service) === r && pool.length) supervised.set(service, pool[pool.length - 1]!);
       const proc = r.proc;
       r.proc = undefined;
@@ -470,7 +472,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     async startRedis() {
       await redis?.start();
     },
-    unexpectedExits: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.unexpectedExits])),
+    // Every replica's, those already removed included (they stay in no pool but were counted while in one).
+    unexpectedExits: () => Object.fromEntries([...pools].map(([n, replicas]) => [n, replicas.reduce((sum, r) => sum + r.unexpectedExits, 0) + (exitsOfRemoved.get(n) ?? 0)])),
     logs: (service) => supervised.get(service)!.lastLog,
     async provisionOrganization(name, plan) {
       const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}@soak.test`, name: `${name} owner`, password: 'a long enough password 12345' };
