@@ -132,3 +132,9 @@ release-version: setup
 # deploy/upgrade/previous-release.json, read by the upgrade tests (no git history needed then). FROM: CHANGELOG's last release.
 upgrade-snapshot: setup
 	pnpm --silent exec tsx deploy/upgrade/src/snapshot.ts $(FROM)
+
+# make upgrade-drill [FROM=ref] [BUS=pg|kafka] [UPGRADE_MINUTES=6]: a rolling upgrade from FROM (default: the commit of
+# CHANGELOG.md's last release) to this repository under the soak's workload: migrations while FROM serves, every
+# service replaced one at a time with both builds side by side, one rolled back; then the soak's audit (docs/upgrading.md).
+upgrade-drill: setup
+	$(if $(FROM),FROM=$(FROM)) $(if $(BUS),BUS=$(BUS)) $(if $(UPGRADE_MINUTES),UPGRADE_MINUTES=$(UPGRADE_MINUTES)) pnpm --silent exec tsx tests/upgrade/drill.ts

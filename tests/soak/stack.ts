@@ -30,6 +30,11 @@ const READY_TIMEOUT_MS = 120_000;
 interface Supervised {
   name: ServiceName;
   port: number;
+  /** The build it runs (the repository's, or another release's for `make upgrade-drill`) and its name. */
+  bundles: ServiceBundles;
+  build: string;
+  /** Receives new connections through the service's front (`fronts`). */
+  inPool: boolean;
   env: Record<string, string>;
   proc?: ChildProcess;
   /** Exits nobody asked for (not counting the soak's own kills). */
@@ -56,6 +61,9 @@ export const KAFKA_SUBSCRIPTIONS: Record<string, Topic[]> = {
   analysis: [TOPICS.executionEvents, TOPICS.discoveryEvents],
   auth: [TOPICS.executionEvents, TOPICS.discoveryEvents],
   'execution-runner': [TOPICS.executionCommands],
+  // The runner's suite shards (issue 42) are a group of their own on the commands topic; without its retry
+  // topics auto-created the runner could not join it on the mock cluster and exited (found by make upgrade-drill).
+  'execution-runner-suites': [TOPICS.executionCommands],
 };
 
 export interface KafkaControl {
@@ -114,12 +122,35 @@ export interface Stack {
   unexpectedExits(): Record<string, number>;
   /** Recent log lines of a service (the last 200). */
   logs(service: ServiceName): string[];
+  /** This repository's build (what the stack starts unless `initial` says otherwise). */
+  build: ServiceBundles;
+  /**
+   * With `fronts`: one more replica of `service` from `bundles` (its own port, the service's
+   * environment plus `env`), in its front's pool once it answers /readyz, as a Deployment's new pod.
+   */
+  addReplica(service: ServiceName, replica: { bundles: ServiceBundles; build: string; env?: Record<string, string> }): Promise<ReplicaInfo>;
+  /** Out of its front's pool first (no new connection reaches it), then SIGTERM and wait for its exit (at most 30 s), as a pod's termination. */
+  removeReplica(service: ServiceName, port: number): Promise<void>;
+  replicas(service: ServiceName): ReplicaInfo[];
   provisionOrganization(name: string, plan: 'starter' | 'growth' | 'pro'): Promise<{ orgId: string; email: string; password: string }>;
   stop(): Promise<void>;
 }
 
+export interface ReplicaInfo {
+  port: number;
+  pid?: number;
+  build: string;
+}
+
 export interface StackOptions {
   bus: 'pg' | 'kafka';
+  /** The build every service starts from (default: this repository's) and its name. */
+  initial?: { bundles: ServiceBundles; build: string };
+  /**
+   * Each service's port is a TCP front that hands each new connection to the next replica of its pool in turn
+   * (a Kubernetes Service), so replicas of two builds can serve side by side (`make upgrade-drill`).
+   */
+  fronts?: boolean;
   kafkaBrokers?: string;
   logLevel?: string;
   /** Extra environment for every service. */
@@ -254,12 +285,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const ports = {} as Record<ServiceName, number>;
   const taken = new Set<number>([pgPort, redis?.port ?? 0]);
-  for (const name of SERVICES) {
+  const newPort = async () => {
     let port = await freePort();
     while (taken.has(port)) port = await freePort();
     taken.add(port);
-    ports[name] = port;
-  }
+    return port;
+  };
+  for (const name of SERVICES) ports[name] = await newPort();
+  const initial = opts.initial ?? { bundles, build: 'this repository' };
   const local = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
   const gatewayUrl = local('gateway');
   const common: Record<string, string> = {
@@ -309,7 +342,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const spawnService = (s: Supervised): ChildProcess => {
     // Only what the launcher passes: PATH and the like from our environment, then the service's own.
-    const proc = spawn(process.execPath, [...bundles.nodeArgs(s.name), bundles.entry(s.name)], {
+    const proc = spawn(process.execPath, [...s.bundles.nodeArgs(s.name), s.bundles.entry(s.name)], {
       cwd: REPO,
       env: { ...process.env, ...common, ...s.env, PORT: String(s.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -349,16 +382,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // Whatever happens to the soak (an error, Ctrl-C), no service outlives it; Postgres stops when our pipe closes.
   process.once('exit', () => {
     stopping = true;
-    for (const s of supervised.values()) if (s.proc && s.proc.exitCode === null) s.proc.kill('SIGKILL');
+    for (const s of [...pools.values()].flat()) if (s.proc && s.proc.exitCode === null) s.proc.kill('SIGKILL');
     redis?.killNow();
   });
-  for (const name of SERVICES) supervised.set(name, { name, port: ports[name], env: envOf[name], unexpectedExits: 0, kills: 0, restarts: 0, lastLog: [] });
+  // Every replica of each service (the first one is `supervised`'s until it is removed).
+  const pools = new Map<ServiceName, Supervised[]>(SERVICES.map((n) => [n, []]));
+  const exitsOfRemoved = new Map<ServiceName, number>();
+  const frontServers: net.Server[] = [];
+  for (const name of SERVICES) {
+    const port = opts.fronts ? await newPort() : ports[name];
+    const first: Supervised = { name, port, bundles: initial.bundles, build: initial.build, inPool: true, env: envOf[name], unexpectedExits: 0, kills: 0, restarts: 0, lastLog: [] };
+    supervised.set(name, first);
+    pools.get(name)!.push(first);
+    if (opts.fronts) frontServers.push(await startFront(ports[name], () => pools.get(name)!.filter((r) => r.inPool)));
+  }
   const backends = SERVICES.filter((n) => n !== 'gateway').map((n) => supervised.get(n)!);
   for (const s of backends) s.proc = spawnService(s);
   await Promise.all(backends.map(waitReady));
   const gw = supervised.get('gateway')!;
   gw.proc = spawnService(gw);
   await waitReady(gw);
+  const replicaInfo = (r: Supervised): ReplicaInfo => ({ port: r.port, pid: r.proc?.pid, build: r.build });
 
   const stack: Stack = {
     home,
@@ -369,6 +413,35 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     redis,
     ...(kafka ? { kafka: kafka.control } : {}),
     pids: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.proc?.pid])),
+    build: bundles,
+    async addReplica(service, replica) {
+      if (!opts.fronts) throw new Error('addReplica needs a stack started with fronts');
+      const r: Supervised = { name: service, port: await newPort(), bundles: replica.bundles, build: replica.build, inPool: false, env: { ...envOf[service], ...replica.env }, unexpectedExits: 0, kills: 0, restarts: 0, lastLog: [] };
+      pools.get(service)!.push(r);
+      r.proc = spawnService(r);
+      await waitReady(r);
+      r.inPool = true;
+      supervised.set(service, r);
+      return replicaInfo(r);
+    },
+    async removeReplica(service, port) {
+      const pool = pools.get(service)!;
+      const r = pool.find((x) => x.port === port);
+      if (!r) throw new Error(`${service} has no replica on port ${port}`);
+      r.inPool = false;
+      pool.splice(pool.indexOf(r), 1);
+      exitsOfRemoved.set(service, (exitsOfRemoved.get(service) ?? 0) + r.unexpectedExits);
+      if (supervised.get(service) === r && pool.length) supervised.set(service, pool[pool.length - 1]!);
+      const proc = r.proc;
+      r.proc = undefined;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((res) => proc.once('exit', res));
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    replicas: (service) => pools.get(service)!.map(replicaInfo),
     async memoryMb() {
       const out: Partial<Record<ServiceName, number>> = {};
       for (const [n, s] of supervised) if (s.proc?.pid) out[n] = await rssMb(s.proc.pid);
@@ -399,7 +472,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     async startRedis() {
       await redis?.start();
     },
-    unexpectedExits: () => Object.fromEntries([...supervised].map(([n, s]) => [n, s.unexpectedExits])),
+    // Every replica's, those already removed included (they stay in no pool but were counted while in one).
+    unexpectedExits: () => Object.fromEntries([...pools].map(([n, replicas]) => [n, replicas.reduce((sum, r) => sum + r.unexpectedExits, 0) + (exitsOfRemoved.get(n) ?? 0)])),
     logs: (service) => supervised.get(service)!.lastLog,
     async provisionOrganization(name, plan) {
       const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}@soak.test`, name: `${name} owner`, password: 'a long enough password 12345' };
@@ -414,7 +488,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async stop() {
       stopping = true;
-      for (const s of [...supervised.values()].reverse()) {
+      for (const server of frontServers) server.close();
+      for (const s of [...pools.values()].flat().reverse()) {
         const proc = s.proc;
         if (!proc || proc.exitCode !== null || proc.signalCode !== null) continue;
         const exited = new Promise((r) => proc.once('exit', r));
@@ -434,4 +509,39 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
   await mkdir(home, { recursive: true });
   return stack;
+}
+
+/**
+ * A Service's front: each new connection on `port` goes to the next replica `pool()` names, in turn, and
+ * stays with it (bytes relayed both ways). A replica that refuses the connection is skipped for the next one.
+ */
+async function startFront(port: number, pool: () => Array<{ port: number }>): Promise<net.Server> {
+  let turn = 0;
+  const server = net.createServer((client) => {
+    client.pause();
+    const tryNext = (left: number) => {
+      const replicas = pool();
+      if (!replicas.length || left === 0) return client.destroy();
+      const target = replicas[turn++ % replicas.length]!;
+      const upstream = net.connect(target.port, '127.0.0.1');
+      upstream.once('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) return tryNext(left - 1);
+        client.destroy();
+      });
+      upstream.once('connect', () => {
+        upstream.removeAllListeners('error');
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+    };
+    tryNext(pool().length);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return server;
 }

@@ -19,6 +19,8 @@ export interface PreviousRelease {
 }
 
 export const SNAPSHOT_FILE = path.join('deploy', 'upgrade', 'previous-release.json');
+/** The previous release's chart (helm/assay as it shipped). */
+export const PREVIOUS_CHART_DIR = path.join('deploy', 'upgrade', 'previous-chart');
 
 export function previousRelease(root = REPO_ROOT): PreviousRelease {
   return JSON.parse(readFileSync(path.join(root, SNAPSHOT_FILE), 'utf8')) as PreviousRelease;

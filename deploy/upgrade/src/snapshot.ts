@@ -5,14 +5,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { serviceMigrations, sha256 } from './migration-rules.js';
-import { SNAPSHOT_FILE, lastReleaseCommit, type PreviousRelease } from './previous-release.js';
+import { PREVIOUS_CHART_DIR, SNAPSHOT_FILE, lastReleaseCommit, type PreviousRelease } from './previous-release.js';
 import { REPO_ROOT } from './versions.js';
 
 /**
  * `make upgrade-snapshot [FROM=ref]`: the previous release's event schemas,
  * envelope and migrations, read from its sources (`git archive` of FROM, no
  * install: the events catalogue imports no package), into
- * deploy/upgrade/previous-release.json. FROM defaults to the commit of the
+ * deploy/upgrade/previous-release.json, and its chart into deploy/upgrade/previous-chart. FROM defaults to the commit of the
  * newest release CHANGELOG.md names.
  */
 async function main(): Promise<void> {
@@ -38,6 +38,11 @@ async function main(): Promise<void> {
       migrations,
     };
     writeFileSync(path.join(REPO_ROOT, SNAPSHOT_FILE), `${JSON.stringify(snapshot, null, 1)}\n`);
+    // The previous chart as it shipped, for the chart's upgrade test (deploy/chart/src/upgrade.test.ts).
+    const chartDir = path.join(REPO_ROOT, PREVIOUS_CHART_DIR);
+    rmSync(chartDir, { recursive: true, force: true });
+    mkdirSync(chartDir, { recursive: true });
+    execFileSync('tar', ['-x', '-C', chartDir, '--strip-components=2'], { input: execFileSync('git', ['archive', commit, 'helm/assay'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }) });
     process.stdout.write(`upgrade-snapshot: ${snapshot.version} (${commit.slice(0, 7)}): ${Object.keys(snapshot.events).length} event types, ${Object.values(migrations).reduce((n, m) => n + Object.keys(m).length, 0)} migrations -> ${SNAPSHOT_FILE}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

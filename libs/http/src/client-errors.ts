@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 const ANSWERS: Record<string, [number, string, string, string]> = {
@@ -37,4 +37,30 @@ export function keepConnectionsAlive(server: Server): void {
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   // Must exceed keepAliveTimeout, or a slow next request on a kept connection is cut off.
   server.headersTimeout = KEEP_ALIVE_MS + 1000;
+}
+
+/**
+ * Stops a server as a pod leaving a rolling upgrade must: no new connection, the idle kept-alive
+ * connections closed, a request that still arrives on a kept connection answered with
+ * `Connection: close` (the caller's next one goes elsewhere), and every request in flight answered
+ * before it resolves, or `limitMs` passed. Closing the database under requests still running answered
+ * them 500 (found by `make upgrade-drill`).
+ */
+export function drainServer(server: Server, limitMs: number): Promise<void> {
+  server.on('request', (_req, res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  });
+  return new Promise<void>((resolve) => {
+    // A connection whose request was answered turns idle: closed at once rather than at its keep-alive timeout.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const done = () => {
+      clearTimeout(timer);
+      clearInterval(idle);
+      resolve();
+    };
+    const timer = setTimeout(done, limitMs);
+    timer.unref();
+    server.close(() => done());
+    server.closeIdleConnections();
+  });
 }

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createBus, startOutboxRelay, type Bus } from '@assay/bus';
 import { ConfigError, readConfig, type CommonConfig, type Env } from '@assay/config';
 import { createDatabase, isDatabaseReachable, migrateToLatest, pendingMigrations, waitForDatabase, type Database, type Migration } from '@assay/db';
-import { answerClientErrorsWithJson, keepConnectionsAlive, type ReadinessResult } from '@assay/http';
+import { answerClientErrorsWithJson, drainServer, keepConnectionsAlive, type ReadinessResult } from '@assay/http';
 import { createLogger, type Logger } from '@assay/logger';
 import { flushTelemetry } from '@assay/telemetry';
 
@@ -87,7 +87,7 @@ export interface ListenOptions {
 /**
  * Serves `app` and stops the process cleanly on SIGTERM or SIGINT: once (a
  * terminal's Ctrl-C and the launcher's SIGTERM may both arrive), closing the
- * listener, then `stop`, then exporting the last spans; a stop that hangs (a
+ * listener and answering the requests in flight (drainServer), then `stop`, then exporting the last spans; a stop that hangs (a
  * dead database, a stuck socket) exits after `shutdownTimeoutMs` all the same.
  * Returns the server (to tune its timeouts).
  */
@@ -106,7 +106,8 @@ export function listenUntilStopped(app: Listenable, opts: ListenOptions): Server
       logger.error({ limit_ms: limitMs }, 'shutdown took too long; exiting');
       process.exit(1);
     }, limitMs).unref();
-    server.close();
+    // Requests in flight are answered before the database and the bus close under them (2 s kept for the rest).
+    await drainServer(server, Math.max(0, limitMs - 2000));
     await opts.stop();
     // The last spans (this shutdown's) are still buffered: export them before exiting.
     await flushTelemetry();
