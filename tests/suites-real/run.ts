@@ -3,7 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '@assay/embedded-pg';
 import { startSuitesHarness } from '../../services/execution-runner/test/suites-harness.js';
@@ -11,21 +11,27 @@ import { startSuitesHarness } from '../../services/execution-runner/test/suites-
 /**
  * `make suites-real`: Playwright suites written by others, from the npm
  * registry, run through Assay's API unchanged but for their base URL, against
- * the app they were written for (installed from the registry, on loopback),
- * and by `npx playwright test` on the same machine against the same app: both
- * pass/fail counts are printed and must be equal. Not in `make test`.
+ * the app they were written for (installed from the registry), and by `npx
+ * playwright test` on the same machine against the same app: both pass/fail
+ * counts are printed and must be equal, test by test. Not in `make test`.
  *
- * The suite: `create-playwright` 1.17.132's demo-todo-app.spec.ts (24 tests,
- * written for the TodoMVC React app) with its playwright.config.ts (its
- * `{{testDir}}` filled as create-playwright fills it); the app: the `todomvc`
- * package's React example. The spec's one hard-coded URL
- * (https://demo.playwright.dev/todomvc) is its base URL: it is rewritten to
- * the local app, nothing else.
+ * 1. `create-playwright` 1.17.132's demo-todo-app.spec.ts (24 tests, written
+ *    for the TodoMVC React app of demo.playwright.dev) with its
+ *    playwright.config.ts (its `{{testDir}}` filled as create-playwright
+ *    fills it), against the `todomvc` package's React example on loopback.
+ *    The spec's one hard-coded URL (https://demo.playwright.dev/todomvc) is
+ *    its base URL: it is rewritten to the local app, nothing else.
+ * 2. `tiddlywiki` 5.4.1's own Playwright test: its playwright.config.js and
+ *    editions/test/playwright.spec.js, which open the package's test edition
+ *    (rendered from the installed package to editions/test/output/test.html,
+ *    as its `build index` does, without the Node test run) as a file and
+ *    wait for its Jasmine suite to pass in the browser. Nothing is rewritten:
+ *    the spec has no URL but that file's path, beside it in the archive.
  */
 const require = createRequire(import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
 
-function buildSuite(appUrl: string): string {
+function buildTodoSuite(appUrl: string): string {
   const assets = path.join(path.dirname(require.resolve('create-playwright/package.json')), 'assets');
   const dir = mkdtempSync(path.join(tmpdir(), 'todomvc-suite-'));
   mkdirSync(path.join(dir, 'tests'));
@@ -33,6 +39,22 @@ function buildSuite(appUrl: string): string {
   const spec = readFileSync(path.join(assets, 'demo-todo-app.spec.ts'), 'utf8');
   if (!spec.includes("'https://demo.playwright.dev/todomvc'")) throw new Error('the spec no longer holds its base URL where this panel looks for it');
   writeFileSync(path.join(dir, 'tests', 'demo-todo-app.spec.ts'), spec.replace("'https://demo.playwright.dev/todomvc'", JSON.stringify(appUrl)));
+  return dir;
+}
+
+/**
+ * TiddlyWiki's Playwright project as the package ships it (config and spec
+ * copied byte for byte), with the test edition rendered by the package's own
+ * command line where the spec looks for it. Not its package.json: its
+ * devDependencies are linters the suite does not load.
+ */
+function buildTiddlyWikiSuite(): string {
+  const pkg = path.dirname(require.resolve('tiddlywiki/package.json'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'tiddlywiki-suite-'));
+  mkdirSync(path.join(dir, 'editions', 'test', 'output'), { recursive: true });
+  writeFileSync(path.join(dir, 'playwright.config.js'), readFileSync(path.join(pkg, 'playwright.config.js')));
+  writeFileSync(path.join(dir, 'editions', 'test', 'playwright.spec.js'), readFileSync(path.join(pkg, 'editions', 'test', 'playwright.spec.js')));
+  execFileSync(process.execPath, [path.join(pkg, 'tiddlywiki.js'), path.join(pkg, 'editions', 'test'), '--output', path.join(dir, 'editions', 'test', 'output'), '--rendertiddler', '$:/core/save/all', 'test.html', 'text/plain'], { stdio: 'ignore' });
   return dir;
 }
 
@@ -62,7 +84,7 @@ function runPlaywright(dir: string): Promise<Counts> {
       const byTitle: Record<string, string> = {};
       const walk = (s: any, prefix: string[]) => {
         for (const spec of s.specs ?? []) byTitle[[...prefix, spec.title].join(' › ')] = spec.tests[0].status === 'expected' ? 'passed' : spec.tests[0].status === 'skipped' ? 'skipped' : 'failed';
-        for (const c of s.suites ?? []) walk(c, c.title && !c.title.endsWith('.ts') ? [...prefix, c.title] : prefix);
+        for (const c of s.suites ?? []) walk(c, c.title && !/\.[cm]?[jt]sx?$/.test(c.title) ? [...prefix, c.title] : prefix);
       };
       for (const s of report.suites) walk(s, []);
       const values = Object.values(byTitle);
@@ -71,7 +93,51 @@ function runPlaywright(dir: string): Promise<Counts> {
   });
 }
 
+interface RealSuite {
+  title: string;
+  dir: string;
+  /** What the archive holds, relative to dir. */
+  entries: string[];
+  /** The project's base URL (the run's baseURL). */
+  baseUrl: string;
+  shards: number;
+}
+
+/** Uploads and runs one suite through the API, then by npx playwright test; false when the counts differ. */
+async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite: RealSuite): Promise<boolean> {
+  const t = h.tenant();
+  const projectId = await t.project(suite.baseUrl);
+  const archive = execFileSync('tar', ['czf', '-', '-C', suite.dir, ...suite.entries], { maxBuffer: 256 * 1024 * 1024 });
+  // The Chromium project only, as npx playwright test --project chromium below (TiddlyWiki's config has an Edge one too, which the runner would run on Chromium).
+  const up = await t.upload({ project_id: projectId, name: suite.title, projects: 'chromium' }, archive);
+  if (up.status !== 201) throw new Error(`upload of ${suite.title}: ${up.status} ${JSON.stringify(up.body)}`);
+  const queued = await t.ex('POST', '/api/v1/executions/async', { project_id: projectId, suite_id: up.body.id, retries: 0, shards: suite.shards, timeout_seconds: 1800 });
+  let run: any;
+  do {
+    await new Promise((r) => setTimeout(r, 2000));
+    run = (await t.ex('GET', `/api/v1/executions/${queued.body.id}`)).body;
+  } while (!['completed', 'failed', 'cancelled'].includes(run.status));
+  const results: any[] = run.results.test_results;
+  const ours: Counts = { passed: 0, failed: 0, skipped: 0, byTitle: {} };
+  for (const r of results) {
+    ours.byTitle[r.name] = r.status;
+    ours[r.status as 'passed' | 'failed' | 'skipped'] += 1;
+  }
+  const withSteps = results.filter((r) => r.status !== 'skipped' && r.steps.length > 0 && r.trace).length;
+  const baseline = await runPlaywright(suite.dir);
+  console.log(`${suite.title}: ${results.length} tests (${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)})`);
+  console.log(`  Assay (${suite.shards} shard${suite.shards > 1 ? 's' : ''}):${suite.shards > 1 ? '' : ' '}     ${ours.passed} passed, ${ours.failed} failed, ${ours.skipped} skipped; ${withSteps} with steps and a trace`);
+  console.log(`  npx playwright test:  ${baseline.passed} passed, ${baseline.failed} failed, ${baseline.skipped} skipped`);
+  for (const r of results.filter((x) => x.status === 'failed')) console.log(`  Assay failed: ${r.name}: ${String(r.error ?? run.error ?? '').split('\n')[0]!.slice(0, 200)}`);
+  const differ = Object.keys({ ...ours.byTitle, ...baseline.byTitle }).filter((k) => ours.byTitle[k] !== baseline.byTitle[k]);
+  for (const k of differ) console.log(`  differs: ${k}: Assay ${ours.byTitle[k]}, Playwright ${baseline.byTitle[k]}`);
+  if (results.length === 0 || ours.passed !== baseline.passed || ours.failed !== baseline.failed || differ.length) return false;
+  console.log('  the counts are equal, test by test');
+  return true;
+}
+
 async function main(): Promise<void> {
+  const only = process.env.SUITES_REAL ? process.env.SUITES_REAL.split(',') : ['todomvc', 'tiddlywiki'];
   const pgHome = mkdtempSync(path.join(tmpdir(), 'suites-real-pg-'));
   const embedded = await startEmbeddedPostgres({ dataDir: pgHome, ephemeral: true });
   process.env.TEST_DATABASE_URL = embedded.url;
@@ -83,38 +149,18 @@ async function main(): Promise<void> {
   const h = await startSuitesHarness({ shardRunners: 2 });
   // As the runner's default: a shard takes at least 15 s of expected work from the queue at once.
   h.settings.batchMinMs = 15_000;
-  const dir = buildSuite(appUrl);
+  const suites: RealSuite[] = [];
   try {
-    const t = h.tenant();
-    const projectId = await t.project(appUrl);
-    const archive = execFileSync('tar', ['czf', '-', '-C', dir, 'playwright.config.ts', 'tests']);
-    const up = await t.upload({ project_id: projectId, name: 'create-playwright demo-todo-app' }, archive);
-    if (up.status !== 201) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
-    const queued = await t.ex('POST', '/api/v1/executions/async', { project_id: projectId, suite_id: up.body.id, retries: 0, shards: 2, timeout_seconds: 1800 });
-    let run: any;
-    do {
-      await new Promise((r) => setTimeout(r, 2000));
-      run = (await t.ex('GET', `/api/v1/executions/${queued.body.id}`)).body;
-    } while (!['completed', 'failed', 'cancelled'].includes(run.status));
-    const results: any[] = run.results.test_results;
-    const ours: Counts = { passed: 0, failed: 0, skipped: 0, byTitle: {} };
-    for (const r of results) {
-      ours.byTitle[r.name] = r.status;
-      ours[r.status as 'passed' | 'failed' | 'skipped'] += 1;
-    }
-    const withSteps = results.filter((r) => r.status !== 'skipped' && r.steps.length > 0 && r.trace).length;
-    const baseline = await runPlaywright(dir);
-    console.log(`create-playwright 1.17.132 demo-todo-app.spec.ts against todomvc 0.1.1 (React), ${results.length} tests (${new Date().toISOString()})`);
-    console.log(`  Assay (2 shards):     ${ours.passed} passed, ${ours.failed} failed, ${ours.skipped} skipped; ${withSteps} with steps and a trace`);
-    console.log(`  npx playwright test:  ${baseline.passed} passed, ${baseline.failed} failed, ${baseline.skipped} skipped`);
-    const differ = Object.keys({ ...ours.byTitle, ...baseline.byTitle }).filter((k) => ours.byTitle[k] !== baseline.byTitle[k]);
-    for (const k of differ) console.log(`  differs: ${k}: Assay ${ours.byTitle[k]}, Playwright ${baseline.byTitle[k]}`);
-    if (ours.passed !== baseline.passed || ours.failed !== baseline.failed || differ.length) process.exitCode = 1;
-    else console.log('  the counts are equal, test by test');
+    if (only.includes('todomvc')) suites.push({ title: 'create-playwright 1.17.132 demo-todo-app.spec.ts against todomvc 0.1.1 (React)', dir: buildTodoSuite(appUrl), entries: ['playwright.config.ts', 'tests'], baseUrl: appUrl, shards: 2 });
+    // Its spec opens a file, not a URL: the project's base URL is the local app's, unused.
+    if (only.includes('tiddlywiki')) suites.push({ title: 'tiddlywiki 5.4.1 editions/test/playwright.spec.js (its test edition in the browser)', dir: buildTiddlyWikiSuite(), entries: ['playwright.config.js', 'editions'], baseUrl: appUrl, shards: 1 });
+    let equal = true;
+    for (const suite of suites) equal = (await compare(h, suite)) && equal;
+    if (!equal) process.exitCode = 1;
   } finally {
     await h.close();
     app.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const s of suites) rmSync(s.dir, { recursive: true, force: true });
     await embedded.stop();
     rmSync(pgHome, { recursive: true, force: true });
   }
