@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { ASSAY_VERSION } from '@assay/contracts';
 import { createTestDatabase, eventually, freePortForTests, TEST_INTERNAL_SECRET, type TestDatabase } from '@assay/testing';
 import { bearer, call } from './support/http.js';
 import { cleanEnv, repoRoot } from './support/launcher.js';
@@ -80,7 +81,7 @@ describe('a gateway whose services are down', () => {
 
     const health = await call(gatewayUrl, 'GET', '/healthz');
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok', service: 'gateway' });
+    expect(health.body).toEqual({ status: 'ok', service: 'gateway', version: ASSAY_VERSION });
     expect(gateway.exitCode).toBeNull();
   });
 });
