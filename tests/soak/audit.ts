@@ -295,3 +295,45 @@ export async function settled(databaseUrl: string, orgIds: string[], since: Date
     await db.end().catch(() => undefined);
   }
 }
+
+/** What the audit needs of a Kafka bus: each group's uncommitted messages and each dead-letter topic's. */
+interface KafkaBacklog {
+  backlog(): Promise<{ unconsumed: Record<string, number>; deadLetters: Record<string, number> }>;
+}
+
+/** What is still open on the Kafka bus, in a line; undefined when nothing is (or on the pg bus). */
+async function kafkaOpen(kafka: KafkaBacklog | undefined): Promise<string | undefined> {
+  if (!kafka) return undefined;
+  try {
+    const { unconsumed, deadLetters } = await kafka.backlog();
+    const open = [...Object.entries(unconsumed).map(([k, n]) => `${n} unconsumed ${k}`), ...Object.entries(deadLetters).map(([k, n]) => `${n} dead letters ${k}`)];
+    return open.length ? `kafka: ${open.join(', ')}` : undefined;
+  } catch (err) {
+    return `kafka: ${String(err)}`;
+  }
+}
+
+/** Waits up to `seconds` for started work to settle (database and Kafka), saying what is open every 30 s; what is still open at the end, or undefined. */
+export async function settle(databaseUrl: string, kafka: KafkaBacklog | undefined, orgIds: string[], since: Date, seconds: number, say: (line: string) => void): Promise<string | undefined> {
+  const isOpen = async () => [await settled(databaseUrl, orgIds, since), await kafkaOpen(kafka)].filter(Boolean).join(', ') || undefined;
+  const until = Date.now() + seconds * 1000;
+  let open = await isOpen();
+  let told = Date.now();
+  while (open && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 3000));
+    open = await isOpen();
+    if (open && Date.now() - told > 30_000) {
+      say(`still open: ${open}`);
+      told = Date.now();
+    }
+  }
+  return open;
+}
+
+/** The Kafka bus in the audit: nothing left uncommitted by a consumer group, no dead letter. */
+export async function auditKafka(kafka: KafkaBacklog | undefined, stuck: AuditResult['stuck']): Promise<void> {
+  if (!kafka) return;
+  const { unconsumed, deadLetters } = await kafka.backlog();
+  for (const [k, n] of Object.entries(unconsumed)) stuck.push({ what: 'kafka backlog', id: k, detail: `${n} messages not committed` });
+  for (const [k, n] of Object.entries(deadLetters)) stuck.push({ what: 'kafka dead letters', id: k, detail: `${n} messages` });
+}

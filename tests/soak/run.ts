@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { startShop } from '../fixtures/shop/server.js';
 import { ApiLog, type CallRecord } from './api.js';
-import { audit, classifyCalls, settled, type FaultWindow } from './audit.js';
+import { audit, auditKafka, classifyCalls, settle, type FaultWindow } from './audit.js';
 import { startReceiver } from './receiver.js';
 import { SERVICES, startStack, type ServiceName, type Stack } from './stack.js';
 import { runWorkload, setupOrg, type Org } from './workload.js';
@@ -182,39 +182,13 @@ async function main(): Promise<void> {
     say(`workload done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for started work to settle (at most ${drainSeconds} s)`);
 
     const orgIds = orgs.map((o) => o.orgId);
-    const drainUntil = Date.now() + drainSeconds * 1000;
-    const kafkaOpen = async (): Promise<string | undefined> => {
-      if (!stack.kafka) return undefined;
-      try {
-        const { unconsumed, deadLetters } = await stack.kafka.backlog();
-        const open = [...Object.entries(unconsumed).map(([k, n]) => `${n} unconsumed ${k}`), ...Object.entries(deadLetters).map(([k, n]) => `${n} dead letters ${k}`)];
-        return open.length ? `kafka: ${open.join(', ')}` : undefined;
-      } catch (err) {
-        return `kafka: ${String(err)}`;
-      }
-    };
-    const isSettled = async () => [await settled(stack.databaseUrl, orgIds, since), await kafkaOpen()].filter(Boolean).join(', ') || undefined;
-    let open = await isSettled();
-    let told = Date.now();
-    while (open && Date.now() < drainUntil) {
-      await sleep(3000);
-      open = await isSettled();
-      if (open && Date.now() - told > 30_000) {
-        say(`still open: ${open}`);
-        told = Date.now();
-      }
-    }
+    const open = await settle(stack.databaseUrl, stack.kafka, orgIds, since, drainSeconds, say);
     say(open ? `still open after the drain: ${open}` : `settled after ${((Date.now() - until) / 1000).toFixed(0)} s`);
     const memoryAfter = await stack.memoryMb();
 
     const livePids = Object.values(stack.pids()).filter((p): p is number => typeof p === 'number');
     const result = await audit(stack.databaseUrl, orgIds, since, receiver.receipts, livePids);
-    if (stack.kafka) {
-      // The Kafka bus: nothing left uncommitted by a consumer group, no dead letter, nothing parked behind a held key.
-      const { unconsumed, deadLetters } = await stack.kafka.backlog();
-      for (const [k, n] of Object.entries(unconsumed)) result.stuck.push({ what: 'kafka backlog', id: k, detail: `${n} messages not committed` });
-      for (const [k, n] of Object.entries(deadLetters)) result.stuck.push({ what: 'kafka dead letters', id: k, detail: `${n} messages` });
-    }
+    await auditKafka(stack.kafka, result.stuck);
     const windows = injected.map((i) => i.window);
     const calls = api.calls.slice(setupCalls);
     const classified = classifyCalls(calls, windows);

@@ -7,7 +7,7 @@ import { bundleServices } from '../../deploy/local/src/bundle.js';
 import { lastReleaseCommit } from '../../deploy/upgrade/src/previous-release.js';
 import { startShop } from '../fixtures/shop/server.js';
 import { ApiLog, type CallRecord } from '../soak/api.js';
-import { audit, classifyCalls, settled, type FaultWindow } from '../soak/audit.js';
+import { audit, auditKafka, classifyCalls, settle, type FaultWindow } from '../soak/audit.js';
 import { startReceiver } from '../soak/receiver.js';
 import { SERVICES, startStack, type ServiceName, type Stack } from '../soak/stack.js';
 import { runWorkload, setupOrg, type Org } from '../soak/workload.js';
@@ -162,37 +162,12 @@ async function main(): Promise<void> {
     say(`workload done after ${((workloadEnd - t0) / 1000).toFixed(0)} s; waiting for started work to settle (at most ${drainSeconds} s)`);
 
     const orgIds = orgs.map((o) => o.orgId);
-    const kafkaOpen = async (): Promise<string | undefined> => {
-      if (!stack.kafka) return undefined;
-      try {
-        const { unconsumed, deadLetters } = await stack.kafka.backlog();
-        const open = [...Object.entries(unconsumed).map(([k, n]) => `${n} unconsumed ${k}`), ...Object.entries(deadLetters).map(([k, n]) => `${n} dead letters ${k}`)];
-        return open.length ? `kafka: ${open.join(', ')}` : undefined;
-      } catch (err) {
-        return `kafka: ${String(err)}`;
-      }
-    };
-    const isSettled = async () => [await settled(stack.databaseUrl, orgIds, since), await kafkaOpen()].filter(Boolean).join(', ') || undefined;
-    const drainUntil = Date.now() + drainSeconds * 1000;
-    let open = await isSettled();
-    let told = Date.now();
-    while (open && Date.now() < drainUntil) {
-      await sleep(3000);
-      open = await isSettled();
-      if (open && Date.now() - told > 30_000) {
-        say(`still open: ${open}`);
-        told = Date.now();
-      }
-    }
+    const open = await settle(stack.databaseUrl, stack.kafka, orgIds, since, drainSeconds, say);
     say(open ? `still open after the drain: ${open}` : `settled after ${((Date.now() - workloadEnd) / 1000).toFixed(0)} s`);
 
     const livePids = SERVICES.flatMap((s) => stack.replicas(s).map((r) => r.pid)).filter((p): p is number => typeof p === 'number');
     const result = await audit(stack.databaseUrl, orgIds, since, receiver.receipts, livePids);
-    if (stack.kafka) {
-      const { unconsumed, deadLetters } = await stack.kafka.backlog();
-      for (const [k, n] of Object.entries(unconsumed)) result.stuck.push({ what: 'kafka backlog', id: k, detail: `${n} messages not committed` });
-      for (const [k, n] of Object.entries(deadLetters)) result.stuck.push({ what: 'kafka dead letters', id: k, detail: `${n} messages` });
-    }
+    await auditKafka(stack.kafka, result.stuck);
     // Nothing was down: no window excuses a 5xx or a call left unanswered.
     const windows: FaultWindow[] = [];
     const calls = api.calls.slice(setupCalls);
