@@ -1,4 +1,4 @@
-import { useHarness } from '@assay/testing';
+import { eventually, useHarness } from '@assay/testing';
 import { packSuite, startSuitesHarness } from './suites-harness.js';
 
 // A runner told to stop (SIGTERM: drain) in the middle of a suite run, on real
@@ -6,18 +6,6 @@ import { packSuite, startSuitesHarness } from './suites-harness.js';
 // for its slot go back to the queue at once, other runners finish the run,
 // and the tests that had passed are not run again.
 jest.setTimeout(240_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('a draining shard runner', () => {
   const h = useHarness(() => startSuitesHarness({ shardRunners: 0 }));
@@ -33,10 +21,10 @@ describe('a draining shard runner', () => {
     expect(run.status).toBe(202);
     const id = run.body.id as string;
     const results = () => h.database.db.selectFrom('test_results').select(['id', 'status', 'completed_at']).where('execution_id', '=', id).execute();
-    const passedBefore = await until('a test to pass on the first runner', async () => {
+    const passedBefore = await eventually(async () => {
       const rows = (await results()).filter((r) => r.status === 'passed');
       return rows.length > 0 ? rows : undefined;
-    });
+    }, 120_000, 200);
 
     const started = Date.now();
     await first.drain();
@@ -54,10 +42,10 @@ describe('a draining shard runner', () => {
     expect(afterDrain.filter((r) => r.status === 'passed').length).toBeGreaterThanOrEqual(passedBefore.length);
 
     await Promise.all([h.startShardRunner(), h.startShardRunner()]);
-    const done = await until('the run to end on the other runners', async () => {
+    const done = await eventually(async () => {
       const r = await t.ex('GET', `/api/v1/executions/${id}`);
       return ['completed', 'failed', 'cancelled'].includes(r.body.status) ? r.body : undefined;
-    });
+    }, 120_000, 200);
     expect(done).toMatchObject({ status: 'completed', total_tests: 6, passed_tests: 6, failed_tests: 0 });
     // What had passed before the drain was kept, not run again.
     const final = new Map((await results()).map((r) => [r.id, r]));
