@@ -1,6 +1,7 @@
 import { startRedoc } from '../discovery-panel/apps/redoc/app.js';
 import type { RunningApp } from '../discovery-panel/support.js';
 import { bearer, call } from './support/http.js';
+import { waitForSession } from './support/discovery.js';
 import { launchForFile } from './support/launcher.js';
 
 // One real app of the discovery panel (tests/discovery-panel) in make test, through the real gateway, crawler,
@@ -26,13 +27,7 @@ describe('discovery on a real third-party app of the panel', () => {
     const started = await gw('POST', '/api/v1/discovery/start', { project_id: project.body.id, target_url: app.url, max_pages: 5, max_depth: 1, request_delay_ms: 0, interactive: true });
     expect(started.status).toBe(201);
     const id = started.body.session_id;
-    const deadline = Date.now() + 180_000;
-    let progress: any;
-    do {
-      await new Promise((r) => setTimeout(r, 250));
-      progress = (await gw('GET', `/api/v1/discovery/${id}/progress`)).body;
-    } while (progress.status === 'running' && Date.now() < deadline);
-    expect(progress.status).toBe('completed');
+    await waitForSession(gw, id, 'completed');
     const results = (await gw('GET', `/api/v1/discovery/${id}/results`)).body;
     const navigation = results.flows.find((f: any) => f.type === 'navigation');
     expect(navigation.evidence[0]).toMatch(/menu entries move the page to its parts \(#tag\//);

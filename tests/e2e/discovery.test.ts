@@ -2,6 +2,7 @@ import { startSite, type Site } from '../fixtures/site/server.js';
 import { startSpa } from '../fixtures/spa/server.js';
 import { startVerdaccio } from '../fixtures/verdaccio/server.js';
 import { bearer, call } from './support/http.js';
+import { waitForSession } from './support/discovery.js';
 import { launchForFile } from './support/launcher.js';
 
 // Discovery through the real gateway, test-case, discovery-crawler and
@@ -17,15 +18,7 @@ let site: Site;
 const gw = (method: string, path: string, body?: unknown, credential = launched.assay.serviceKey) =>
   call(launched.assay.gatewayUrl, method, path, { headers: bearer(credential), ...(body !== undefined ? { body } : {}) });
 
-async function waitFor(sessionId: string, status: string) {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const res = await gw('GET', `/api/v1/discovery/${sessionId}/progress`);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > deadline) throw new Error(`session still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const waitFor = (sessionId: string, status: string) => waitForSession(gw, sessionId, status);
 
 beforeAll(async () => {
   site = await startSite();
@@ -106,7 +99,10 @@ describe('discovery through the gateway', () => {
       for (const { project, id } of sessions) {
         await waitFor(id, 'completed');
         const results = await gw('GET', `/api/v1/discovery/${id}/results`);
-        expect(new Set(results.body.flows.map((f: any) => f.type))).toEqual(new Set(['authentication', 'search', 'navigation']));
+        const types = new Set(results.body.flows.map((f: any) => f.type));
+        // On a miss, what the crawl saw: a CI run under load once found no navigation flow on Verdaccio and it did not come back here.
+        if (types.size !== 3) console.error(JSON.stringify({ pages: results.body.pages?.map((p: any) => p.url), flows: results.body.flows, warnings: results.body.warnings }, null, 1).slice(0, 20000));
+        expect(types).toEqual(new Set(['authentication', 'search', 'navigation']));
         const plan = await gw('POST', '/api/v1/test-plans', { project_id: project, name: 'Discovered' });
         const generated = await gw('POST', `/api/v1/discovery/${id}/generate-test-cases`, { test_plan_id: plan.body.id });
         expect(generated.status).toBe(201);
