@@ -5,7 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
+.PHONY: help setup run test lint typecheck test-durations test-fuzz test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -62,6 +62,16 @@ test: setup
 	pnpm --silent lint
 	pnpm --silent typecheck
 	pnpm --silent exec jest --ci
+
+# Records how long each test file took (tests/setup/durations.json): make test starts the slowest first.
+test-durations: setup
+	mkdir -p tests/.tmp
+	-pnpm --silent exec jest --ci --json --outputFile=tests/.tmp/jest-report.json
+	node tests/setup/write-durations.js tests/.tmp/jest-report.json
+
+# The API fuzz (tests/e2e/fuzz.test.ts) deeper than make test's 12 inputs an operation; FUZZ_SEED=n replays a run.
+test-fuzz: setup
+	FUZZ_RUNS=$${FUZZ_RUNS:-200} pnpm --silent exec jest --ci tests/e2e/fuzz.test.ts
 
 test-unit: setup
 	pnpm --silent exec jest --ci --selectProjects unit

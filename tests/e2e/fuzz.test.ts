@@ -15,7 +15,9 @@ jest.setTimeout(420_000);
 // Rate limits off: thousands of calls a minute on purpose.
 const launched = launchForFile({ env: { RATE_LIMITS_ENABLED: 'false' } });
 
-const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 25);
+// 12 inputs an operation in make test (a new seed each run); `make test-fuzz FUZZ_RUNS=200` goes deeper, FUZZ_SEED replays a run.
+const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 12);
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const ANSWER_WITHIN_MS = 15_000;
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[]; $ref?: string; required?: string[] };
@@ -151,7 +153,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         fc.asyncProperty(arb, async ({ pathValues, query, body }) => {
           await send(op, pathValues, query, body);
         }),
-        { numRuns: RUNS_PER_OPERATION, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) },
+        { numRuns: RUNS_PER_OPERATION, seed: SEED },
       );
     }
     // Credentials of every malformed kind: never more than a 401.
@@ -166,12 +168,12 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       fc.asyncProperty(fc.constantFrom(...operations), credentials, async (op, credential) => {
         await send(op, {}, [], undefined, credential);
       }),
-      { numRuns: RUNS_PER_OPERATION * 8 },
+      { numRuns: RUNS_PER_OPERATION * 8, seed: SEED },
     );
 
     // The stack is still whole afterwards.
     expect((await fetch(`${launched.assay.gatewayUrl}/readyz`)).status).toBe(200);
-    console.warn(`fuzz: ${requests} requests over ${operations.length} operations; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    console.warn(`fuzz (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS_PER_OPERATION}): ${requests} requests over ${operations.length} operations; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
     expect(failures.slice(0, 20)).toEqual([]);
   });
 });
