@@ -1,4 +1,4 @@
-import { valueFor } from './explore.js';
+import { callsOfTyping, valueFor } from './explore.js';
 
 const field = (f: Partial<{ type: string; name: string; label: string; autocomplete: string; tag: string }>) => ({ type: 'text', name: '', label: '', autocomplete: '', tag: 'input', ...f });
 
@@ -20,5 +20,26 @@ describe('valueFor', () => {
     expect(valueFor(field({ name: 'postal' }))).toMatch(/^\d{5}$/);
     expect(valueFor(field({ tag: 'textarea', name: 'message' }))).toMatch(/Assay/);
     expect(valueFor(field({ type: 'url' }))).toBe('https://example.com/');
+  });
+});
+
+describe('callsOfTyping', () => {
+  it('leaves out a late call of a word typed before, keeps calls of this word and calls that carry no word', () => {
+    const calls = [
+      { url: 'http://h/-/data/search/acme' },
+      { url: 'http://h/-/data/search/left' },
+      { url: 'http://h/api/q?term=left%20pad' },
+      { url: 'http://h/api/suggest?q=Acme+left' },
+      { url: 'http://h/api/config' },
+      { url: 'http://h/page', document: true },
+    ];
+    expect(callsOfTyping(calls, 'left', ['acme']).map((c) => c.url)).toEqual([
+      'http://h/-/data/search/left',
+      'http://h/api/q?term=left%20pad',
+      'http://h/api/suggest?q=Acme+left',
+      'http://h/api/config',
+    ]);
+    // The first word typed: every call but documents is its.
+    expect(callsOfTyping(calls, 'acme', [])).toHaveLength(5);
   });
 });

@@ -268,6 +268,25 @@ const READ_SUGGESTIONS = new Function(
   return { selector: selectorOf(list), options, text: textOf(list).slice(0, 300) };`,
 ) as (selector: string) => { selector: string; options: number; text: string } | null;
 
+/** Whether a call's URL carries a typed word (in its path or query, encoded or not). */
+function carries(url: string, word: string): boolean {
+  let decoded = url;
+  try {
+    decoded = decodeURIComponent(url.replace(/\+/g, ' '));
+  } catch {
+    // A malformed escape: the URL as it is.
+  }
+  return decoded.toLowerCase().includes(word.toLowerCase());
+}
+
+/**
+ * The calls typing `term` made: not documents, and not a call that carries a word typed before (`tried`)
+ * and not this one, which is that typing's, made late (a debounced type-ahead on a busy machine).
+ */
+export function callsOfTyping<C extends { url: string; document?: boolean }>(calls: C[], term: string, tried: string[]): C[] {
+  return calls.filter((c) => !c.document && (carries(c.url, term) || !tried.some((t) => carries(c.url, t))));
+}
+
 /**
  * Types a word of the page's own text into each search box (at most two), key
  * by key as a person does, so a type-ahead calls its API or a script renders
@@ -288,6 +307,7 @@ async function exploreSearchBoxes(page: Page, hooks: ExploreHooks, done: Explore
     const action: ExploreAction = { kind: 'search', selector: box.selector };
     try {
       const input = page.locator(box.selector).first();
+      const tried: string[] = [];
       for (const term of terms) {
         if (left() <= 0) break;
         await input.click({ timeout: 2000 });
@@ -297,7 +317,8 @@ async function exploreSearchBoxes(page: Page, hooks: ExploreHooks, done: Explore
         await input.pressSequentially(term, { delay: 60, timeout: 5000 });
         done.push(action);
         await hooks.settle();
-        const calls = hooks.callsSince(before).filter((c) => !c.document);
+        const calls = callsOfTyping(hooks.callsSince(before), term, tried);
+        tried.push(term);
         const shown = (await page.evaluate(READ_SUGGESTIONS, box.selector).catch(() => null)) ?? (await page.evaluate(READ_ADDED, term).catch(() => null));
         await input.fill('', { timeout: 2000 });
         const suggestions = shown && shown.options > 0 ? { selector: shown.selector, options: shown.options, matches_term: shown.text.toLowerCase().includes(term.toLowerCase()) } : null;
