@@ -17,6 +17,8 @@ const shared = {
   },
   testEnvironment: 'node',
   rootDir: '.',
+  // The healing bench's installed npm versions (make healing-setup): packages, not ours.
+  modulePathIgnorePatterns: ['<rootDir>/tests/healing-panel/.cache/'],
 };
 
 export default {
@@ -27,7 +29,7 @@ export default {
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/src/**/*.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/src/**/*.test.ts', '<rootDir>/tests/healing-panel/**/*.test.ts'] },
     {
       ...shared,
       displayName: 'integration',

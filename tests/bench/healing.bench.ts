@@ -4,8 +4,9 @@ import path from 'node:path';
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { runStep, type Step } from '@assay/steps';
 import { startPair, type SwitchedApp } from '../healing-panel/apps.js';
+import { recordCase, type ScriptCase } from '../healing-panel/record.js';
 import { CACHE_DIR, HEALING_DIR, PAIRS, versionDir, type Pair } from '../healing-panel/pairs.js';
-import { addTallies, changesBeyondSelectors, healedShare, labelFor, startOf, tally, type Label, type LabelFile, type StepOutcome, type Tally } from '../healing-panel/score.js';
+import { addTallies, changesBeyondSelectors, healedShare, isAbsent, labelFor, startOf, tally, type Label, type LabelFile, type StepOutcome, type Tally } from '../healing-panel/score.js';
 import { removeAssayHome, startAssay, type Assay } from '../e2e/support/launcher.js';
 import { load } from './rounds.js';
 
@@ -89,6 +90,9 @@ interface CaseState {
 export interface PairRun {
   pair: Pair;
   generated: number;
+  /** Cases recorded from the pair's script, and the scripted cases the recorder could not make (why). */
+  recorded: number;
+  refused: string[];
   droppedOld: number;
   kept: number;
   unbroken: number;
@@ -119,17 +123,30 @@ function describeLeft(item: any): string {
 }
 
 /** One pair through the product: generate and keep on the old version, then run, analyse and apply on the new. */
-async function runPair(api: Api, pair: Pair, app: SwitchedApp): Promise<PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> }> {
+async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp): Promise<PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> }> {
   const labels = loadLabels(pair) ?? [];
-  const out: PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> } = { pair, generated: 0, droppedOld: 0, kept: 0, unbroken: 0, outcomes: [], otherFailures: [], valueChanges: [], notHeld: [], labelsMissing: !loadLabels(pair), finalSteps: new Map(), states: new Map() };
+  const out: PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> } = { pair, generated: 0, recorded: 0, refused: [], droppedOld: 0, kept: 0, unbroken: 0, outcomes: [], otherFailures: [], valueChanges: [], notHeld: [], labelsMissing: !loadLabels(pair), finalSteps: new Map(), states: new Map() };
   const project = await must(api, 'POST', '/api/v1/projects', { name: `Healing ${pair.name}`, base_url: app.url });
   const session = await crawl(api, project.id, app.url, pair);
   const plan = await must(api, 'POST', '/api/v1/test-plans', { project_id: project.id, name: 'Generated' });
   const generated = await api('POST', `/api/v1/discovery/${session}/generate-test-cases`, { test_plan_id: plan.id });
-  if (generated.status === 409) return out;
-  if (generated.status >= 400) throw new Error(`generate-test-cases: ${generated.status} ${JSON.stringify(generated.body).slice(0, 300)}`);
-  const ids: string[] = generated.body.test_cases.map((c: { id: string }) => c.id);
+  const ids: string[] = [];
+  if (generated.status === 409) {
+    const results = await must(api, 'GET', `/api/v1/discovery/${session}/results`);
+    out.otherFailures.push(`no case generated (409: ${String(generated.body?.message ?? '')}); the crawl found ${results.pages?.length ?? 0} pages, ${results.flows?.length ?? 0} flows`);
+  } else if (generated.status >= 400) throw new Error(`generate-test-cases: ${generated.status} ${JSON.stringify(generated.body).slice(0, 300)}`);
+  else ids.push(...generated.body.test_cases.map((c: { id: string }) => c.id));
   out.generated = ids.length;
+  // Recorded cases: the pair's script (cases.json) through Assay's recorder.
+  const scriptFile = path.join(HEALING_DIR, pair.name, 'cases.json');
+  const scripts = existsSync(scriptFile) ? (JSON.parse(readFileSync(scriptFile, 'utf8')) as ScriptCase[]) : [];
+  for (const script of scripts) {
+    const made = await recordCase(api, browser, project.id, app.url, script);
+    if (made.id) ids.push(made.id);
+    else out.refused.push(`${script.name}: ${made.refused}`);
+  }
+  out.recorded = ids.length - out.generated;
+  if (!ids.length) return out;
   // Kept: the cases that pass on the old version three times (twice to keep, once more as the plan the new version runs).
   let kept = ids;
   for (let i = 0; i < 2; i++) {
@@ -211,7 +228,7 @@ async function runPair(api: Api, pair: Pair, app: SwitchedApp): Promise<PairRun 
 async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> }, baseUrl: string): Promise<void> {
   const byName = new Map([...run.states.values()].map((s) => [s.name, s.id]));
   for (const o of run.outcomes) {
-    if (o.kind !== 'healed' || !o.label || o.label.right === 'gone' || !o.suggested) continue;
+    if (o.kind !== 'healed' || !o.label || isAbsent(o.label) || !o.suggested) continue;
     const steps = run.finalSteps.get(byName.get(o.case) ?? '');
     if (!steps) {
       o.verdict = 'unjudged';
@@ -253,12 +270,13 @@ function tallyLine(name: string, t: Tally, extra: { valueChanges: number }): str
 
 function printPair(r: PairRun, listBroken: boolean): void {
   const t = tally(r.outcomes);
-  console.log(`${r.pair.name} (${r.pair.package} ${r.pair.old} -> ${r.pair.new})${r.pair.heldOut ? ' [held out]' : ''}: generated ${r.generated}, dropped on the old version ${r.droppedOld}, kept ${r.kept}, unbroken on the new ${r.unbroken}${r.labelsMissing ? ' (NO labels.json)' : ''}`);
+  console.log(`${r.pair.name} (${r.pair.package} ${r.pair.old} -> ${r.pair.new})${r.pair.heldOut ? ' [held out]' : ''}: generated ${r.generated}, recorded ${r.recorded}, dropped on the old version ${r.droppedOld}, kept ${r.kept}, unbroken on the new ${r.unbroken}${r.labelsMissing ? ' (NO labels.json)' : ''}`);
   console.log(tallyLine('', t, { valueChanges: r.valueChanges.length }));
   for (const o of r.outcomes) {
-    const verdict = o.kind === 'healed' ? `healed -> ${o.suggested} [${o.label ? (o.label.right === 'gone' ? 'WRONG: label says gone' : o.verdict) : 'unlabelled'}]` : `left failing [${o.label ? (o.label.right === 'gone' ? 'real reason: gone' : `miss, label ${o.label.right}`) : 'unlabelled'}]`;
+    const verdict = o.kind === 'healed' ? `healed -> ${o.suggested} [${o.label ? (isAbsent(o.label) ? `WRONG: label says ${o.label.right}` : o.verdict) : 'unlabelled'}]` : `left failing [${o.label ? (isAbsent(o.label) ? `real reason: ${o.label.right}` : `miss, label ${o.label.right}`) : 'unlabelled'}]`;
     console.log(`    ${o.case.slice(0, 60)} step ${o.step} ${o.action} ${o.old_selector} (start ${o.start}): ${verdict}${o.reason ? `; ${o.reason}` : ''}`);
   }
+  for (const l of r.refused) console.log(`    not recorded: ${l}`);
   for (const l of r.otherFailures) console.log(`    other failure: ${l}`);
   for (const l of r.notHeld) console.log(`    HEAL NOT HELD: ${l}`);
   for (const l of r.valueChanges) console.log(`    EXPECTED VALUE CHANGED: ${l}`);
@@ -303,11 +321,11 @@ export async function benchHealing(): Promise<void> {
       const app = await startPair(pair);
       let run: Awaited<ReturnType<typeof runPair>> | undefined;
       try {
-        run = await runPair(api, pair, app);
         browser ??= await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
+        run = await runPair(api, browser, pair, app);
         await judge(browser, run, app.url);
       } catch (err) {
-        run = { pair, generated: 0, droppedOld: 0, kept: 0, unbroken: 0, outcomes: run?.outcomes ?? [], otherFailures: [], valueChanges: [], notHeld: [], labelsMissing: !loadLabels(pair), finalSteps: new Map(), states: new Map(), error: err instanceof Error ? err.message : String(err) };
+        run = { pair, generated: 0, recorded: 0, refused: [], droppedOld: 0, kept: 0, unbroken: 0, outcomes: run?.outcomes ?? [], otherFailures: [], valueChanges: [], notHeld: [], labelsMissing: !loadLabels(pair), finalSteps: new Map(), states: new Map(), error: err instanceof Error ? err.message : String(err) };
       } finally {
         await app.close();
       }
@@ -328,7 +346,7 @@ export async function benchHealing(): Promise<void> {
     const t = group.reduce((acc, r) => addTallies(acc, tally(r.outcomes)), empty);
     console.log(`${title}: ${group.map((r) => r.pair.name).join(', ')}`);
     console.log(tallyLine('', t, { valueChanges: group.reduce((n, r) => n + r.valueChanges.length, 0) }));
-    console.log(`  cases: generated ${group.reduce((n, r) => n + r.generated, 0)}, dropped on the old version ${group.reduce((n, r) => n + r.droppedOld, 0)}, kept ${group.reduce((n, r) => n + r.kept, 0)}, unbroken ${group.reduce((n, r) => n + r.unbroken, 0)}; other failures ${group.reduce((n, r) => n + r.otherFailures.length, 0)}; heals not held in the run ${group.reduce((n, r) => n + r.notHeld.length, 0)}`);
+    console.log(`  cases: generated ${group.reduce((n, r) => n + r.generated, 0)}, recorded ${group.reduce((n, r) => n + r.recorded, 0)} (not recorded ${group.reduce((n, r) => n + r.refused.length, 0)}), dropped on the old version ${group.reduce((n, r) => n + r.droppedOld, 0)}, kept ${group.reduce((n, r) => n + r.kept, 0)}, unbroken ${group.reduce((n, r) => n + r.unbroken, 0)}; other failures ${group.reduce((n, r) => n + r.otherFailures.length, 0)}; heals not held in the run ${group.reduce((n, r) => n + r.notHeld.length, 0)}`);
   }
   console.log(`  target: >= 80 % of broken locator steps healed and verified, 0 wrong heals, 0 expected values changed; load before ${loadBefore}, after ${load()}`);
 }

@@ -21,7 +21,7 @@ const pathOf = (req: http.IncomingMessage) => (req.url ?? '/').split('?')[0];
 /** The jsoneditor examples both versions ship that load nothing from outside. */
 export const JSONEDITOR_EXAMPLES = ['01_basic_usage', '02_viewer', '03_switch_mode', '05_custom_fields_editable', '06_custom_styling', '09_readonly_text_mode', '10_templates'];
 
-async function startVersion(pair: Pair, version: string): Promise<RunningApp> {
+export async function startVersion(pair: Pair, version: string): Promise<RunningApp> {
   const dir = versionDir(pair.package, version, pair.install);
   switch (pair.name) {
     case 'swagger-ui': {

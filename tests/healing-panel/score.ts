@@ -9,7 +9,12 @@ export interface Label {
   start: string;
   /** The selector the case had on the old version. */
   old_selector: string;
-  /** A selector of the right element in the new version's page, verified by hand; `gone` when the feature is gone. */
+  /**
+   * A selector of the right element in the new version's page, verified by
+   * hand; `gone` when the feature is gone; `changed` when the element is there
+   * but what the step asserts of it changed (its text), so no selector can
+   * make the step pass without changing an expected value.
+   */
   right: string;
   /** What was looked at. */
   why?: string;
@@ -21,6 +26,9 @@ export interface LabelFile {
   new: string;
   labels: Label[];
 }
+
+/** A label saying the step cannot pass on the new version as written: leaving it failing is right. */
+export const isAbsent = (l: Label | undefined) => l?.right === 'gone' || l?.right === 'changed';
 
 /** The label of (old selector, start path): an exact start first, then `*`. */
 export function labelFor(labels: Label[], oldSelector: string, start: string): Label | undefined {
@@ -94,7 +102,7 @@ export interface Tally {
   right: number;
   wrong: number;
   unjudged: number;
-  /** Left failing where the label says the element is gone: right to leave it. */
+  /** Left failing where the label says the element is gone or what it asserts changed: right to leave it. */
   leftGone: number;
   /** Left failing although the element is there (a miss). */
   leftMissed: number;
@@ -106,14 +114,14 @@ export interface Tally {
 
 /**
  * The counts of a pair (or a total). A healed step is wrong when its label
- * says the element is gone, or when the judge found another element; a step
+ * says the element is gone (or its asserted text changed), or when the judge found another element; a step
  * with no label is counted, never judged right.
  */
 export function tally(outcomes: StepOutcome[]): Tally {
   const t: Tally = { broken: 0, healed: 0, right: 0, wrong: 0, unjudged: 0, leftGone: 0, leftMissed: 0, unlabelled: 0, present: 0 };
   for (const o of outcomes) {
     t.broken++;
-    const gone = o.label?.right === 'gone';
+    const gone = isAbsent(o.label);
     if (!o.label) t.unlabelled++;
     else if (!gone) t.present++;
     if (o.kind === 'healed') {
