@@ -83,7 +83,8 @@ export async function recordCase(api: Api, browser: Browser, project: string, ba
       await settle(1000);
     }
     const stopped = await api('DELETE', `/api/v1/recordings/${id}`);
-    const steps = (stopped.body.steps as Array<Record<string, unknown>>).map(({ step_id: _id, ...s }) => s);
+    // What the console saves: the steps without their ids and the recorder's alternative selectors.
+    const steps = (stopped.body.steps as Array<Record<string, unknown>>).map(({ step_id: _id, alternatives: _alternatives, ...s }) => s);
     const made = await api('POST', '/api/v1/test-cases', { project_id: project, name: `${script.name} (recorded)`, steps });
     if (made.status !== 201) return { refused: `the case was not saved: ${made.status} ${JSON.stringify(made.body).slice(0, 200)}` };
     return { id: made.body.id as string };

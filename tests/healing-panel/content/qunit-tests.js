@@ -1,3 +1,4 @@
+/* global QUnit */
 // The Bookshop's own unit tests, run in the browser by QUnit's HTML runner.
 function price(book, discount) {
   return Math.round(book.price * (1 - discount) * 100) / 100;
