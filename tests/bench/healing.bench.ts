@@ -117,7 +117,10 @@ function loadLabels(pair: Pair): Label[] | undefined {
 function describeLeft(item: any): string {
   const e = item.evidence ?? {};
   const v = e.verification;
-  if (v && !v.verified) return `verification failed (${v.snapshot?.status === 'passed' ? `re-run ${v.rerun?.status}${v.rerun?.reason ? `: ${v.rerun.reason}` : ''}${v.rerun?.error ? `: ${String(v.rerun.error).slice(0, 120)}` : ''}` : `snapshot ${v.snapshot?.status}${v.snapshot?.reason ? `: ${v.snapshot.reason}` : ''}`})`;
+  if (v && !v.verified) {
+    const rerun = `re-run ${v.rerun?.status}${v.rerun?.reason ? `: ${v.rerun.reason}` : ''}${v.rerun?.error ? `: ${String(v.rerun.error).slice(0, 120)}` : ''}`;
+    return `verification failed (${v.snapshot?.status === 'passed' ? rerun : `snapshot ${v.snapshot?.status}${v.snapshot?.reason ? `: ${v.snapshot.reason}` : ''}; ${rerun}`})`;
+  }
   if (item.failure_category === 'element_missing') return `no pick: ${e.reason ?? e.relocation ?? 'nothing close enough'}${e.candidates?.[0] ? ` (best ${e.candidates[0].tag} "${String(e.candidates[0].text ?? '').slice(0, 40)}" ${e.candidates[0].score})` : ''}`;
   return `${item.failure_category}${e.relocation ? `: ${e.relocation}` : ''}`;
 }
@@ -223,7 +226,8 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
 /**
  * Judges each healed step against its label in the new version: the case's
  * steps (as healed) replayed by the step engine up to the step, then the
- * element the suggested selector finds must be one the label's selector finds.
+ * element the suggested selector finds must be one the label's selector finds
+ * (or inside one).
  */
 async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> }, baseUrl: string): Promise<void> {
   const byName = new Map([...run.states.values()].map((s) => [s.name, s.id]));
@@ -251,7 +255,8 @@ async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, 
       }
       const handle = await suggested.first().elementHandle();
       let same = false;
-      for (let i = 0; i < count && !same; i++) same = await right.nth(i).evaluate((el: unknown, other: unknown) => el === other, handle);
+      // The labelled element or one inside it (a click on a link's text is a click on the link).
+      for (let i = 0; i < count && !same; i++) same = await right.nth(i).evaluate((el: unknown, other: unknown) => el === other || Boolean((el as { contains(o: unknown): boolean }).contains(other)), handle);
       o.verdict = same ? 'right' : 'wrong';
     } catch (err) {
       o.verdict = 'unjudged';

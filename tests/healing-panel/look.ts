@@ -1,5 +1,5 @@
 /* eslint-disable no-console -- a tool for writing scripts and labels: it prints what a page shows */
-// `pnpm exec tsx tests/healing-panel/look.ts <pair> old|new [path] [selector to test] [click selectors...]`:
+// `pnpm exec tsx tests/healing-panel/look.ts <pair> old|new [path] [selector to test] [click selectors or fill:<selector>=<text>...]`:
 // starts one version of a pair, opens the path in Chromium (1280x720), clicks
 // the given selectors in order, and prints the visible elements a user can act
 // on or read (tag, role, text, id, classes, attributes), or, with a selector
@@ -34,14 +34,17 @@ try {
   await page.goto(new URL(where, app.url).toString(), { waitUntil: 'load' });
   await page.waitForTimeout(1500);
   for (const c of clicks) {
-    await page.locator(c).first().click({ timeout: 5000 });
+    // `fill:<selector>=<text>` types into a field; anything else is clicked.
+    const fill = /^fill:(.+?)=(.*)$/.exec(c);
+    if (fill) await page.locator(fill[1]!).first().fill(fill[2]!, { timeout: 5000 });
+    else await page.locator(c).first().click({ timeout: 5000 });
     await page.waitForTimeout(800);
   }
   if (test && test !== '-') {
     const l = page.locator(test);
     const n = await l.count();
     console.log(`${test}: ${n} element(s)`);
-    for (let i = 0; i < Math.min(n, 10); i++) console.log(`  ${i}: ${(await l.nth(i).evaluate(`(e) => '<' + e.tagName.toLowerCase() + ' ' + [...e.attributes].map((a) => a.name + '="' + a.value.slice(0, 60) + '"').join(' ') + '> ' + (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 80)`))}`);
+    for (let i = 0; i < Math.min(n, 10); i++) console.log(`  ${i}: ${(await l.nth(i).evaluate((e: unknown) => String((e as { outerHTML?: string }).outerHTML).replace(/\s+/g, ' ').slice(0, 400)))}`);
   } else {
     const rows = (await page.evaluate(LIST)) as string[];
     for (const r of rows.slice(0, 150)) console.log(r);
