@@ -1,5 +1,5 @@
 /* eslint-disable no-console -- a benchmark prints its figures */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { runStep, type Step } from '@assay/steps';
@@ -177,6 +177,11 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
       for (const id of failed) {
         const state = out.states.get(id)!;
         const item = items.get(id);
+        // HEALING_DUMP=<dir>: each failure's analysis item as JSON, to read why a step was missed.
+        if (process.env.HEALING_DUMP && item) {
+          mkdirSync(process.env.HEALING_DUMP, { recursive: true });
+          writeFileSync(path.join(process.env.HEALING_DUMP, `${pair.name}-round${round}-${state.name.replace(/[^\w-]+/g, '_')}.json`), JSON.stringify(item, null, 2));
+        }
         const e = item?.evidence ?? {};
         const index: number | undefined = e.failed_step?.index;
         const stepId: string | undefined = e.failed_step?.step_id;
@@ -304,7 +309,8 @@ function printPair(r: PairRun, listBroken: boolean): void {
  * analysis with its verification re-runs, apply), round after round; each
  * broken locator step judged against labels written by hand
  * (tests/healing-panel/<pair>/labels.json). Pairs: tests/healing-panel/pairs.ts,
- * installed by `make healing-setup`. HEALING_PAIRS=a,b runs some;
+ * installed by `make healing-setup`. HEALING_PAIRS=a,b runs some; HEALING_DUMP=<dir>
+ * writes each failure's analysis item there;
  * `--list-broken` (or HEALING_LIST_BROKEN=1) prints the broken steps without a label.
  */
 export async function benchHealing(): Promise<void> {
