@@ -5,7 +5,11 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
+<<<<<<< HEAD
 .PHONY: help setup run test lint typecheck test-durations test-fuzz test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
+=======
+.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup healing-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
+>>>>>>> i40b
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
@@ -95,7 +99,8 @@ replay-dead-letters: setup
 
 # make bench [BENCH=executions]: Assay against a baseline tool, ratios printed. The discovery panel
 # (BENCH=discovery-panel, and a bench of everything) needs panel-setup's Debian packages first.
-bench: setup $(if $(BENCH),$(if $(filter discovery-panel,$(BENCH)),panel-setup),panel-setup)
+# BENCH=healing needs healing-setup's npm versions (tests/healing-panel/README.md).
+bench: setup $(if $(BENCH),$(if $(filter discovery-panel,$(BENCH)),panel-setup) $(if $(filter healing,$(BENCH)),healing-setup),panel-setup healing-setup)
 	pnpm --silent exec tsx tests/bench/run.ts $(BENCH)
 
 # What the discovery panel's Debian apps need (tests/discovery-panel/README.md): PHP for DokuWiki (php-cgi first,
@@ -109,6 +114,10 @@ panel-setup: setup
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq php-cli php-cgi php-xml php-mbstring >/dev/null && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dokuwiki mkdocs python3-sphinx >/dev/null; \
 	fi
+
+# Both versions of every pair of the healing bench, pinned, from the npm registry into tests/healing-panel/.cache.
+healing-setup: setup
+	pnpm --silent exec tsx tests/healing-panel/setup.ts
 
 # make suites-real: Playwright suites written by others (npm) run through the API and by npx playwright test
 # against the same local app; both pass/fail counts printed, exit 1 when they differ (docs/suites.md). Not in make test.

@@ -17,8 +17,9 @@ const shared = {
   },
   testEnvironment: 'node',
   rootDir: '.',
-  // Scratch copies tests make under the tree (the CLI's packed package): not modules of this repository.
-  modulePathIgnorePatterns: ['<rootDir>/tests/\\.tmp/', '<rootDir>/tests/bench/\\.tmp/'],
+  // Scratch copies tests make under the tree (the CLI's packed package) and the healing bench's installed npm
+  // versions (make healing-setup): not modules of this repository.
+  modulePathIgnorePatterns: ['<rootDir>/tests/\\.tmp/', '<rootDir>/tests/bench/\\.tmp/', '<rootDir>/tests/healing-panel/\\.cache/'],
 };
 
 export default {
@@ -31,7 +32,7 @@ export default {
   // Global only in jest; e2e files raise it with jest.setTimeout.
   testTimeout: 30000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/src/**/*.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,deploy,apps}/*/src/**/*.test.ts', '<rootDir>/tests/healing-panel/**/*.test.ts'] },
     {
       ...shared,
       displayName: 'integration',

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { benchDiscovery, benchDiscoverySpa } from './discovery.bench.js';
 import { benchDiscoveryPanel } from './discovery-panel.bench.js';
 import { benchExecutions } from './executions.bench.js';
+import { benchHealing } from './healing.bench.js';
 import { benchRelocation } from './relocation.bench.js';
 import { benchSuites } from './suites.bench.js';
 import { load, quietWaits, regressions, TOLERANCE, type Figure, type Recorded } from './rounds.js';
@@ -20,7 +21,7 @@ import { benchWebhooks } from './webhooks.bench.js';
  * fails when a figure is more than 15 % worse. `--record` writes the figures
  * just measured into that file (on purpose, after a change that moves them).
  */
-const SUITES: Record<string, () => Promise<Figure[] | void>> = { executions: benchExecutions, discovery: benchDiscovery, 'discovery-spa': benchDiscoverySpa, 'discovery-panel': benchDiscoveryPanel, webhooks: benchWebhooks, relocation: benchRelocation, visual: benchVisual, suites: benchSuites };
+const SUITES: Record<string, () => Promise<Figure[] | void>> = { executions: benchExecutions, discovery: benchDiscovery, 'discovery-spa': benchDiscoverySpa, 'discovery-panel': benchDiscoveryPanel, webhooks: benchWebhooks, relocation: benchRelocation, visual: benchVisual, suites: benchSuites, healing: benchHealing };
 /** What `make bench-check` runs. */
 const CHECKED = ['executions', 'discovery', 'webhooks'];
 const RECORDED = fileURLToPath(new URL('./recorded.json', import.meta.url));

@@ -1,0 +1,135 @@
+// Starts one version of a pair's app on loopback, and the switch the bench
+// points Assay at: one fixed address whose requests go to the old version,
+// then, once switched, to the new one (as a deployment upgrades an app in
+// place). Our own content only (the OpenAPI description and its API, a
+// folder of files, a JSON database, a QUnit test file); nothing reaches
+// beyond 127.0.0.1.
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '@assay/embedded-pg';
+import { handleBookshop } from '../discovery-panel/openapi.js';
+import { serveStatic, startProcess, type RunningApp } from '../discovery-panel/support.js';
+import { HEALING_DIR, versionDir, type Pair } from './pairs.js';
+
+const CONTENT = path.join(HEALING_DIR, 'content');
+const html = (res: http.ServerResponse, body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+const pathOf = (req: http.IncomingMessage) => (req.url ?? '/').split('?')[0];
+
+/** The jsoneditor examples both versions ship that load nothing from outside. */
+export const JSONEDITOR_EXAMPLES = ['01_basic_usage', '02_viewer', '03_switch_mode', '05_custom_fields_editable', '06_custom_styling', '09_readonly_text_mode', '10_templates'];
+
+export async function startVersion(pair: Pair, version: string): Promise<RunningApp> {
+  const dir = versionDir(pair.package, version, pair.install);
+  switch (pair.name) {
+    case 'swagger-ui': {
+      // Our page with Swagger UI's own initializer (as in its index.html), the online validator off.
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Swagger UI</title><link rel="stylesheet" href="/swagger-ui.css"><link rel="icon" href="data:,"></head>
+<body><div id="swagger-ui"></div><script src="/swagger-ui-bundle.js"></script><script src="/swagger-ui-standalone-preset.js"></script>
+<script>window.onload = function () { window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], plugins: [SwaggerUIBundle.plugins.DownloadUrl], layout: 'StandaloneLayout' }); };</script></body></html>`;
+      return serveStatic({ mounts: { '/': dir }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : handleBookshop(req, res)) });
+    }
+    case 'redoc': {
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop API reference</title><link rel="icon" href="data:,"></head>
+<body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`;
+      return serveStatic({ mounts: { '/redoc': path.join(dir, 'bundles') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : handleBookshop(req, res)) });
+    }
+    case 'jsoneditor': {
+      const links = JSONEDITOR_EXAMPLES.map((e) => `<li><a href="/examples/${e}.html">${e.slice(3).replace(/_/g, ' ')}</a></li>`).join('');
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>JSON editor examples</title><link rel="icon" href="data:,"></head>
+<body><h1>JSON editor examples</h1><ul>${links}</ul></body></html>`;
+      return serveStatic({ mounts: { '/examples': path.join(dir, 'examples'), '/dist': path.join(dir, 'dist') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
+    case 'qunit': {
+      // QUnit's HTML runner on a page of ours running the Bookshop's own tests.
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop tests</title><link rel="stylesheet" href="/qunit/qunit.css"><link rel="icon" href="data:,"></head>
+<body><div id="qunit"></div><div id="qunit-fixture"></div><script src="/qunit/qunit.js"></script><script src="/tests.js"></script></body></html>`;
+      return serveStatic({ mounts: { '/qunit': path.join(dir, 'qunit'), '/tests.js': path.join(CONTENT, 'qunit-tests.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
+    case 'json-server': {
+      // A copy of our database: json-server writes to it.
+      const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-json-'));
+      await cp(path.join(CONTENT, 'db.json'), path.join(tmp, 'db.json'));
+      const port = await freePort();
+      const bin = version.startsWith('0.') ? path.join(dir, 'lib', 'cli', 'bin.js') : path.join(dir, 'lib', 'bin.js');
+      return startProcess(process.execPath, [bin, path.join(tmp, 'db.json'), '--port', String(port), '--host', '127.0.0.1'], `http://127.0.0.1:${port}`, {
+        cwd: tmp,
+        cleanup: () => rm(tmp, { recursive: true, force: true }),
+      });
+    }
+    case 'http-server': {
+      const port = await freePort();
+      return startProcess(process.execPath, [path.join(dir, 'bin', 'http-server'), path.join(CONTENT, 'files'), '-p', String(port), '-a', '127.0.0.1', '-c-1', '-s'], `http://127.0.0.1:${port}`);
+    }
+    case 'tiddlywiki': {
+      // An empty wiki of the server edition, as `tiddlywiki <dir> --init server` makes it.
+      const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-tw-'));
+      const tw = path.join(dir, 'tiddlywiki.js');
+      const { execFileSync } = await import('node:child_process');
+      execFileSync(process.execPath, [tw, path.join(tmp, 'wiki'), '--init', 'server'], { stdio: 'ignore' });
+      const port = await freePort();
+      return startProcess(process.execPath, [tw, path.join(tmp, 'wiki'), '--listen', `port=${port}`, 'host=127.0.0.1'], `http://127.0.0.1:${port}`, {
+        cleanup: () => rm(tmp, { recursive: true, force: true }),
+      });
+    }
+    default:
+      throw new Error(`No starter for the healing pair "${pair.name}"`);
+  }
+}
+
+/** A pair's two versions behind one address: `url` answers with the old version until `toNew()`. */
+export interface SwitchedApp {
+  url: string;
+  version(): 'old' | 'new';
+  toNew(): void;
+  close(): Promise<void>;
+}
+
+/** Starts both versions and the switch in front of them (a plain HTTP proxy on loopback). */
+export async function startPair(pair: Pair): Promise<SwitchedApp> {
+  const old = await startVersion(pair, pair.old);
+  let next: RunningApp;
+  try {
+    next = await startVersion(pair, pair.new);
+  } catch (err) {
+    await old.close();
+    throw err;
+  }
+  let current: 'old' | 'new' = 'old';
+  const server = http.createServer((req, res) => {
+    const target = new URL(current === 'old' ? old.url : next.url);
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      (up) => {
+        const headers = { ...up.headers };
+        // A redirect to the version's own address goes to the switch's.
+        if (typeof headers.location === 'string') headers.location = headers.location.replace(target.origin, own);
+        res.writeHead(up.statusCode ?? 502, headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', (err) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(String(err));
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const own = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: own,
+    version: () => current,
+    // Each request reads the version when it comes: open connections need no closing.
+    toNew: () => {
+      current = 'new';
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([old.close(), next.close()]);
+    },
+  };
+}
