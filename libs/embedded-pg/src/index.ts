@@ -26,7 +26,26 @@ export interface EmbeddedPostgresOptions {
   onLog?: (line: string) => void;
 }
 
+/** Whether `port` can be listened on at 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port free on 127.0.0.1 to listen on a moment later. Chosen at random below the kernel's
+ * ephemeral range (32768 up on Linux): a port the kernel hands out itself (listen on 0) is also
+ * the source port of the next outgoing connection, so on a busy machine another process's client
+ * socket could take it before the caller listens. Falls back to the kernel's choice.
+ */
 export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

@@ -157,6 +157,18 @@ function waitExit(proc: ChildProcess, timeoutMs: number): Promise<boolean> {
  * @throws Error carrying the launcher's output when it exits first or is not ready within 60 s.
  */
 export async function startAssay(opts: StartOptions = {}): Promise<Assay> {
+  // A port found free can be taken by another process before the launcher listens on it (busy CI):
+  // the launcher then exits naming it, and a new set of ports is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startAssayOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !/In use already/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startAssayOnce(opts: StartOptions): Promise<Assay> {
   const home = opts.home ?? (await makeAssayHome());
   const ports = new Set<number>();
   while (ports.size < 7) ports.add(await freePortForTests());
