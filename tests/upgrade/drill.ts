@@ -9,7 +9,7 @@ import { startShop } from '../fixtures/shop/server.js';
 import { ApiLog, type CallRecord } from '../soak/api.js';
 import { audit, auditKafka, classifyCalls, settle, type FaultWindow } from '../soak/audit.js';
 import { startReceiver } from '../soak/receiver.js';
-import { SERVICES, startStack, type ServiceName, type Stack } from '../soak/stack.js';
+import { replicasAt, SERVICES, startStack, type ServiceName, type Stack } from '../soak/stack.js';
 import { runWorkload, setupOrg, type Org } from '../soak/workload.js';
 import { prepareFrom } from './from-build.js';
 
@@ -207,7 +207,21 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`\n=== upgrade drill figures ===\n${lines.join('\n')}\n`);
     const details: string[] = [];
-    for (const c of classified.unexpected5xx.slice(0, 30)) details.push(`5xx: ${c.status} ${c.method} ${c.route} at ${rel(c.start)}${c.error ? ` (${c.error})` : ''}${c.detail ? `: ${c.detail}` : ''}`);
+    // Each 5xx with what served at that moment and every replica's log lines around it (docs/upgrading.md, Reading a 5xx).
+    const timeline = stack.timeline();
+    const relMs = (t: number) => `${t >= t0 ? '+' : '-'}${(Math.abs(t - t0) / 1000).toFixed(1)} s`;
+    for (const [i, c] of classified.unexpected5xx.slice(0, 30).entries()) {
+      details.push(`5xx ${i + 1}: ${relMs(c.start)} (answered after ${c.end - c.start} ms): ${c.method} ${c.route} -> ${c.status || 'no answer'}${c.error ? ` (${c.error})` : ''}${c.requestId ? `, request id ${c.requestId}` : ''}${c.detail ? `, body ${c.detail}` : ''}`);
+      const then = replicasAt(timeline, c.start, relMs);
+      const during = replicasAt(timeline, c.end, relMs);
+      for (const s of SERVICES) {
+        const a = then[s] ?? { serving: [], stopping: [] };
+        const b = during[s] ?? { serving: [], stopping: [] };
+        const fmt = (x: { serving: string[]; stopping: string[] }) => `serving ${x.serving.join(' + ') || 'none'}${x.stopping.length ? `; stopping ${x.stopping.join(' + ')}` : ''}`;
+        details.push(`    ${s}: ${fmt(a)}${fmt(b) !== fmt(a) ? ` | at the answer: ${fmt(b)}` : ''}`);
+      }
+      for (const l of stack.logsBetween(c.start - 2000, c.end + 2000).slice(-40)) details.push(`    log ${relMs(l.at)} ${l.service} ${l.build} :${l.port}: ${l.line.slice(0, 600)}`);
+    }
     for (const s of result.stuck.slice(0, 30)) details.push(`stuck: ${s.what} ${s.id}: ${s.detail}`);
     for (const l of result.events.lost.slice(0, 30)) details.push(`lost: ${l.event} ${l.eventId} to webhook ${l.webhook}`);
     for (const p of [...result.events.phantom, ...result.events.mismatched].slice(0, 20)) details.push(`delivery: ${p}`);
