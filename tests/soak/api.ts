@@ -16,6 +16,8 @@ export interface CallRecord {
   error?: string;
   /** The start of a 5xx answer's body (which dependency failed, in what way). */
   detail?: string;
+  /** The gateway's x-request-id of a 5xx answer (its log lines name it). */
+  requestId?: string;
   org: string;
 }
 
@@ -56,7 +58,7 @@ export class ApiLog {
       } catch {
         // Not JSON: kept as text (the audit flags a 5xx that is not JSON).
       }
-      this.calls.push({ start, end: Date.now(), method, route, status: res.status, retryAfter: res.headers.get('retry-after'), org, ...(res.status >= 500 ? { detail: text.slice(0, 300) } : {}) });
+      this.calls.push({ start, end: Date.now(), method, route, status: res.status, retryAfter: res.headers.get('retry-after'), org, ...(res.status >= 500 ? { detail: text.slice(0, 300), requestId: res.headers.get('x-request-id') ?? undefined } : {}) });
       return { status: res.status, body: parsed, headers: res.headers };
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;

@@ -122,6 +122,10 @@ export interface Stack {
   unexpectedExits(): Record<string, number>;
   /** Recent log lines of a service (the last 200). */
   logs(service: ServiceName): string[];
+  /** Every replica's log lines received between `from` and `to` (epoch ms), oldest first (the last 20000 lines are kept). */
+  logsBetween(from: number, to: number): LogLine[];
+  /** What happened to each replica and when (started, ready and in its pool, out of the pool, SIGTERM, exited), oldest first. */
+  timeline(): ReplicaEvent[];
   /** This repository's build (what the stack starts unless `initial` says otherwise). */
   build: ServiceBundles;
   /**
@@ -134,6 +138,49 @@ export interface Stack {
   replicas(service: ServiceName): ReplicaInfo[];
   provisionOrganization(name: string, plan: 'starter' | 'growth' | 'pro'): Promise<{ orgId: string; email: string; password: string }>;
   stop(): Promise<void>;
+}
+
+export interface LogLine {
+  at: number;
+  service: ServiceName;
+  port: number;
+  build: string;
+  line: string;
+}
+
+export interface ReplicaEvent {
+  at: number;
+  service: ServiceName;
+  port: number;
+  build: string;
+  event: 'started' | 'in pool' | 'out of pool' | 'sigterm' | 'exited';
+  detail?: string;
+}
+
+/**
+ * Which replicas of each service served at `at` (in their pool) and which were stopping (out of the pool, not yet
+ * exited), from the stack's timeline: for judging an answer given at that moment.
+ */
+export function replicasAt(timeline: ReplicaEvent[], at: number, when: (t: number) => string): Record<string, { serving: string[]; stopping: string[] }> {
+  const state = new Map<string, { service: string; label: string; inPool: boolean; stopping: boolean; exited: boolean }>();
+  for (const e of timeline) {
+    if (e.at > at) break;
+    const k = `${e.service}:${e.port}`;
+    const r = state.get(k) ?? { service: e.service, label: `${e.build} :${e.port}`, inPool: false, stopping: false, exited: false };
+    if (e.event === 'started') Object.assign(r, { inPool: false, stopping: false, exited: false });
+    if (e.event === 'in pool') r.inPool = true;
+    if (e.event === 'out of pool') Object.assign(r, { inPool: false, stopping: true, label: `${r.label} (out of the pool at ${when(e.at)})` });
+    if (e.event === 'sigterm') r.label = `${r.label.replace(/\)$/, '')}, SIGTERM at ${when(e.at)})`;
+    if (e.event === 'exited') Object.assign(r, { inPool: false, stopping: false, exited: true });
+    state.set(k, r);
+  }
+  const out: Record<string, { serving: string[]; stopping: string[] }> = {};
+  for (const r of state.values()) {
+    const o = (out[r.service] ??= { serving: [], stopping: [] });
+    if (r.inPool) o.serving.push(r.label);
+    else if (r.stopping) o.stopping.push(r.label);
+  }
+  return out;
 }
 
 export interface ReplicaInfo {
@@ -338,6 +385,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   let stopping = false;
   const supervised = new Map<ServiceName, Supervised>();
+  const logLines: LogLine[] = [];
+  const events: ReplicaEvent[] = [];
+  const note = (s: Supervised, event: ReplicaEvent['event'], detail?: string) => events.push({ at: Date.now(), service: s.name, port: s.port, build: s.build, event, ...(detail ? { detail } : {}) });
   const killing = new Set<ServiceName>();
 
   const spawnService = (s: Supervised): ChildProcess => {
@@ -352,11 +402,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         if (!line) continue;
         s.lastLog.push(line);
         if (s.lastLog.length > 200) s.lastLog.shift();
+        logLines.push({ at: Date.now(), service: s.name, port: s.port, build: s.build, line });
+        if (logLines.length > 20_000) logLines.splice(0, logLines.length - 20_000);
       }
     };
     proc.stdout!.on('data', keep);
     proc.stderr!.on('data', keep);
+    note(s, 'started');
     proc.once('exit', (code, signal) => {
+      note(s, 'exited', `code ${code}, signal ${signal}`);
       if (stopping || s.proc !== proc) return;
       if (killing.has(s.name)) return;
       s.unexpectedExits++;
@@ -402,6 +456,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const gw = supervised.get('gateway')!;
   gw.proc = spawnService(gw);
   await waitReady(gw);
+  for (const s of supervised.values()) note(s, 'in pool');
   const replicaInfo = (r: Supervised): ReplicaInfo => ({ port: r.port, pid: r.proc?.pid, build: r.build });
 
   const stack: Stack = {
@@ -421,6 +476,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       r.proc = spawnService(r);
       await waitReady(r);
       r.inPool = true;
+      note(r, 'in pool');
       supervised.set(service, r);
       return replicaInfo(r);
     },
@@ -429,6 +485,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const r = pool.find((x) => x.port === port);
       if (!r) throw new Error(`${service} has no replica on port ${port}`);
       r.inPool = false;
+      note(r, 'out of pool');
       pool.splice(pool.indexOf(r), 1);
       exitsOfRemoved.set(service, (exitsOfRemoved.get(service) ?? 0) + r.unexpectedExits);
       if (supervised.get(service) === r && pool.length) supervised.set(service, pool[pool.length - 1]!);
@@ -437,6 +494,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise((res) => proc.once('exit', res));
       proc.kill('SIGTERM');
+      note(r, 'sigterm');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
       await exited;
       clearTimeout(timer);
@@ -475,6 +533,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // Every replica's, those already removed included (they stay in no pool but were counted while in one).
     unexpectedExits: () => Object.fromEntries([...pools].map(([n, replicas]) => [n, replicas.reduce((sum, r) => sum + r.unexpectedExits, 0) + (exitsOfRemoved.get(n) ?? 0)])),
     logs: (service) => supervised.get(service)!.lastLog,
+    logsBetween: (from, to) => logLines.filter((l) => l.at >= from && l.at <= to),
+    timeline: () => [...events],
     async provisionOrganization(name, plan) {
       const owner = { email: `${name.toLowerCase().replace(/\W/g, '')}@soak.test`, name: `${name} owner`, password: 'a long enough password 12345' };
       const res = await fetch(`${local('auth')}/internal/organizations`, {

@@ -9,7 +9,7 @@ import { startShop } from '../fixtures/shop/server.js';
 import { ApiLog, type CallRecord } from '../soak/api.js';
 import { audit, auditKafka, classifyCalls, settle, type FaultWindow } from '../soak/audit.js';
 import { startReceiver } from '../soak/receiver.js';
-import { SERVICES, startStack, type ServiceName, type Stack } from '../soak/stack.js';
+import { replicasAt, SERVICES, startStack, type LogLine, type ReplicaEvent, type ServiceName, type Stack } from '../soak/stack.js';
 import { runWorkload, setupOrg, type Org } from '../soak/workload.js';
 import { prepareFrom } from './from-build.js';
 
@@ -81,6 +81,38 @@ async function migrateAll(databaseUrl: string): Promise<string[]> {
     proc.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
     proc.once('exit', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean)) : reject(new Error(`migrations failed (exit ${code}):\n${out.slice(-3000)}`))));
   });
+}
+
+/** The commit from which services drain on SIGTERM (libs/http drainServer): a FROM before it stops under requests in flight. */
+const DRAIN_COMMIT = '01c1cf6';
+
+/**
+ * Why a 5xx (or a call left unanswered) is the FROM release's own stop, when FROM predates the drain: a FROM replica
+ * was between its SIGTERM and its exit during the call, and the call shows it was that replica's doing (the gateway's:
+ * the client's connection closed, or its log names the request id; a backend's: the answer names that service).
+ * Undefined when nothing shows that: the 5xx stays unexpected.
+ */
+function fromShutdown(c: CallRecord, timeline: ReplicaEvent[], logs: LogLine[], fromBuild: string): string | undefined {
+  const stops = new Map<string, { service: ServiceName; port: number; sigterm: number; exited: number }>();
+  for (const e of timeline) {
+    if (e.build !== fromBuild) continue;
+    const k = `${e.service}:${e.port}`;
+    if (e.event === 'sigterm') stops.set(k, { service: e.service, port: e.port, sigterm: e.at, exited: Infinity });
+    if (e.event === 'exited' && stops.has(k)) stops.get(k)!.exited = e.at;
+  }
+  const since = (sigterm: number) => (c.start >= sigterm ? `SIGTERM ${c.start - sigterm} ms before the call` : `the call in flight at its SIGTERM`);
+  for (const stop of stops.values()) {
+    if (!(c.start <= stop.exited && c.end >= stop.sigterm)) continue;
+    if (stop.service === 'gateway' && c.status === 0) return `the FROM gateway :${stop.port} closed the client's connection as it stopped (${since(stop.sigterm)})`;
+    if (stop.service === 'gateway' && c.requestId) {
+      const mine = logs.filter((l) => l.service === 'gateway' && l.port === stop.port && l.at >= c.start && l.at <= c.end + 1000);
+      // The error it logged meanwhile (its client or Redis closed under the request), besides the access line naming the request.
+      const cause = mine.map((l) => /"err":\{"type":"(\w+)","message":"([^"]*)"/.exec(l.line)).find((m) => m && m[1] !== 'Error');
+      if (mine.some((l) => l.line.includes(c.requestId!))) return `answered by the FROM gateway :${stop.port} while it stopped (${since(stop.sigterm)})${cause ? `; it logged ${cause[1]}: ${cause[2]}` : ''}`;
+    }
+    if (stop.service !== 'gateway' && c.status >= 500 && c.detail?.includes(`The ${stop.service} service`)) return `the FROM ${stop.service} :${stop.port} stopped under it (${since(stop.sigterm)})`;
+  }
+  return undefined;
 }
 
 interface Step {
@@ -172,6 +204,26 @@ async function main(): Promise<void> {
     const windows: FaultWindow[] = [];
     const calls = api.calls.slice(setupCalls);
     const classified = classifyCalls(calls, windows);
+    // A FROM before the drain stops under requests in flight (CHANGELOG 0.2.0, Upgrading): its replicas' 5xx while they
+    // stopped are counted and printed apart, each with what shows it; with a FROM that drains, none is.
+    const fromDrains = (() => {
+      try {
+        execFileSync('git', ['merge-base', '--is-ancestor', DRAIN_COMMIT, fromCommit], { cwd: REPO, stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    const timeline = stack.timeline();
+    const allLogs = stack.logsBetween(0, Date.now());
+    const ofFrom: Array<{ call: CallRecord; why: string }> = [];
+    if (!fromDrains) {
+      classified.unexpected5xx = classified.unexpected5xx.filter((c) => {
+        const why = fromShutdown(c, timeline, allLogs, from.build);
+        if (why) ofFrom.push({ call: c, why });
+        return !why;
+      });
+    }
     const finalVersions: Record<string, string> = {};
     for (const s of SERVICES) finalVersions[s] = `${await versionOf(stack.ports[s])} (${stack.replicas(s).map((r) => r.build).join(', ')})`;
 
@@ -202,12 +254,27 @@ async function main(): Promise<void> {
       `lost ${lost}`,
       `stuck ${stuck}`,
       `unexpected 5xx ${unexpected}`,
+      `5xx of FROM replicas while they stopped ${fromDrains ? `none counted apart (FROM drains on SIGTERM, ${DRAIN_COMMIT})` : `${ofFrom.length} (FROM predates the drain on SIGTERM, ${DRAIN_COMMIT}: it closes its clients and database under requests in flight; each below)`}`,
       `cross-org leaks ${leaks}`,
       `unexpected exits ${Object.entries(stack.unexpectedExits()).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
     ];
     process.stdout.write(`\n=== upgrade drill figures ===\n${lines.join('\n')}\n`);
     const details: string[] = [];
-    for (const c of classified.unexpected5xx.slice(0, 30)) details.push(`5xx: ${c.status} ${c.method} ${c.route} at ${rel(c.start)}${c.error ? ` (${c.error})` : ''}${c.detail ? `: ${c.detail}` : ''}`);
+    // Each 5xx with what served at that moment and every replica's log lines around it (docs/upgrading.md, Reading a 5xx).
+    const relMs = (t: number) => `${t >= t0 ? '+' : '-'}${(Math.abs(t - t0) / 1000).toFixed(1)} s`;
+    const listed = [...classified.unexpected5xx.map((c) => ({ call: c, why: undefined as string | undefined })), ...ofFrom].slice(0, 30);
+    for (const [i, { call: c, why }] of listed.entries()) {
+      details.push(`${why ? `5xx of a FROM replica stopping (${why})` : 'unexpected 5xx'} ${i + 1}: ${relMs(c.start)} (answered after ${c.end - c.start} ms): ${c.method} ${c.route} -> ${c.status || 'no answer'}${c.error ? ` (${c.error})` : ''}${c.requestId ? `, request id ${c.requestId}` : ''}${c.detail ? `, body ${c.detail}` : ''}`);
+      const then = replicasAt(timeline, c.start, relMs);
+      const during = replicasAt(timeline, c.end, relMs);
+      for (const s of SERVICES) {
+        const a = then[s] ?? { serving: [], stopping: [] };
+        const b = during[s] ?? { serving: [], stopping: [] };
+        const fmt = (x: { serving: string[]; stopping: string[] }) => `serving ${x.serving.join(' + ') || 'none'}${x.stopping.length ? `; stopping ${x.stopping.join(' + ')}` : ''}`;
+        details.push(`    ${s}: ${fmt(a)}${fmt(b) !== fmt(a) ? ` | at the answer: ${fmt(b)}` : ''}`);
+      }
+      for (const l of stack.logsBetween(c.start - 2000, c.end + 2000).slice(-40)) details.push(`    log ${relMs(l.at)} ${l.service} ${l.build} :${l.port}: ${l.line.slice(0, 600)}`);
+    }
     for (const s of result.stuck.slice(0, 30)) details.push(`stuck: ${s.what} ${s.id}: ${s.detail}`);
     for (const l of result.events.lost.slice(0, 30)) details.push(`lost: ${l.event} ${l.eventId} to webhook ${l.webhook}`);
     for (const p of [...result.events.phantom, ...result.events.mismatched].slice(0, 20)) details.push(`delivery: ${p}`);

@@ -4,7 +4,8 @@ import path from 'node:path';
 
 /**
  * The migration rules of docs/upgrading.md, checked on the source of every
- * service's migrations. During a rolling upgrade the new release's migrations
+ * service's migrations and of libs/bus's (the outbox and inbox tables, which
+ * every service's migration list registers under an id of its own). During a rolling upgrade the new release's migrations
  * run while the previous release's pods still serve (and a Deployment may be
  * rolled back onto the new schema), so a migration a release introduces is
  * additive: it may create tables, add nullable columns or columns with a
@@ -43,6 +44,10 @@ export interface MigrationFile {
   /** Path from the repository root. */
   file: string;
   source: string;
+  /** The comments right above a migration object (libs/bus), where its contract marker goes; not part of `source`. */
+  preamble?: string;
+  /** A libs/bus migration's registrations: `<service> <id>` for each service's migration list that names it. */
+  registeredAs?: string[];
 }
 
 export function sha256(text: string): string {
@@ -63,14 +68,55 @@ export function serviceMigrations(root: string): Record<string, MigrationFile[]>
   return out;
 }
 
-const CONTRACT_MARKER = /assay-migration:\s*contract of\s+(\d{14}_\w+)/;
+/** Where libs/bus's migrations are checked, in place of a service's name. */
+export const BUS_MIGRATIONS = 'libs/bus';
 
-/** The body of `up` (down() may drop what up() made), comments removed. */
+/**
+ * libs/bus's migrations (`export const <name>: Migration = { up, down }` in libs/bus/src), by export
+ * name: their source is the object's text, so moving one to another file changes nothing. Each
+ * service registers them in its migration list (services/<name>/src/db/migrations/index.ts) under
+ * an id of its own; `registeredAs` says which.
+ */
+export function busMigrations(root: string): MigrationFile[] {
+  const dir = path.join('libs', 'bus', 'src');
+  const registrations = new Map<string, string[]>();
+  for (const service of existsSync(path.join(root, 'services')) ? readdirSync(path.join(root, 'services')).sort() : []) {
+    const index = path.join(root, 'services', service, 'src', 'db', 'migrations', 'index.ts');
+    if (!existsSync(index)) continue;
+    for (const m of readFileSync(index, 'utf8').matchAll(/['"`](\d{14}_\w+)['"`]\s*:\s*(\w+)\s*[,}\n]/g)) {
+      registrations.set(m[2]!, [...(registrations.get(m[2]!) ?? []), `${service} ${m[1]}`]);
+    }
+  }
+  const out: MigrationFile[] = [];
+  if (!existsSync(path.join(root, dir))) return out;
+  for (const f of readdirSync(path.join(root, dir)).filter((x) => x.endsWith('.ts') && !x.endsWith('.test.ts')).sort()) {
+    const text = readFileSync(path.join(root, dir, f), 'utf8');
+    const objects = /((?:^[ \t]*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/)[ \t]*\n)*)(^export const (\w+)\s*:\s*Migration\s*=\s*\{[\s\S]*?^\};)/gm;
+    for (const m of text.matchAll(objects)) {
+      out.push({ id: m[3]!, file: path.join(dir, f), source: m[2]!, preamble: m[1] ?? '', registeredAs: registrations.get(m[3]!) ?? [] });
+    }
+  }
+  return out;
+}
+
+/** Every migration the rules read: each service's, and libs/bus's under BUS_MIGRATIONS. */
+export function allMigrations(root: string): Record<string, MigrationFile[]> {
+  return { ...serviceMigrations(root), [BUS_MIGRATIONS]: busMigrations(root) };
+}
+
+/** A migration file names its expand by id; a libs/bus migration may name a libs/bus one by its export. */
+const CONTRACT_MARKER = /assay-migration:\s*contract of\s+(\d{14}_\w+|\w+Migration)\b/;
+
+/**
+ * The body of `up` (down() may drop what up() made), comments removed: a migration file's
+ * `export function up`, or a migration object's `up` method (libs/bus).
+ */
 function upBody(source: string): string {
-  const start = source.search(/export\s+(async\s+)?function\s+up\b/);
+  const exported = source.search(/export\s+(async\s+)?function\s+up\b/);
+  const start = exported >= 0 ? exported : source.search(/(?:^|[\s{,])(?:async\s+)?up\s*[(:]/m);
   if (start < 0) return '';
   const rest = source.slice(start);
-  const down = rest.search(/export\s+(async\s+)?function\s+down\b/);
+  const down = exported >= 0 ? rest.search(/export\s+(async\s+)?function\s+down\b/) : rest.search(/(?:^|[\s{,])(?:async\s+)?down\s*[(:]/m);
   const body = down < 0 ? rest : rest.slice(0, down);
   return body.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
 }
@@ -127,19 +173,22 @@ export function checkMigrations(current: Record<string, MigrationFile[]>, previo
   for (const [service, files] of Object.entries(current)) {
     const released = previous[service] ?? {};
     for (const m of files) {
+      // A libs/bus migration is named by its export (and the ids the services register it under).
+      const registered = m.registeredAs?.length ? `, registered as ${m.registeredAs.join(', ')}` : '';
+      const file = service === BUS_MIGRATIONS ? `${m.file} (${m.id}${registered})` : m.file;
       if (released[m.id] !== undefined) {
-        if (released[m.id] !== sha256(m.source)) violations.push({ rule: 'released-migration-unchanged', file: m.file, where: `${m.id} differs from the one the previous release shipped` });
+        if (released[m.id] !== sha256(m.source)) violations.push({ rule: 'released-migration-unchanged', file, where: `${m.id} differs from the one the previous release shipped` });
         continue;
       }
-      const marker = CONTRACT_MARKER.exec(m.source);
+      const marker = CONTRACT_MARKER.exec(`${m.preamble ?? ''}${m.source}`);
       if (marker) {
-        if (!shippedEarlier.has(marker[1]!)) violations.push({ rule: 'contract-names-an-earlier-expand', file: m.file, where: `names ${marker[1]}, which no earlier release shipped` });
+        if (!shippedEarlier.has(marker[1]!)) violations.push({ rule: 'contract-names-an-earlier-expand', file, where: `names ${marker[1]}, which no earlier release shipped` });
         continue;
       }
       const body = upBody(m.source);
       const created = createdTables(body);
       for (const s of statements(body)) {
-        for (const rule of statementViolations(s, created)) violations.push({ rule, file: m.file, where: s.slice(Math.max(0, s.length - 160)) });
+        for (const rule of statementViolations(s, created)) violations.push({ rule, file, where: s.slice(Math.max(0, s.length - 160)) });
       }
     }
   }

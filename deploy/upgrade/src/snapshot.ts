@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-import { serviceMigrations, sha256 } from './migration-rules.js';
+import { allMigrations, sha256 } from './migration-rules.js';
 import { PREVIOUS_CHART_DIR, SNAPSHOT_FILE, lastReleaseCommit, type PreviousRelease } from './previous-release.js';
 import { REPO_ROOT } from './versions.js';
 
 /**
  * `make upgrade-snapshot [FROM=ref]`: the previous release's event schemas,
- * envelope and migrations, read from its sources (`git archive` of FROM, no
+ * envelope and migrations (every service's and libs/bus's), read from its sources (`git archive` of FROM, no
  * install: the events catalogue imports no package), into
  * deploy/upgrade/previous-release.json, and its chart into deploy/upgrade/previous-chart. FROM defaults to the commit of the
  * newest release CHANGELOG.md names.
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const commit = execFileSync('git', ['rev-parse', `${from}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
   const dir = mkdtempSync(path.join(tmpdir(), 'assay-snapshot-'));
   try {
-    const archive = execFileSync('git', ['archive', commit, 'libs/contracts/src', 'libs/bus/src/types.ts', 'services', 'helm/assay/Chart.yaml'], { cwd: REPO_ROOT, maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync('git', ['archive', commit, 'libs/contracts/src', 'libs/bus/src', 'services', 'helm/assay/Chart.yaml'], { cwd: REPO_ROOT, maxBuffer: 256 * 1024 * 1024 });
     mkdirSync(dir, { recursive: true });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     const chart = parse(readFileSync(path.join(dir, 'helm/assay/Chart.yaml'), 'utf8')) as { appVersion: string };
@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     const body = /interface EventEnvelope[^{]*\{([^}]*)\}/.exec(types)?.[1] ?? '';
     const fields = [...body.matchAll(/^\s*(\w+)(\??):/gm)];
     const migrations: PreviousRelease['migrations'] = {};
-    for (const [service, files] of Object.entries(serviceMigrations(dir))) migrations[service] = Object.fromEntries(files.map((f) => [f.id, sha256(f.source)]));
+    // Each service's migration files, and libs/bus's migration objects under 'libs/bus' (by export name).
+    for (const [service, files] of Object.entries(allMigrations(dir))) migrations[service] = Object.fromEntries(files.map((f) => [f.id, sha256(f.source)]));
     const snapshot: PreviousRelease = {
       version: String(chart.appVersion),
       commit,

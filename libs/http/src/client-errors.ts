@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 
 const ANSWERS: Record<string, [number, string, string, string]> = {
@@ -40,27 +41,43 @@ export function keepConnectionsAlive(server: Server): void {
 }
 
 /**
- * Stops a server as a pod leaving a rolling upgrade must: no new connection, the idle kept-alive
- * connections closed, a request that still arrives on a kept connection answered with
- * `Connection: close` (the caller's next one goes elsewhere), and every request in flight answered
- * before it resolves, or `limitMs` passed. Closing the database under requests still running answered
- * them 500 (found by `make upgrade-drill`).
+ * Stops a server as a pod leaving a rolling upgrade must: no new connection, every request in flight
+ * answered, and a request that still arrives on a kept-alive connection answered too, with
+ * `Connection: close` (the caller's next one goes elsewhere); resolves once every connection is
+ * closed, or `limitMs` passed. Closing the database under requests still running answered them 500
+ * (found by `make upgrade-drill`).
+ *
+ * Kept-alive connections that are idle stay open for `idleGraceMs` before they are closed: closed at
+ * once (what `server.close()` does), a caller that sent its next request on one just then gets the
+ * connection reset instead of an answer, which the drill saw as a client's request left unanswered
+ * when the gateway stopped. A caller that keeps using its connection gets its answer and the close
+ * with it; one idle for the whole grace is unlikely to send at the very moment it is closed.
  */
-export function drainServer(server: Server, limitMs: number): Promise<void> {
-  server.on('request', (_req, res: ServerResponse) => {
+export function drainServer(server: Server, limitMs: number, idleGraceMs = DRAIN_IDLE_GRACE_MS): Promise<void> {
+  // First among the request listeners: the app's own may answer before a later one runs.
+  server.prependListener('request', (_req, res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('connection', 'close');
   });
   return new Promise<void>((resolve) => {
-    // A connection whose request was answered turns idle: closed at once rather than at its keep-alive timeout.
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    let idle: NodeJS.Timeout | undefined;
     const done = () => {
       clearTimeout(timer);
+      clearTimeout(grace);
       clearInterval(idle);
       resolve();
     };
     const timer = setTimeout(done, limitMs);
     timer.unref();
-    server.close(() => done());
-    server.closeIdleConnections();
+    // The listener only (net.Server's close): http.Server's would close the idle connections at once too.
+    net.Server.prototype.close.call(server, () => done());
+    // After the grace, a connection whose request was answered turns idle: closed at once rather than at its keep-alive timeout.
+    const grace = setTimeout(() => {
+      server.closeIdleConnections();
+      idle = setInterval(() => server.closeIdleConnections(), 50);
+    }, Math.min(idleGraceMs, Math.max(0, limitMs - 500)));
+    grace.unref();
   });
 }
+
+/** How long a stopping server leaves its idle kept-alive connections open (drainServer). */
+export const DRAIN_IDLE_GRACE_MS = 1500;

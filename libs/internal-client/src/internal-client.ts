@@ -36,6 +36,11 @@ export interface InternalClientOptions {
   dispatcher?: Dispatcher;
 }
 
+/** Methods a second send cannot make do twice what was asked once (RFC 9110 9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** undici's errors of a connection that ended or was refused before any answer (not a timeout: the service may be working). */
+const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+
 /** The path of a catalogue entry with its parameters filled in (each one URI-encoded). */
 export function internalPath(name: InternalRouteName, params: Record<string, string> = {}): string {
   return INTERNAL_ROUTES[name].path.replace(/\{([^}]+)\}/g, (_, key: string) => {
@@ -59,7 +64,8 @@ function queryString(query: Record<string, unknown> | undefined): string {
  * The one client of the `/internal` routes: it signs a `kind: service`
  * principal (acting for `org` when given), sends the catalogue entry's method
  * and path, waits as long as the timeout policy says (INTERNAL_TIMEOUT, or
- * the entry's own) and answers every HTTP status to the caller. It throws
+ * the entry's own) and answers every HTTP status to the caller. An idempotent
+ * call whose connection was lost before any answer is sent once more. It throws
  * only when the service cannot be reached, is not configured, or answers a
  * success without JSON: 503 `service_unavailable`.
  */
@@ -74,15 +80,22 @@ export class InternalClient {
     const token = await signPrincipal(this.opts.internalTokenSecret, call.org !== undefined ? { ...principal, org_id: call.org } : principal);
     const timeout = 'timeout' in route ? route.timeout : INTERNAL_TIMEOUT;
     const url = `${baseUrl}${internalPath(name, call.params as Record<string, string> | undefined)}${queryString(call.query as Record<string, unknown> | undefined)}`;
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(url, {
+    const send = () =>
+      request(url, {
         method: route.method,
         headers: { [PRINCIPAL_HEADER]: token, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
         headersTimeout: timeout.headersMs,
         bodyTimeout: timeout.bodyMs,
         ...(this.opts.dispatcher ? { dispatcher: this.opts.dispatcher } : {}),
+      });
+    let res: Dispatcher.ResponseData;
+    try {
+      // A replica stopping (a rolling upgrade) closes its kept-alive connections: an idempotent call sent on one just
+      // then lost its connection before any answer and goes once more, on a new connection (the Service's next replica).
+      res = await send().catch((err: unknown) => {
+        if (!IDEMPOTENT.has(route.method) || !CONNECTION_LOST.has((err as { code?: string } | undefined)?.code ?? '')) throw err;
+        return send();
       });
     } catch {
       throw new AppError('service_unavailable', `The ${route.service} service is unavailable; try again shortly`);

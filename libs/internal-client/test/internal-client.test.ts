@@ -15,6 +15,8 @@ interface Seen {
 let server: TestServer;
 const seen: Seen[] = [];
 let answer: { status: number; body: string } = { status: 200, body: '{}' };
+/** Requests still to meet a replica that is stopping: taken, then the connection reset without an answer. */
+let resetNext = 0;
 
 const read = async (req: IncomingMessage) => {
   let text = '';
@@ -26,6 +28,11 @@ beforeAll(async () => {
   server = await listen(async (req, res) => {
     const principal = await verifyPrincipal(TEST_INTERNAL_SECRET, req.headers[PRINCIPAL_HEADER] as string | undefined).catch(() => null);
     seen.push({ method: req.method!, url: req.url!, principal, body: await read(req), contentType: req.headers['content-type'] });
+    if (resetNext > 0) {
+      resetNext--;
+      req.socket.resetAndDestroy();
+      return;
+    }
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
   });
 });
@@ -33,11 +40,27 @@ afterAll(() => server.close());
 beforeEach(() => {
   seen.length = 0;
   answer = { status: 200, body: '{}' };
+  resetNext = 0;
 });
 
 const client = () => new InternalClient({ caller: 'analysis', urls: { 'test-case': server.url, 'execution-runner': server.url, auth: server.url }, internalTokenSecret: TEST_INTERNAL_SECRET });
 
 describe('the internal client', () => {
+  it('sends an idempotent call once more when its connection is lost before an answer (a replica stopping), never a POST', async () => {
+    answer = { status: 200, body: JSON.stringify({ test_case_ids: ['tc1'] }) };
+    resetNext = 1;
+    const reply = await client().call('taggedTestCases', { org: 'org_1', params: { project_id: 'p1' }, query: { tags: ['smoke'] } });
+    expect(reply).toMatchObject({ status: 200, ok: true, body: { test_case_ids: ['tc1'] } });
+    expect(seen.map((s) => s.method)).toEqual(['GET', 'GET']);
+
+    seen.length = 0;
+    resetNext = 1;
+    await expect(client().call('replaceSelector', { org: 'org_1', params: { test_case_id: 'tc1' }, body: { step_ids: ['s1'], from: '#a', to: '#b', expected_steps: [], execution_id: 'e1', source: 'failure-analysis' } })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    expect(seen.map((s) => s.method)).toEqual(['POST']);
+  });
+
   it('sends the catalogue entry’s method and path, its parameters encoded, its query and body, signed for the organization', async () => {
     answer = { status: 200, body: JSON.stringify({ test_case: { id: 'tc 1' } }) };
     const reply = await client().call('replaceSelector', {

@@ -21,6 +21,19 @@ import tls from 'node:tls';
  * ports instead of the upstream's, and ApiVersions gains the two SASL APIs, so
  * the client never reaches an upstream broker directly.
  *
+ * Two answers of librdkafka's mock that no broker gives are made right here:
+ * LeaveGroup v3 (below), and a late SyncGroup. The mock takes a group's
+ * assignment from its leader's SyncGroup and then counts the group synced; a
+ * follower whose SyncGroup comes after the leader's (two processes in one group,
+ * as a rolling upgrade has) gets INVALID_REQUEST, where a broker answers it with
+ * its assignment of that generation. The front keeps each generation's
+ * assignment from the leader's request and gives the follower its own. And a
+ * member's second SyncGroup while its first still waits (a client's retry after
+ * its request timeout, under load) makes the mock abort its whole process on an
+ * assertion (`!member->resp` in rd_kafka_mock_cgrp_classic_member_sync_set):
+ * the front answers that one REBALANCE_IN_PROGRESS itself, and the client joins
+ * again, as it does after a broker's.
+ *
  * Only the non-flexible request versions (those kafkajs 2.x sends) are parsed.
  */
 
@@ -39,6 +52,8 @@ export interface KafkaFrontOptions {
     /** Accepted bearer tokens (OAUTHBEARER). */
     tokens?: string[];
   };
+  /** A fault for tests: each follower's SyncGroup (one without assignments) reaches the brokers this much later. */
+  holdFollowerSyncMs?: number;
 }
 
 export interface KafkaFrontStats {
@@ -64,7 +79,18 @@ export interface KafkaFront {
   close(): Promise<void>;
 }
 
-const API = { Metadata: 3, FindCoordinator: 10, LeaveGroup: 13, SaslHandshake: 17, ApiVersions: 18, SaslAuthenticate: 36 } as const;
+const API = { Metadata: 3, FindCoordinator: 10, LeaveGroup: 13, SyncGroup: 14, SaslHandshake: 17, ApiVersions: 18, SaslAuthenticate: 36 } as const;
+const INVALID_REQUEST = 42;
+const REBALANCE_IN_PROGRESS = 27;
+/** SyncGroups sent to the brokers and not yet answered, by cluster, group, generation and member (every front of the process). */
+const syncsInFlight = new Set<string>();
+
+/**
+ * Each group's assignment by generation (`<upstream brokers>|group/generation` → member → assignment bytes), from its
+ * leader's SyncGroup, the last few: shared by every front of the process (a group's members may use different ones).
+ */
+const assignments = new Map<string, Map<string, Buffer>>();
+const KEPT_GENERATIONS = 500;
 const ERR = { UNSUPPORTED_SASL_MECHANISM: 33, ILLEGAL_SASL_STATE: 34, SASL_AUTHENTICATION_FAILED: 58 } as const;
 
 export async function startKafkaFront(opts: KafkaFrontOptions): Promise<KafkaFront> {
@@ -145,6 +171,8 @@ interface Pending {
   apiVersion: number;
   /** LeaveGroup v3 sent upstream as v1: the member to name in the v3 answer. */
   member?: string;
+  /** SyncGroup: whose (for a late follower's answer). */
+  sync?: { key: string; member: string };
 }
 
 class FrontConnection {
@@ -152,6 +180,8 @@ class FrontConnection {
   private outbound = Buffer.alloc(0);
   private readonly upstream: net.Socket;
   private readonly pending = new Map<number, Pending>();
+  /** This connection's SyncGroups in flight (out of `syncsInFlight` when answered or when the connection closes). */
+  private readonly syncs = new Set<string>();
   private authenticated: boolean;
   private mechanism?: FrontMechanism;
   private scram?: { user: string; clientFirstBare: string; serverFirst: string; nonce: string; salted: Buffer };
@@ -170,6 +200,7 @@ class FrontConnection {
     sockets.add(this.upstream);
     this.upstream.on('close', () => {
       sockets.delete(this.upstream);
+      for (const k of this.syncs) syncsInFlight.delete(k);
       client.destroy();
     });
     this.upstream.on('error', () => client.destroy());
@@ -228,8 +259,54 @@ class FrontConnection {
       this.upstream.write(Buffer.concat([int32(v1.length), v1]));
       return;
     }
+    if (apiKey === API.SyncGroup && apiVersion <= 3) {
+      const sync = this.syncGroup(apiVersion, body);
+      const inFlight = `${sync.key}|${sync.member}`;
+      if (syncsInFlight.has(inFlight)) {
+        const answer = Buffer.concat([apiVersion >= 1 ? int32(0) : Buffer.alloc(0), int16(REBALANCE_IN_PROGRESS), int32(0)]);
+        this.client.write(frameOf(correlationId, answer));
+        return;
+      }
+      syncsInFlight.add(inFlight);
+      this.syncs.add(inFlight);
+      this.pending.set(correlationId, { apiKey, apiVersion, sync });
+      if (sync.follower && this.opts.holdFollowerSyncMs) setTimeout(() => this.upstream.write(frame), this.opts.holdFollowerSyncMs);
+      else this.upstream.write(frame);
+      return;
+    }
     this.pending.set(correlationId, { apiKey, apiVersion });
     this.upstream.write(frame);
+  }
+
+  /** A SyncGroup request (v0-3): its group, generation and member; a leader's assignment is kept for the generation's followers. */
+  private syncGroup(version: number, body: Buffer): { key: string; member: string; follower: boolean } {
+    const group = readString(body, 0);
+    let at = 2 + Buffer.byteLength(group);
+    const generation = body.readInt32BE(at);
+    at += 4;
+    const member = readString(body, at);
+    at += 2 + Buffer.byteLength(member);
+    if (version >= 3) {
+      const n = body.readInt16BE(at); // group_instance_id, nullable
+      at += 2 + Math.max(0, n);
+    }
+    const key = `${this.opts.upstream.join(',')}|${group}/${generation}`;
+    const count = body.readInt32BE(at);
+    at += 4;
+    if (count > 0) {
+      const byMember = new Map<string, Buffer>();
+      for (let i = 0; i < count; i++) {
+        const id = readString(body, at);
+        at += 2 + Buffer.byteLength(id);
+        const size = body.readInt32BE(at);
+        at += 4;
+        byMember.set(id, Buffer.from(body.subarray(at, at + Math.max(0, size))));
+        at += Math.max(0, size);
+      }
+      assignments.set(key, byMember);
+      if (assignments.size > KEPT_GENERATIONS) assignments.delete(assignments.keys().next().value!);
+    }
+    return { key, member, follower: count <= 0 };
   }
 
   private fromUpstream(chunk: Buffer): void {
@@ -253,6 +330,17 @@ class FrontConnection {
       const throttle = frame.readInt32BE(body);
       const error = frame.readInt16BE(body + 4);
       return frameOf(frame.readInt32BE(4), Buffer.concat([int32(throttle), int16(error), int32(1), str(p.member), int16(-1), int16(error)]));
+    }
+    if (p.apiKey === API.SyncGroup && p.sync) {
+      syncsInFlight.delete(`${p.sync.key}|${p.sync.member}`);
+      this.syncs.delete(`${p.sync.key}|${p.sync.member}`);
+      const errorAt = body + (p.apiVersion >= 1 ? 4 : 0);
+      const assignment = assignments.get(p.sync.key)?.get(p.sync.member);
+      if (frame.readInt16BE(errorAt) === INVALID_REQUEST && assignment) {
+        // The mock refused a follower whose SyncGroup came after the leader's: a broker answers its assignment.
+        return frameOf(frame.readInt32BE(4), Buffer.concat([frame.subarray(body, errorAt), int16(0), int32(assignment.length), assignment]));
+      }
+      return frame;
     }
     if (p.apiKey === API.Metadata && p.apiVersion <= 8) {
       let at = body + (p.apiVersion >= 3 ? 4 : 0);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Agent } from 'undici';
 import { ROUTES, type RouteContract } from '@assay/contracts';
 import { PgBus, startOutboxRelay, type OutboxRelay } from '@assay/bus';
@@ -174,6 +175,49 @@ describe('gateway', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({ error: 'service_unavailable', message: expect.stringMatching(/test-case service is unavailable/) });
+  });
+
+  it('sends a bodiless idempotent request again when its connection to a stopping replica is lost before an answer; a POST it does not', async () => {
+    // test-case behind a Service-like relay; `resetNext` requests meet a replica that is stopping: the request is
+    // taken and its connection reset without an answer (a kept-alive connection closed just as a request went out).
+    let resetNext = 0;
+    let connections = 0;
+    const relay = net.createServer((client) => {
+      connections++;
+      const upstream = net.connect(Number(new URL(testCaseServer.url).port), '127.0.0.1');
+      client.on('data', (chunk) => {
+        if (resetNext > 0) {
+          resetNext--;
+          upstream.destroy();
+          client.resetAndDestroy();
+          return;
+        }
+        upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
+    closers.push(() => new Promise((r) => relay.close(r)));
+    const gw = await startGateway({ upstreams: { auth: authServer.url, 'test-case': `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}` } });
+    const { key } = await credentials(gw);
+    const direct = await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) });
+    expect(direct.status).toBe(200);
+
+    resetNext = 1;
+    const before = connections;
+    const listed = await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) });
+    expect({ status: listed.status, body: listed.body }).toEqual({ status: 200, body: direct.body });
+    // Sent again on a connection of its own.
+    expect(connections - before).toBe(1);
+
+    resetNext = 1;
+    const created = await call(gw, 'POST', '/api/v1/projects', { headers: bearer(key), body: { name: 'not sent twice' } });
+    expect(created.status).toBe(503);
+    expect(created.body).toMatchObject({ error: 'service_unavailable', message: expect.stringMatching(/test-case service is unavailable/) });
+    const after = await call(gw, 'GET', '/api/v1/projects', { headers: bearer(key) });
+    expect(JSON.stringify(after.body)).not.toContain('not sent twice');
   });
 
   it('answers 503 when auth itself is down', async () => {

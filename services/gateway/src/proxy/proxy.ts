@@ -13,6 +13,17 @@ const DROP_REQUEST = new Set([
 const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer', 'proxy-authenticate']);
 
+/** Methods a second send cannot make do twice what the caller asked once (RFC 9110 9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** Errors of a connection that ended or was refused before the upstream answered (not a timeout: the upstream may be working). */
+const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+
+/** Whether `err` (undici's) is a connection lost before any answer came. */
+export function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return typeof code === 'string' && CONNECTION_LOST.has(code);
+}
+
 export interface ProxyTarget {
   service: string;
   baseUrl: string;
@@ -32,8 +43,9 @@ export interface ProxyOptions {
 
 /**
  * Streams the call to the service and its answer back, bodies untouched (so
- * uploads and Server-Sent Events pass through). A service that cannot be
- * reached answers 503 JSON.
+ * uploads and Server-Sent Events pass through). A bodiless idempotent request
+ * whose connection was lost before any answer is sent once more; a service that
+ * cannot be reached answers 503 JSON.
  */
 export async function forward(req: Request, res: Response, target: ProxyTarget, opts: ProxyOptions): Promise<void> {
   const headers: Record<string, string | string[]> = {};
@@ -57,9 +69,8 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
   });
   const hasBody = !['GET', 'HEAD'].includes(req.method) && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
 
-  let upstream: Dispatcher.ResponseData;
-  try {
-    upstream = await request(`${target.baseUrl}${target.path}`, {
+  const send = () =>
+    request(`${target.baseUrl}${target.path}`, {
       method: req.method as Dispatcher.HttpMethod,
       headers,
       body: hasBody ? req : null,
@@ -67,6 +78,15 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
       signal: abort.signal,
       headersTimeout: opts.responseTimeoutMs,
       bodyTimeout: 0,
+    });
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await send().catch((err: unknown) => {
+      // A replica stopping (a rolling upgrade) closes its kept-alive connections: a request sent on one just then
+      // fails before any answer. Sent again on a new connection (the Service's next replica) when that is safe.
+      if (abort.signal.aborted || hasBody || !IDEMPOTENT.has(req.method) || !connectionLost(err)) throw err;
+      opts.logger.warn({ err, service: target.service }, 'connection lost before an answer; sending again');
+      return send();
     });
   } catch (err) {
     if (abort.signal.aborted) return;
