@@ -42,9 +42,9 @@ describe('bench tools', () => {
 
   it('samples the CPU of a busy child, including one that exits before the sample ends', async () => {
     const meter = cpuByKind();
-    // A node child spinning for ~600 ms of CPU, then exiting.
+    // A node child spinning for 600 ms of its own CPU (not of the clock: a loaded machine gives it less), then exiting.
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['-e', 'const end = Date.now() + 600; while (Date.now() < end);'], { stdio: 'ignore' });
+      const child = spawn(process.execPath, ['-e', 'while (process.cpuUsage().user < 600_000);'], { stdio: 'ignore' });
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
     });
     const by = meter.stop();

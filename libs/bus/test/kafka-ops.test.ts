@@ -28,6 +28,8 @@ function recordingLogger() {
 }
 const WARN = 40;
 const ERROR = 50;
+// "At once": below the probe timeout set here (400 ms), so health never waits on the hung broker; room for a loaded CI machine.
+const HEALTH_AT_ONCE_MS = 200;
 
 describeKafka('kafka bus operations: health, outage episodes, quiet logs, fast stop', () => {
   let cluster: MockCluster;
@@ -89,7 +91,7 @@ describeKafka('kafka bus operations: health, outage episodes, quiet logs, fast s
     expect(await bus.health()).toEqual({ status: 'up' });
     front.pause();
     const during = await watchHealth(bus, 2500);
-    expect(during.slowest).toBeLessThan(50);
+    expect(during.slowest).toBeLessThan(HEALTH_AT_ONCE_MS);
     expect(during.last.status).toBe('down');
     expect(during.last.detail).toMatch(/brokers unreachable for \d+ s: .*no answer from the brokers within 400 ms/);
     front.resume();
@@ -106,7 +108,7 @@ describeKafka('kafka bus operations: health, outage episodes, quiet logs, fast s
     const sub = await bus.subscribe({ topic: TOPICS.authEvents, group: `ops-${randomUUID()}`, broadcast: true, handler: async () => undefined });
     await front.close();
     const during = await watchHealth(bus, 4000);
-    expect(during.slowest).toBeLessThan(50);
+    expect(during.slowest).toBeLessThan(HEALTH_AT_ONCE_MS);
     expect(during.last.status).toBe('down');
     const loud = rec.lines.filter((l) => l.level >= WARN).map((l) => l.msg);
     expect(loud).toEqual(['kafka unreachable: outbox writes are kept and sent when it is back; one line when it recovers']);
