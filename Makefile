@@ -5,11 +5,7 @@ SHELL := /bin/bash
 PNPM_VERSION := 10.34.8
 STAMP := node_modules/.setup-stamp
 
-<<<<<<< HEAD
-.PHONY: help setup run test lint typecheck test-durations test-fuzz test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
-=======
-.PHONY: help setup run test lint typecheck test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup healing-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
->>>>>>> i40b
+.PHONY: help setup run test lint typecheck test-durations test-fuzz test-unit test-integration test-e2e test-kafka replay-dead-letters bench bench-check panel-setup healing-setup suites-real soak release-version upgrade-snapshot upgrade-drill clean
 
 help:
 	@echo "make run    start Assay locally (embedded Postgres, every service, gateway on :8080)"
