@@ -12,6 +12,9 @@ describe('a suite uploaded to a runner that cannot make the box', () => {
   const h = useHarness(() => startSuitesHarness({ shardRunners: 0, listOnUpload: false }));
 
   it('answers 202 listing, refuses runs with 409 until a suite-shard runner has listed it, then runs it', async () => {
+    // The suite-shard group has subscribed once (as the chart's pods did when they started), and none runs now:
+    // the command waits for one on the bus.
+    await (await h.startShardRunner()).stop();
     const t = h.tenant();
     const projectId = await t.project();
     const up = await t.upload({ project_id: projectId, name: 'shop e2e' }, packSuite('shop'));
