@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { startEmbeddedPostgres } from '@assay/embedded-pg';
 import { startSuitesHarness } from '../../services/execution-runner/test/suites-harness.js';
 
@@ -30,6 +31,13 @@ import { startSuitesHarness } from '../../services/execution-runner/test/suites-
  */
 const require = createRequire(import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
+
+/** `[m:ss]` since `since`. */
+const elapsed = (since: number) => {
+  const s = Math.round((Date.now() - since) / 1000);
+  return `[${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}]`;
+};
+
 
 function buildTodoSuite(appUrl: string): string {
   const assets = path.join(path.dirname(require.resolve('create-playwright/package.json')), 'assets');
@@ -69,7 +77,7 @@ interface Counts {
 function runPlaywright(dir: string): Promise<Counts> {
   writeFileSync(
     path.join(dir, 'baseline.config.ts'),
-    `import base from './playwright.config';\nexport default { ...base, reporter: [['json', { outputFile: 'baseline.json' }]], retries: 0, projects: base.projects.map((p) => ({ ...p, use: { ...p.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox'] } } })) };\n`,
+    `import base from './playwright.config';\nexport default { ...base, reporter: [['list'], ['json', { outputFile: 'baseline.json' }]], retries: 0, projects: base.projects.map((p) => ({ ...p, use: { ...p.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox'] } } })) };\n`,
   );
   // As a team's checkout after `npm install`: @playwright/test in the suite's node_modules.
   const pkg = path.dirname(require.resolve('@playwright/test/package.json'));
@@ -77,7 +85,12 @@ function runPlaywright(dir: string): Promise<Counts> {
   symlinkSync(pkg, path.join(dir, 'node_modules', '@playwright', 'test'));
   const cli = path.join(pkg, 'cli.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'test', '--config', 'baseline.config.ts', '--project', 'chromium'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cli, 'test', '--config', 'baseline.config.ts', '--project', 'chromium'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const started = Date.now();
+    // Its list reporter's lines (one a finished test, numbered) as progress.
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (/^\s+[✓✘-]\s+\d+ /.test(l)) console.log(`  ${elapsed(started)} playwright: ${l.trim().slice(0, 160)}`);
+    });
     child.on('error', reject);
     child.on('exit', () => {
       const report = JSON.parse(readFileSync(path.join(dir, 'baseline.json'), 'utf8'));
@@ -91,6 +104,25 @@ function runPlaywright(dir: string): Promise<Counts> {
       resolve({ passed: values.filter((v) => v === 'passed').length, failed: values.filter((v) => v === 'failed').length, skipped: values.filter((v) => v === 'skipped').length, byTitle });
     });
   });
+}
+
+/** `<status>, 5/24 tests done; shard 0: 3/12 done, 1 running; shard 1: …`, from the run's results and its queue's units. */
+async function progress(h: Awaited<ReturnType<typeof startSuitesHarness>>, executionId: string, run: any): Promise<string> {
+  const results: any[] = run.results?.test_results ?? [];
+  const done = (s: string) => ['passed', 'failed', 'skipped'].includes(s);
+  const status = new Map<string, string>();
+  const rows = await h.database.db.selectFrom('test_results').select(['id', 'status']).where('execution_id', '=', executionId).execute();
+  for (const r of rows) status.set(r.id, r.status);
+  const units = await h.database.db.selectFrom('suite_units').select(['shard', 'result_ids']).where('execution_id', '=', executionId).execute();
+  const shards = await h.database.db.selectFrom('suite_shards').select(['shard', 'status']).where('execution_id', '=', executionId).orderBy('shard').execute();
+  const perShard = shards.map((s) => {
+    const ids = units.filter((u) => u.shard === s.shard).flatMap((u) => u.result_ids);
+    const finished = ids.filter((id) => done(status.get(id) ?? '')).length;
+    const running = ids.filter((id) => status.get(id) === 'running').length;
+    return `shard ${s.shard} (${s.status}): ${finished}/${ids.length} taken done${running ? `, ${running} running` : ''}`;
+  });
+  const total = Math.max(results.length, rows.length);
+  return `${run.status}, ${[...status.values()].filter(done).length}/${total} tests done; ${perShard.join('; ')}`;
 }
 
 interface RealSuite {
@@ -112,11 +144,19 @@ async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite:
   const up = await t.upload({ project_id: projectId, name: suite.title, projects: 'chromium' }, archive);
   if (up.status !== 201) throw new Error(`upload of ${suite.title}: ${up.status} ${JSON.stringify(up.body)}`);
   const queued = await t.ex('POST', '/api/v1/executions/async', { project_id: projectId, suite_id: up.body.id, retries: 0, shards: suite.shards, timeout_seconds: 1800 });
+  const started = Date.now();
+  console.log(`${suite.title}: queued ${queued.body.id} (${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)})`);
   let run: any;
+  let last = '';
   do {
     await new Promise((r) => setTimeout(r, 2000));
     run = (await t.ex('GET', `/api/v1/executions/${queued.body.id}`)).body;
+    // Progress as it moves: a run of failing tests at Playwright's own timeouts takes minutes.
+    const line = await progress(h, queued.body.id, run);
+    if (line !== last) console.log(`  ${elapsed(started)} Assay: ${line}`);
+    last = line;
   } while (!['completed', 'failed', 'cancelled'].includes(run.status));
+  const assayMs = Date.now() - started;
   const results: any[] = run.results.test_results;
   const ours: Counts = { passed: 0, failed: 0, skipped: 0, byTitle: {} };
   for (const r of results) {
@@ -124,10 +164,13 @@ async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite:
     ours[r.status as 'passed' | 'failed' | 'skipped'] += 1;
   }
   const withSteps = results.filter((r) => r.status !== 'skipped' && r.steps.length > 0 && r.trace).length;
+  console.log(`  Assay took ${(assayMs / 1000).toFixed(0)} s; now npx playwright test (one line a test)`);
+  const baselineStarted = Date.now();
   const baseline = await runPlaywright(suite.dir);
+  const baselineMs = Date.now() - baselineStarted;
   console.log(`${suite.title}: ${results.length} tests (${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)})`);
-  console.log(`  Assay (${suite.shards} shard${suite.shards > 1 ? 's' : ''}):${suite.shards > 1 ? '' : ' '}     ${ours.passed} passed, ${ours.failed} failed, ${ours.skipped} skipped; ${withSteps} with steps and a trace`);
-  console.log(`  npx playwright test:  ${baseline.passed} passed, ${baseline.failed} failed, ${baseline.skipped} skipped`);
+  console.log(`  Assay (${suite.shards} shard${suite.shards > 1 ? 's' : ''}):${suite.shards > 1 ? '' : ' '}     ${ours.passed} passed, ${ours.failed} failed, ${ours.skipped} skipped; ${withSteps} with steps and a trace; ${(assayMs / 1000).toFixed(0)} s`);
+  console.log(`  npx playwright test:  ${baseline.passed} passed, ${baseline.failed} failed, ${baseline.skipped} skipped; ${(baselineMs / 1000).toFixed(0)} s`);
   for (const r of results.filter((x) => x.status === 'failed')) console.log(`  Assay failed: ${r.name}: ${String(r.error ?? run.error ?? '').split('\n')[0]!.slice(0, 200)}`);
   const differ = Object.keys({ ...ours.byTitle, ...baseline.byTitle }).filter((k) => ours.byTitle[k] !== baseline.byTitle[k]);
   for (const k of differ) console.log(`  differs: ${k}: Assay ${ours.byTitle[k]}, Playwright ${baseline.byTitle[k]}`);

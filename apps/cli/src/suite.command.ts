@@ -56,6 +56,25 @@ async function pack(dir: string, withNodeModules: boolean): Promise<Buffer> {
   return stdout;
 }
 
+interface UploadedVersion {
+  version: number;
+  status?: 'listing' | 'ready' | 'invalid';
+  error?: string | null;
+  total_tests: number;
+  tests: Array<{ project: string; file: string; line: number; title_path: string[] }>;
+}
+
+/** Waits (up to 10 minutes) for a version stored as `listing` to be listed. */
+async function listed(client: AssayClient, suiteId: string, version: number): Promise<UploadedVersion> {
+  const until = Date.now() + 600_000;
+  for (;;) {
+    const v = await client.requestJson<UploadedVersion>('GET', `/api/v1/suites/${suiteId}/versions/${version}`);
+    if (v.status !== 'listing') return v;
+    if (Date.now() > until) throw new Error(`version ${version} was still being listed after 10 minutes: is a suite-shard runner up?`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 async function push(client: AssayClient, io: Io, dirArg: string, values: Values): Promise<number> {
   const dir = path.resolve(io.cwd, dirArg);
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) throw new UsageError(`${dirArg} is not a directory`);
@@ -66,7 +85,13 @@ async function push(client: AssayClient, io: Io, dirArg: string, values: Values)
   form.append('name', name);
   if (values.projects) form.append('projects', values.projects);
   form.append('archive', new Blob([new Uint8Array(await pack(dir, Boolean(values['with-node-modules'])))], { type: 'application/gzip' }), `${name}.tar.gz`);
-  const suite = await client.requestJson<{ id: string; name: string; version: { version: number; total_tests: number; tests: Array<{ project: string; file: string; line: number; title_path: string[] }> } }>('POST', '/api/v1/suites', { body: form });
+  const suite = await client.requestJson<{ id: string; name: string; version: UploadedVersion }>('POST', '/api/v1/suites', { body: form });
+  // A runner that cannot make the box (under the chart) answers 202 `listing`: a suite-shard process lists it.
+  if (suite.version.status === 'listing') suite.version = await listed(client, suite.id, suite.version.version);
+  if (suite.version.status === 'invalid') {
+    io.stderr.write(`Suite "${suite.name}" version ${suite.version.version} could not be listed: ${suite.version.error ?? 'no reason given'}\n`);
+    return EXIT.failed;
+  }
   if (values.json) io.stdout.write(`${JSON.stringify(suite, null, 2)}\n`);
   else {
     io.stdout.write(`Suite "${suite.name}" (${suite.id}) version ${suite.version.version}: ${suite.version.total_tests} tests\n`);

@@ -459,6 +459,8 @@ describe('suite-shard pods', () => {
     const objects = await render({ ...DB, ...PG });
     expect(objects.filter((o) => o.metadata.name === 'assay-suite-shards')).toEqual([]);
     expect(envOf(objects, 'execution-runner').SUITE_SHARDS_ENABLED).toMatchObject({ value: 'false' });
+    // Nor list an upload: it is stored as `listing` for a suite-shard pod.
+    expect(envOf(objects, 'execution-runner').SUITE_LIST_ON_UPLOAD).toMatchObject({ value: 'false' });
   });
 
   it("run the runner as a shard taker only, with the box's capabilities and nothing more", async () => {
@@ -488,6 +490,8 @@ describe('suite-shard pods', () => {
       SUITE_UID_MIN: { value: '10000' },
       SUITE_UID_MAX: { value: '65000' },
     });
+    // They can make the box: an upload reaching one would be listed there (the default as root).
+    expect(env.SUITE_LIST_ON_UPLOAD).toBeUndefined();
     // No user namespace: root of the node, and /proc stays masked.
     const hostUsers = shardPod(await render({ ...DB, ...PG, suiteShards: { enabled: true, hostUsers: true } }));
     expect(hostUsers.hostUsers).toBe(true);

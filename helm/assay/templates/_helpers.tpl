@@ -399,8 +399,9 @@ twice): the chart's own variables, then values `env`, then services.<name>.env.
 {{- if eq $name "execution-runner" -}}
 {{- $_ := set $env "RUNNER_CONCURRENCY" (include "assay.int" ($svc.concurrency | default 2)) -}}
 {{- $_ := set $env "SHUTDOWN_GRACE_SECONDS" (include "assay.int" (include "assay.runnerGrace" $root)) -}}
-{{- /* The runner's pods are not root and cannot make the box suite shards run in: suiteShards' pods take them. */ -}}
+{{- /* The runner's pods are not root and cannot make the box suite shards run in: suiteShards' pods take them, and list uploads (stored as `listing`). */ -}}
 {{- $_ := set $env "SUITE_SHARDS_ENABLED" "false" -}}
+{{- $_ := set $env "SUITE_LIST_ON_UPLOAD" "false" -}}
 {{- $sched := $svc.scheduler | default dict -}}
 {{- $_ := set $env "SCHEDULER_ENABLED" (toString (ne $sched.enabled false)) -}}
 {{- with $sched.intervalMs -}}

@@ -7,6 +7,7 @@ const SAMPLES: { [N in keyof EventData]: EventData[N] } = {
   'auth.organization.access_changed': { reason: 'quota_exceeded' },
   'execution.requested': { execution_id: 'e1', attempt: 2 },
   'suite.shard.requested': { execution_id: 'e1', shard: 1, attempt: 1 },
+  'suite.list.requested': { suite_version_id: 'v1', attempt: 1 },
   'test.plan.started': { execution_id: 'e1', test_plan: { id: 'tp', name: 'Plan', project_id: 'p', tests: [] } },
   'test.plan.completed': {
     execution_id: 'e1',

@@ -68,6 +68,12 @@ export const EVENTS: Record<string, EventContract> = {
     description: 'Run this shard of a suite execution: runner workers compete for it.',
     data: { type: 'object', required: ['execution_id', 'shard'], properties: { execution_id: { type: 'string' }, shard: { type: 'integer', minimum: 0 }, attempt: { type: 'integer' } } },
   },
+  'suite.list.requested': {
+    topic: TOPICS.executionCommands,
+    visibility: 'internal',
+    description: 'List the tests of this stored suite version in a box (its upload reached a runner that cannot make one): suite-shard processes compete for it.',
+    data: { type: 'object', required: ['suite_version_id'], properties: { suite_version_id: { type: 'string' }, attempt: { type: 'integer' } } },
+  },
   'test.plan.started': {
     topic: TOPICS.executionEvents,
     visibility: 'public',
@@ -565,6 +571,7 @@ export interface EventData {
   'auth.organization.access_changed': { reason: 'plan_changed' | 'quota_exceeded' | 'member_changed' | 'session_revoked' };
   'execution.requested': { execution_id: string; attempt?: number };
   'suite.shard.requested': { execution_id: string; shard: number; attempt?: number };
+  'suite.list.requested': { suite_version_id: string; attempt?: number };
   'test.plan.started': { execution_id: string; test_plan: { id: string; name: string; project_id: string; tests: unknown[] } & Record<string, unknown> };
   'test.plan.completed': {
     execution_id: string;

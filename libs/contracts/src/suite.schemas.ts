@@ -18,7 +18,7 @@ const suiteTest = {
 
 const version = {
   type: 'object',
-  required: ['id', 'suite_id', 'version', 'format', 'size', 'sha256', 'files', 'dependencies', 'playwright_version', 'total_tests', 'created_at'],
+  required: ['id', 'suite_id', 'version', 'format', 'size', 'sha256', 'files', 'dependencies', 'playwright_version', 'status', 'total_tests', 'created_at'],
   properties: {
     id: { type: 'string' },
     suite_id: { type: 'string' },
@@ -31,6 +31,14 @@ const version = {
     dependencies: { type: 'string', enum: ['runner', 'archive'], description: '`runner`: only @playwright/test, the runner’s; `archive`: the archive brings the rest in node_modules.' },
     playwright_version: { type: 'string', description: 'The @playwright/test the runner runs it with.' },
     fully_parallel: { type: 'boolean' },
+    status: {
+      type: 'string',
+      enum: ['listing', 'ready', 'invalid'],
+      description: '`ready`: listed, runs may use it. `listing`: stored by a runner that cannot make the box (the chart’s runner pods); a suite-shard process lists its tests, no test yet and runs answer 409. `invalid`: Playwright could not list it (`error`); runs answer 409.',
+    },
+    error: { type: ['string', 'null'], description: 'Why an `invalid` version could not be listed (Playwright’s message).' },
+    projects: { type: 'array', items: { type: 'string' }, description: 'The playwright.config project names it was uploaded with (empty: its Chromium projects).' },
+    listed_at: { type: ['string', 'null'], format: 'date-time', description: 'When its listing ended (null while `listing`).' },
     total_tests: { type: 'integer' },
     tests: { type: 'array', items: suiteTest, description: 'What `playwright test --list` finds (in the runs’ projects).' },
     created_at: timestamp,

@@ -103,5 +103,7 @@ function readSuiteSettings(r: ConfigReader, chromiumPath: string): Omit<SuiteSet
     workers: r.int('SUITE_WORKERS', { default: 1, min: 1, max: 16 }),
     maxShards: r.int('SUITE_MAX_SHARDS', { default: 16, min: 1, max: 256 }),
     batchMinMs: r.int('SUITE_BATCH_MIN_SECONDS', { default: 15, min: 0, max: 3600 }) * 1000,
+    // Only root (or a user namespace's root) makes the box: elsewhere uploads are listed by a suite-shard process.
+    listOnUpload: r.bool('SUITE_LIST_ON_UPLOAD', { default: process.getuid?.() === 0 }),
   };
 }

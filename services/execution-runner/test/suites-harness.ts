@@ -62,7 +62,11 @@ export interface SuitesHarness {
   close(): Promise<void>;
 }
 
-export async function startSuitesHarness(opts: { egress?: EgressSettings; shardRunners?: number; workDir?: string } = {}): Promise<SuitesHarness> {
+/**
+ * `listOnUpload: false`: the runner that receives uploads lists nothing itself, as a runner that
+ * cannot make the box (the chart's runner pods); its shard runners (replicas that can) list them.
+ */
+export async function startSuitesHarness(opts: { egress?: EgressSettings; shardRunners?: number; workDir?: string; listOnUpload?: boolean } = {}): Promise<SuitesHarness> {
   const testDb: TestDatabase = await createTestDatabase();
   const shop = await startShop();
   const tcServer = await startTestCaseServer(testDb.url, logger);
@@ -93,6 +97,7 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
     maxShards: 8,
     batchMinMs: 0,
     policy: new EgressPolicy(opts.egress ?? { ...DEFAULT_EGRESS, allowLoopback: true }),
+    listOnUpload: true,
   };
   const runners: SuiteShardRunner[] = [];
   const startShardRunner = async () => {
@@ -103,7 +108,7 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
   };
   for (let i = 0; i < (opts.shardRunners ?? 1); i++) await startShardRunner();
   const testCases = new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET);
-  const execServer = await listen(buildApp({ db: database.db, schema: 'execution', logger, testCases, notifier, publicBaseUrl: PUBLIC_BASE_URL, concurrency: 2, artifacts, suites: settings, internalTokenSecret: TEST_INTERNAL_SECRET }));
+  const execServer = await listen(buildApp({ db: database.db, schema: 'execution', logger, testCases, notifier, publicBaseUrl: PUBLIC_BASE_URL, concurrency: 2, artifacts, suites: { ...settings, listOnUpload: opts.listOnUpload ?? true }, internalTokenSecret: TEST_INTERNAL_SECRET }));
 
   const request = async (base: string, principal: Principal, method: string, p: string, body?: unknown): Promise<Reply> => {
     const res = await fetch(`${base}${p}`, {

@@ -20,7 +20,7 @@ interface Suite {
   updated_at: string;
 }
 interface SuitePage extends Suite {
-  latest: { version: number; total_tests: number; playwright_version: string; dependencies: string; created_at: string; tests: SuiteTest[] } | null;
+  latest: { version: number; status?: 'listing' | 'ready' | 'invalid'; error?: string | null; total_tests: number; playwright_version: string; dependencies: string; created_at: string; tests: SuiteTest[] } | null;
   last_runs: Array<{ id: string; status: string; passed_tests: number; failed_tests: number; skipped_tests: number; total_tests: number; shards: number; created_at: string }>;
   slowest_tests: Array<{ test_id: string; name: string; runs: number; mean_ms: number; max_ms: number }>;
   flaky_tests: Array<{ test_id: string; name: string; runs: number; flaky: number; failed: number }>;
@@ -118,8 +118,10 @@ export function SuiteView(props: { id: string }): JSX.Element {
       {s.latest ? (
         <p class="muted">
           Version {s.latest.version} · {s.latest.total_tests} tests · Playwright {s.latest.playwright_version} · uploaded {formatDate(s.latest.created_at)}
+          {s.latest.status === 'listing' ? ' · its tests are being listed (reload in a moment)' : ''}
         </p>
       ) : null}
+      {s.latest?.status === 'invalid' ? <ErrorNote error={`Version ${s.latest.version} could not be listed: ${s.latest.error ?? ''}`} /> : null}
       <h2>Last runs</h2>
       {s.last_runs.length === 0 ? <p class="empty">Not run yet.</p> : null}
       <ul class="list">

@@ -234,8 +234,19 @@ export interface SuiteVersionTable {
   dependencies: string;
   fully_parallel: Generated<boolean>;
   tests: Json<SuiteTest[]>;
+  /** `listing`: stored, its tests not listed yet (a suite-shard process lists it); `invalid`: Playwright could not list it (`error`). */
+  status: Generated<SuiteVersionStatus>;
+  error: string | null;
+  /** The playwright.config project names it was uploaded with (its listing's). */
+  projects: Json<string[]>;
+  list_owner: string | null;
+  list_expires_at: NullableTimestamp;
+  list_attempts: Generated<number>;
+  listed_at: NullableTimestamp;
   created_at: DefaultTimestamp;
 }
+
+export type SuiteVersionStatus = 'listing' | 'ready' | 'invalid';
 
 export interface SuiteShardTable {
   execution_id: string;

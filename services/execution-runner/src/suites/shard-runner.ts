@@ -3,7 +3,8 @@ import { enqueueEvents, type Bus, type Subscription } from '@assay/bus';
 import { TOPICS, isEvent } from '@assay/contracts';
 import { withTransaction } from '@assay/db';
 import type { Logger } from '@assay/logger';
-import type { ExecutionDatabase, ExecutionRow } from '../db/database.js';
+import { AppError } from '@assay/http';
+import type { ExecutionDatabase, ExecutionRow, SuiteTest } from '../db/database.js';
 import { appendStreamEvent, currentStatus, findExecutionById } from '../executions/executions.repository.js';
 import { planStartedEvent } from '../execution-events.js';
 import type { ArtifactLimits } from '../artifacts/artifacts.repository.js';
@@ -14,7 +15,8 @@ import { SuiteBox, type BoxOutcome } from './sandbox.js';
 import { SuiteResultWriter } from './suite-results.js';
 import { claimShard, expiredShards, finishShard, markSuiteRunning, renewShard, requeueShard, suiteResults, takeUnits } from './suite-runs.repository.js';
 import { finishSuiteExecution } from './suite-finish.js';
-import { findVersionArchive } from './suites.repository.js';
+import { claimListing, expiredListings, failListing, finishListing, findVersionArchive, releaseListing } from './suites.repository.js';
+import { listRequested, listTests } from './suites.service.js';
 import type { SuiteSettings } from './suite-settings.js';
 
 export interface ShardRunnerOptions {
@@ -66,10 +68,11 @@ export class SuiteShardRunner {
     this.subscription = await this.o.bus.subscribe({
       topic: TOPICS.executionCommands,
       group: 'execution-runner-suites',
-      events: ['suite.shard.requested'],
+      events: ['suite.shard.requested', 'suite.list.requested'],
       concurrency: this.o.concurrency,
       handler: async (event) => {
         if (isEvent(event, 'suite.shard.requested')) await this.take(event.data.execution_id, event.data.shard);
+        if (isEvent(event, 'suite.list.requested')) await this.list(event.data.suite_version_id);
       },
     });
     this.reaper = setInterval(() => void this.reap().catch((err) => this.o.logger.warn({ err }, 'suite reaper failed')), Math.max(1000, (this.o.leaseSeconds * 1000) / 3));
@@ -139,6 +142,35 @@ export class SuiteShardRunner {
         release();
       });
     this.running.set(key, run);
+  }
+
+  /**
+   * Lists the tests of a version stored as `listing` (its upload reached a
+   * runner that cannot make the box) in a box here: `ready` with its tests,
+   * or `invalid` with Playwright's (or the box's) reason. Held under a lease
+   * as long as the listing's own bound; the command is done when the listing is.
+   */
+  private async list(versionId: string): Promise<void> {
+    if (this.stopping) throw new Error('runner is stopping');
+    const { db, logger, settings, workerId } = this.o;
+    const v = await claimListing(db, versionId, workerId, settings.listTimeoutMs + this.o.leaseSeconds * 1000);
+    if (!v) return;
+    const key = `list/${versionId}`;
+    const work = (async () => {
+      let outcome: { tests: SuiteTest[]; fully_parallel: boolean } | { error: string };
+      try {
+        const files = unpackArchive(v.archive, settings.archive).files;
+        const listed = await listTests(logger, settings, `${v.org_id}/${v.project_id}/${v.suite_name}`, files, v.config_file ?? undefined, v.projects);
+        outcome = { tests: listed.tests, fully_parallel: listed.fullyParallel };
+      } catch (err) {
+        // A suite Playwright cannot list (400 at upload where listed there), or no box here (501 there).
+        if (!(err instanceof AppError)) logger.warn({ err, version: versionId }, 'listing a suite version failed');
+        outcome = { error: err instanceof Error ? err.message : String(err) };
+      }
+      if (await finishListing(db, versionId, workerId, outcome)) logger.info({ version: versionId, status: 'error' in outcome ? 'invalid' : 'ready' }, 'suite version listed');
+    })().finally(() => this.running.delete(key));
+    this.running.set(key, work);
+    await work;
   }
 
   /** Watches the execution's status and the shard's lease while it runs. */
@@ -271,9 +303,21 @@ export class SuiteShardRunner {
     return this.runBox(box, writer, execution, [`--shard=${shard + 1}/${o.shards}`, ...(o.grep ? ['--grep', o.grep] : [])], ctl);
   }
 
-  /** Shards whose worker died: back to the queue once (their unfinished units with them), then failed. */
+  /** Shards whose worker died: back to the queue once (their unfinished units with them), then failed; listings likewise. */
   async reap(): Promise<void> {
     const { db } = this.o;
+    for (const v of await expiredListings(db)) {
+      if (v.list_attempts < 2) {
+        const suite = await db.selectFrom('suites').select('project_id').where('id', '=', v.suite_id).executeTakeFirst();
+        if (!suite) continue;
+        await withTransaction(db, async (trx) => {
+          if (!(await releaseListing(trx, v.id))) return;
+          await enqueueEvents(trx, this.o.schema, [listRequested(v.org_id, suite.project_id, v.id, v.list_attempts + 1)]);
+        });
+      } else {
+        await failListing(db, v.id, 'The worker listing this version stopped twice (lease expired)');
+      }
+    }
     for (const s of await expiredShards(db)) {
       if (s.attempts < 2) {
         const execution = await findExecutionById(db, s.execution_id);

@@ -116,8 +116,10 @@ export async function takeUnits(db: Db, executionId: string, shard: number, owne
       .where('execution_id', '=', executionId)
       .where('shard', 'is', null)
       .orderBy('position')
+      // Waits for another shard taking units at the same moment (not SKIP LOCKED: that read the
+      // locked queue as empty, so a shard that asked while another took ended with nothing, and one
+      // shard ran the whole run); once it commits, the rows it took no longer match `shard is null`.
       .forUpdate()
-      .skipLocked()
       .execute();
     if (free.length === 0) return [];
     const remaining = free.reduce((s, u) => s + u.expected_ms, 0);

@@ -9,7 +9,7 @@ import { appendStreamEvent } from '../executions/executions.repository.js';
 import { baseUrlFor } from '../executions/base-url.js';
 import { insertSuiteExecution, type UnitSeed } from './suite-runs.repository.js';
 import { findVersion, pastDurations } from './suites.repository.js';
-import { getSuite } from './suites.service.js';
+import { assertRunnable, getSuite } from './suites.service.js';
 
 /** What POST /api/v1/executions takes for a suite run. */
 export interface SuiteRunRequest {
@@ -72,7 +72,7 @@ function compileGrep(grep: string | undefined): RegExp | undefined {
  * its queue of units, in one transaction.
  * @throws AppError 404 for an unknown suite or version, 400 for a suite of
  * another project, an unknown environment or project, a bad grep or no test
- * selected; 501 when suites are not set up here.
+ * selected; 409 for a version not listed (yet); 501 when suites are not set up here.
  */
 export async function createSuiteExecution(ctx: ExecutionContext, orgId: string, plan: Plan, req: SuiteRunRequest): Promise<ExecutionRow> {
   if (!ctx.suites) throw new AppError('not_implemented', 'Suites are not set up on this runner');
@@ -80,6 +80,7 @@ export async function createSuiteExecution(ctx: ExecutionContext, orgId: string,
   if (suite.project_id !== req.project_id) throw validationError([{ field: 'project_id', message: 'is not the project of this suite' }]);
   const version = await findVersion(ctx.db, suite.id, req.suite_version ?? suite.latest_version);
   if (!version) throw notFound('Suite version');
+  assertRunnable(version);
   const project = await ctx.testCases.project(orgId, suite.project_id);
   const baseUrl = baseUrlFor(project, req.environment);
   const projects = req.project === undefined ? [] : Array.isArray(req.project) ? req.project : [req.project];

@@ -15,4 +15,11 @@ export interface SuiteSettings {
   /** Least expected work (ms) a shard takes from the queue at once: each batch starts Playwright Test anew. */
   batchMinMs: number;
   policy: EgressPolicy;
+  /**
+   * Whether an upload is listed in a box by the runner that receives it
+   * (SUITE_LIST_ON_UPLOAD, default: this process is root, so it can make the
+   * box). false: the version is stored as `listing` and a suite-shard
+   * process lists it (the chart's runner pods cannot make the box).
+   */
+  listOnUpload: boolean;
 }

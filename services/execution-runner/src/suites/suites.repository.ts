@@ -5,8 +5,8 @@ import type { ExecutionDatabase, SuiteRow, SuiteTest, SuiteVersionRow } from '..
 type Db = Kysely<ExecutionDatabase>;
 
 /** A version's columns without its archive bytes. */
-const VERSION_COLUMNS = ['id', 'suite_id', 'org_id', 'version', 'format', 'size', 'sha256', 'files', 'config_file', 'dependencies', 'fully_parallel', 'tests', 'created_at'] as const;
-export type SuiteVersionInfo = Omit<SuiteVersionRow, 'archive'>;
+const VERSION_COLUMNS = ['id', 'suite_id', 'org_id', 'version', 'format', 'size', 'sha256', 'files', 'config_file', 'dependencies', 'fully_parallel', 'tests', 'status', 'error', 'projects', 'listed_at', 'created_at'] as const;
+export type SuiteVersionInfo = Omit<SuiteVersionRow, 'archive' | 'list_owner' | 'list_expires_at' | 'list_attempts'>;
 
 export interface NewSuiteVersion {
   org_id: string;
@@ -22,6 +22,8 @@ export interface NewSuiteVersion {
   dependencies: string;
   fully_parallel: boolean;
   tests: SuiteTest[];
+  /** `listing`: stored to be listed by a process that can make the box (its tests empty until then). */
+  status: 'listing' | 'ready';
 }
 
 /**
@@ -53,6 +55,11 @@ export async function insertSuiteVersion(db: Db, v: NewSuiteVersion): Promise<{ 
       dependencies: v.dependencies,
       fully_parallel: v.fully_parallel,
       tests: JSON.stringify(v.tests),
+      status: v.status,
+      error: null,
+      projects: JSON.stringify(v.projects),
+      list_owner: null,
+      listed_at: v.status === 'ready' ? sql<Date>`now()` : null,
     })
     .returning(VERSION_COLUMNS)
     .executeTakeFirstOrThrow();
@@ -81,6 +88,71 @@ export async function listVersions(db: Db, suiteId: string, limit: number, offse
 
 export async function findVersion(db: Db, suiteId: string, version: number): Promise<SuiteVersionInfo | undefined> {
   return db.selectFrom('suite_versions').select(VERSION_COLUMNS).where('suite_id', '=', suiteId).where('version', '=', version).executeTakeFirst();
+}
+
+/** A version waiting to be listed, with its archive and its suite's key, as this worker takes it under a lease (bounded by the listing's own timeout); undefined when it is listed or another worker holds it. */
+export async function claimListing(db: Db, versionId: string, owner: string, leaseMs: number) {
+  const claimed = await db
+    .updateTable('suite_versions')
+    .set({ list_owner: owner, list_expires_at: sql`now() + make_interval(secs => ${leaseMs / 1000})`, list_attempts: sql`list_attempts + 1` })
+    .where('id', '=', versionId)
+    .where('status', '=', 'listing')
+    .where((eb) => eb.or([eb('list_owner', 'is', null), eb('list_expires_at', '<', sql<Date>`now()`)]))
+    .returning(['id', 'suite_id', 'org_id', 'version', 'archive', 'config_file', 'projects', 'list_attempts'])
+    .executeTakeFirst();
+  if (!claimed) return undefined;
+  const suite = await db.selectFrom('suites').select(['project_id', 'name']).where('id', '=', claimed.suite_id).executeTakeFirstOrThrow();
+  return { ...claimed, project_id: suite.project_id, suite_name: suite.name };
+}
+
+/** Ends this worker's listing of a version: `ready` with its tests, or `invalid` with why. False when it was no longer this worker's. */
+export async function finishListing(db: Db, versionId: string, owner: string, outcome: { tests: SuiteTest[]; fully_parallel: boolean } | { error: string }): Promise<boolean> {
+  const r = await db
+    .updateTable('suite_versions')
+    .set({
+      ...('error' in outcome ? { status: 'invalid' as const, error: outcome.error } : { status: 'ready' as const, tests: JSON.stringify(outcome.tests), fully_parallel: outcome.fully_parallel }),
+      list_owner: null,
+      list_expires_at: null,
+      listed_at: sql`now()`,
+    })
+    .where('id', '=', versionId)
+    .where('status', '=', 'listing')
+    .where('list_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Versions whose listing worker stopped within the listing's bound (lease expired). */
+export async function expiredListings(db: Db) {
+  return db
+    .selectFrom('suite_versions')
+    .select(['id', 'org_id', 'suite_id', 'list_attempts'])
+    .where('status', '=', 'listing')
+    .where('list_expires_at', '<', sql<Date>`now()`)
+    .limit(50)
+    .execute();
+}
+
+/** Gives an expired listing back (no owner) so its new `suite.list.requested` finds it free; false when another worker took it first. */
+export async function releaseListing(db: Db, versionId: string): Promise<boolean> {
+  const r = await db
+    .updateTable('suite_versions')
+    .set({ list_owner: null, list_expires_at: null })
+    .where('id', '=', versionId)
+    .where('status', '=', 'listing')
+    .where('list_expires_at', '<', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Marks a listing that failed twice `invalid`, unless it was listed meanwhile. */
+export async function failListing(db: Db, versionId: string, error: string): Promise<void> {
+  await db
+    .updateTable('suite_versions')
+    .set({ status: 'invalid', error, list_owner: null, list_expires_at: null, listed_at: sql`now()` })
+    .where('id', '=', versionId)
+    .where('status', '=', 'listing')
+    .execute();
 }
 
 /** A version with its archive (a run unpacks it). */

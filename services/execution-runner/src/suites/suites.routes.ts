@@ -15,8 +15,10 @@ export function suiteRoutes(ctx: ExecutionContext): ServiceRouter<'execution-run
     const s = settings();
     const upload = await readMultipart(req, { maxBytes: s.archive.maxBytes, fields: ['project_id', 'name', 'projects'], fileField: 'archive', usage: 'curl -F archive=@suite.tar.gz -F project_id=… -F name=…' });
     if (!upload.file) throw new AppError('validation_error', 'Send the suite as the multipart field "archive" (.tar.gz or .zip)', [{ field: 'archive', message: 'is required' }]);
-    const body = await uploadSuite(ctx, s, orgPrincipal(res).org_id, { project_id: upload.fields.project_id, name: upload.fields.name, projects: upload.fields.projects, archive: upload.file.data });
-    res.status(201).location(`/api/v1/suites/${body.id}`).json(body);
+    const { body, listed } = await uploadSuite(ctx, s, orgPrincipal(res).org_id, { project_id: upload.fields.project_id, name: upload.fields.name, projects: upload.fields.projects, archive: upload.file.data });
+    // Not listed here (this runner cannot make the box): 202, the version `listing` until a suite-shard process lists it.
+    if (listed) res.status(201).location(`/api/v1/suites/${body.id}`).json(body);
+    else res.status(202).location(`/api/v1/suites/${body.id}/versions/${body.version.version}`).json(body);
   });
 
   router.get('/api/v1/suites', async (req, res) => {

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { AppError, iso, isUuid, notFound, validationError } from '@assay/http';
+import { enqueueEvents } from '@assay/bus';
+import { withTransaction } from '@assay/db';
+import { AppError, conflict, iso, isUuid, notFound, validationError } from '@assay/http';
+import type { Logger } from '@assay/logger';
 import type { ExecutionContext } from '../context.js';
 import type { SuiteRow, SuiteTest } from '../db/database.js';
 import { unpackArchive, type ArchiveFile } from './archive.js';
@@ -49,9 +52,12 @@ export function dependencyMode(files: ArchiveFile[]): 'runner' | 'archive' {
 
 const asField = (field: string, message: string) => validationError([{ field, message }]);
 
-/** The tests a suite's files hold, as `playwright test --list` run in a box finds them. */
-export async function listTests(ctx: ExecutionContext, settings: SuiteSettings, suiteKey: string, files: ArchiveFile[], configFile: string | undefined, projects: string[]) {
-  const box = await SuiteBox.create(settings.box, settings.policy, ctx.logger, files).catch((err: unknown) => {
+/**
+ * The tests a suite's files hold, as `playwright test --list` run in a box finds them.
+ * @throws AppError 400 when Playwright cannot list them or finds none; 501 where no box can be made.
+ */
+export async function listTests(logger: Logger, settings: SuiteSettings, suiteKey: string, files: ArchiveFile[], configFile: string | undefined, projects: string[]) {
+  const box = await SuiteBox.create(settings.box, settings.policy, logger, files).catch((err: unknown) => {
     if (err instanceof BoxUnavailableError) throw new AppError('not_implemented', err.message);
     throw err;
   });
@@ -85,22 +91,30 @@ export async function listTests(ctx: ExecutionContext, settings: SuiteSettings, 
       list_line: testListLine(t),
       file_sha: shas.get(prefix ? `${prefix}/${t.file}` : t.file) ?? '',
     }));
+    if (tests.length === 0) throw asField('archive', `Playwright Test found no test${projects.length ? ` in project${projects.length > 1 ? 's' : ''} ${projects.join(', ')}` : ' in its Chromium projects'}`);
     return { tests, fullyParallel: begin.fully_parallel === true };
   } finally {
     await box.destroy();
   }
 }
 
+/** An upload's answer: the suite with the version stored (its tests, or none yet while `listing`). */
+const uploadedBody = (suite: SuiteRow, version: SuiteVersionInfo) => ({ ...suiteBody(suite), version: versionBody(version, true) });
+
 /**
  * Stores an uploaded Playwright project as a new, immutable version of the
  * suite `name` of the project (the suite itself on its first upload), with
  * the tests `playwright test --list` finds in it (run in a box: listing loads
- * the suite's config and spec files, which is running tenant code).
+ * the suite's config and spec files, which is running tenant code). A runner
+ * that lists on upload (it can make the box) answers with the tests
+ * (`listed`); one that cannot stores the version as `listing` with a
+ * `suite.list.requested` in the same transaction, and a suite-shard process
+ * lists it (`SuiteShardRunner`).
  * @throws AppError 400 for a bad archive, a missing config, unmet
- * dependencies or a suite Playwright cannot list; 404 for an unknown project;
- * 501 on a runner that cannot make boxes.
+ * dependencies or (listed here) a suite Playwright cannot list; 404 for an
+ * unknown project; 501 on a runner that lists on upload and cannot make boxes.
  */
-export async function uploadSuite(ctx: ExecutionContext, settings: SuiteSettings, orgId: string, u: SuiteUpload) {
+export async function uploadSuite(ctx: ExecutionContext, settings: SuiteSettings, orgId: string, u: SuiteUpload): Promise<{ body: ReturnType<typeof uploadedBody>; listed: boolean }> {
   const projectId = u.project_id?.trim() ?? '';
   const name = u.name?.trim() ?? '';
   if (!isUuid(projectId)) throw asField('project_id', 'is required (the project the suite tests)');
@@ -112,24 +126,33 @@ export async function uploadSuite(ctx: ExecutionContext, settings: SuiteSettings
   const dependencies = dependencyMode(unpacked.files);
   const project = await ctx.testCases.project(orgId, projectId);
   const suiteKey = `${orgId}/${projectId}/${name}`;
-  const { tests, fullyParallel } = await listTests(ctx, settings, suiteKey, unpacked.files, configFile, projects);
-  if (tests.length === 0) throw asField('archive', `Playwright Test found no test${projects.length ? ` in project${projects.length > 1 ? 's' : ''} ${projects.join(', ')}` : ' in its Chromium projects'}`);
-  const { suite, version } = await insertSuiteVersion(ctx.db, {
-    org_id: orgId,
-    project_id: project.id,
-    project_name: project.name,
-    name,
-    projects,
-    format: unpacked.format,
-    archive: u.archive,
-    sha256: createHash('sha256').update(u.archive).digest('hex'),
-    files: unpacked.files.length,
-    config_file: configFile ?? null,
-    dependencies,
-    fully_parallel: fullyParallel,
-    tests,
+  const listing = settings.listOnUpload ? await listTests(ctx.logger, settings, suiteKey, unpacked.files, configFile, projects) : undefined;
+  const { suite, version } = await withTransaction(ctx.db, async (trx) => {
+    const stored = await insertSuiteVersion(trx, {
+      org_id: orgId,
+      project_id: project.id,
+      project_name: project.name,
+      name,
+      projects,
+      format: unpacked.format,
+      archive: u.archive,
+      sha256: createHash('sha256').update(u.archive).digest('hex'),
+      files: unpacked.files.length,
+      config_file: configFile ?? null,
+      dependencies,
+      fully_parallel: listing?.fullyParallel ?? false,
+      tests: listing?.tests ?? [],
+      status: listing ? 'ready' : 'listing',
+    });
+    if (!listing) await enqueueEvents(trx, ctx.schema, [listRequested(orgId, project.id, stored.version.id, 1)]);
+    return stored;
   });
-  return { ...suiteBody(suite), version: versionBody(version, true) };
+  return { body: uploadedBody(suite, version), listed: listing !== undefined };
+}
+
+/** The command a suite-shard process takes to list a stored version's tests in a box. */
+export function listRequested(orgId: string, projectId: string, versionId: string, attempt: number) {
+  return { event: 'suite.list.requested' as const, organization_id: orgId, project_id: projectId, key: versionId, data: { suite_version_id: versionId, attempt } };
 }
 
 export function suiteBody(s: SuiteRow) {
@@ -149,6 +172,10 @@ export function versionBody(v: SuiteVersionInfo, withTests: boolean) {
     dependencies: v.dependencies,
     playwright_version: PLAYWRIGHT_VERSION,
     fully_parallel: v.fully_parallel,
+    status: v.status,
+    error: v.error,
+    projects: v.projects,
+    listed_at: v.listed_at ? iso(v.listed_at) : null,
     total_tests: v.tests.length,
     ...(withTests ? { tests: v.tests.map(testBody) } : {}),
     created_at: iso(v.created_at),
@@ -156,6 +183,15 @@ export function versionBody(v: SuiteVersionInfo, withTests: boolean) {
 }
 
 const testBody = (t: SuiteTest) => ({ id: t.id, project: t.project, file: t.file, line: t.line, title: t.title_path[t.title_path.length - 1] ?? '', title_path: t.title_path, tags: t.tags });
+
+/**
+ * A version a run may use: listed and valid.
+ * @throws AppError 409 while it is being listed or when it could not be.
+ */
+export function assertRunnable(v: SuiteVersionInfo): void {
+  if (v.status === 'listing') throw conflict(`Version ${v.version} of this suite is still being listed (its tests are not known yet): run it once GET /api/v1/suites/${v.suite_id}/versions/${v.version} says "ready"`, { status: v.status });
+  if (v.status === 'invalid') throw conflict(`Version ${v.version} of this suite could not be listed, so it cannot run: ${v.error ?? 'no reason recorded'}`, { status: v.status });
+}
 
 export async function getSuite(ctx: ExecutionContext, orgId: string, id: string): Promise<SuiteRow> {
   const suite = isUuid(id) ? await findSuite(ctx.db, orgId, id) : undefined;

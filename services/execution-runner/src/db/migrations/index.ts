@@ -9,6 +9,7 @@ import * as testRuns from './20261202120000_test_runs.js';
 import * as caseRuns from './20261204120000_case_runs.js';
 import * as screenshotBaselines from './20261205120000_screenshot_baselines.js';
 import * as suites from './20261210120000_suites.js';
+import * as suiteListing from './20261211120000_suite_listing.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '20261204120000_case_runs': caseRuns,
   '20261205120000_screenshot_baselines': screenshotBaselines,
   '20261210120000_suites': suites,
+  '20261211120000_suite_listing': suiteListing,
 };
