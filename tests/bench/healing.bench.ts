@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { runStep, type Step } from '@assay/steps';
+import { bearer, call } from '@assay/testing';
 import { startPair, type SwitchedApp } from '../healing-panel/apps.js';
 import { recordCase, type ScriptCase } from '../healing-panel/record.js';
 import { CACHE_DIR, HEALING_DIR, PAIRS, versionDir, type Pair } from '../healing-panel/pairs.js';
@@ -22,21 +23,7 @@ interface Api {
 }
 
 function apiOf(assay: Assay): Api {
-  return async (method, route, body) => {
-    const res = await fetch(`${assay.gatewayUrl}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${assay.serviceKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // kept as text for the message
-    }
-    return { status: res.status, body: parsed };
-  };
+  return (method, route, body) => call(assay.gatewayUrl, method, route, { headers: bearer(assay.serviceKey), ...(body !== undefined ? { body } : {}) });
 }
 
 async function must(api: Api, method: string, route: string, body?: unknown): Promise<any> {

@@ -5,6 +5,7 @@
 // the app's feature list (features.ts).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { bearer, call } from '@assay/testing';
 import { startDokuwiki } from './apps/dokuwiki/app.js';
 import { startMkdocs } from './apps/mkdocs/app.js';
 import { startRedoc } from './apps/redoc/app.js';
@@ -45,20 +46,8 @@ export interface AppRun {
   score: Score;
 }
 
-async function api(product: Product, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${product.gatewayUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${product.serviceKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: kept as text for the error message
-  }
-  return { status: res.status, body: parsed };
+function api(product: Product, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return call(product.gatewayUrl, method, path, { headers: bearer(product.serviceKey), ...(body !== undefined ? { body } : {}) });
 }
 
 async function must(product: Product, method: string, path: string, body?: unknown): Promise<any> {
