@@ -81,3 +81,18 @@ export function drainServer(server: Server, limitMs: number, idleGraceMs = DRAIN
 
 /** How long a stopping server leaves its idle kept-alive connections open (drainServer). */
 export const DRAIN_IDLE_GRACE_MS = 1500;
+
+/** Methods a second send cannot make do twice what the caller asked once (RFC 9110 9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** Errors of a connection that ended or was refused before any answer (not a timeout: the upstream may be working). */
+const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+
+/**
+ * Whether a call may go once more after `err`: an idempotent method whose connection was lost before
+ * any answer (a replica stopping in a rolling upgrade closes its kept-alive connections). The gateway's
+ * proxy and the internal client both ask this.
+ */
+export function resendable(method: string, err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return IDEMPOTENT.has(method.toUpperCase()) && typeof code === 'string' && CONNECTION_LOST.has(code);
+}

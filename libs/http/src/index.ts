@@ -24,6 +24,6 @@ export { iso, isUuid, parsePagination, validateBody, type Pagination } from './v
 export { createServiceApp, type ServiceAppDeps, type ServiceAppOptions } from './service-app.js';
 export { mountedRoutes, serviceRouter, type ServiceRouter } from './service-router.js';
 export { serveEventStream, type EventStreamOptions, type StreamedEvent } from './sse.js';
-export { answerClientErrorsWithJson, drainServer, keepConnectionsAlive, KEEP_ALIVE_MS } from './client-errors.js';
+export { answerClientErrorsWithJson, drainServer, keepConnectionsAlive, KEEP_ALIVE_MS, resendable } from './client-errors.js';
 export { cleanFilename, readMultipart, type MultipartOptions, type MultipartUpload, type UploadedPart } from './multipart.js';
 export { queryBoolean, queryOneOf, queryString, requiredQueryString, type Query } from './query.js';

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { INTERNAL_ROUTES, INTERNAL_TIMEOUT, type InternalApi, type InternalRouteName } from '@assay/contracts';
-import { AppError } from '@assay/http';
+import { AppError, resendable } from '@assay/http';
 import { PRINCIPAL_HEADER, servicePrincipal, signPrincipal } from '@assay/principal';
 
 type Entry<N extends InternalRouteName> = InternalApi[N];
@@ -35,11 +35,6 @@ export interface InternalClientOptions {
   internalTokenSecret: string;
   dispatcher?: Dispatcher;
 }
-
-/** Methods a second send cannot make do twice what was asked once (RFC 9110 9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/** undici's errors of a connection that ended or was refused before any answer (not a timeout: the service may be working). */
-const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
 
 /** The path of a catalogue entry with its parameters filled in (each one URI-encoded). */
 export function internalPath(name: InternalRouteName, params: Record<string, string> = {}): string {
@@ -94,7 +89,7 @@ export class InternalClient {
       // A replica stopping (a rolling upgrade) closes its kept-alive connections: an idempotent call sent on one just
       // then lost its connection before any answer and goes once more, on a new connection (the Service's next replica).
       res = await send().catch((err: unknown) => {
-        if (!IDEMPOTENT.has(route.method) || !CONNECTION_LOST.has((err as { code?: string } | undefined)?.code ?? '')) throw err;
+        if (!resendable(route.method, err)) throw err;
         return send();
       });
     } catch {

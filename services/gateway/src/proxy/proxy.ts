@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { request, type Dispatcher } from 'undici';
 import type { Logger } from '@assay/logger';
-import { AppError } from '@assay/http';
+import { AppError, resendable } from '@assay/http';
 import { PRINCIPAL_HEADER } from '@assay/principal';
 import { activeTraceparent } from '@assay/telemetry';
 
@@ -12,17 +12,6 @@ const DROP_REQUEST = new Set([
 ]);
 const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer', 'proxy-authenticate']);
-
-/** Methods a second send cannot make do twice what the caller asked once (RFC 9110 9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/** Errors of a connection that ended or was refused before the upstream answered (not a timeout: the upstream may be working). */
-const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
-
-/** Whether `err` (undici's) is a connection lost before any answer came. */
-export function connectionLost(err: unknown): boolean {
-  const code = (err as { code?: string } | undefined)?.code;
-  return typeof code === 'string' && CONNECTION_LOST.has(code);
-}
 
 export interface ProxyTarget {
   service: string;
@@ -84,7 +73,7 @@ export async function forward(req: Request, res: Response, target: ProxyTarget, 
     upstream = await send().catch((err: unknown) => {
       // A replica stopping (a rolling upgrade) closes its kept-alive connections: a request sent on one just then
       // fails before any answer. Sent again on a new connection (the Service's next replica) when that is safe.
-      if (abort.signal.aborted || hasBody || !IDEMPOTENT.has(req.method) || !connectionLost(err)) throw err;
+      if (abort.signal.aborted || hasBody || !resendable(req.method, err)) throw err;
       opts.logger.warn({ err, service: target.service }, 'connection lost before an answer; sending again');
       return send();
     });
