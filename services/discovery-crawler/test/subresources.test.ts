@@ -31,6 +31,15 @@ async function startAssetSite(): Promise<Site> {
     if (path === '/slow') return res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Slow</title><h1>Slow</h1>');
     if (path === '/app.css') return res.writeHead(200, { 'content-type': 'text/css', 'cache-control': 'max-age=3600' }).end('body { margin: 0 }');
     if (path === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' }).end('document.documentElement.dataset.ready = "1";');
+    // A client-side router's links without an href: one writes (a POST) before it moves, one reads (a GET).
+    if (path === '/router') {
+      return res.writeHead(200, { 'content-type': 'text/html' }).end(
+        '<title>Router</title><h1>Router</h1><span role="link" id="read">Read on</span> <span role="link" id="save">Save and go on</span>' +
+          '<script>document.getElementById("save").onclick = () => { fetch("/api/track", { method: "POST", body: "x" }).catch(() => {}); history.pushState({}, "", "/p/3"); };' +
+          'document.getElementById("read").onclick = () => { fetch("/api/read").catch(() => {}); history.pushState({}, "", "/p/5"); };</script>',
+      );
+    }
+    if (path === '/api/track' || path === '/api/read') return res.writeHead(204).end();
     if (path === '/guide.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n');
     // Never answers: its request is dropped when the navigation times out.
     if (path === '/hang') return void hanging.push(res);
@@ -117,6 +126,17 @@ describe('a crawl’s subresources', () => {
       h.startCrawler();
       site.slow = undefined;
     }
+  });
+
+  it('hold a write that a click made to find a client-side route would send (no allow_writes), and let its reads through', async () => {
+    site.hits.clear();
+    const id = await t.start({ target_url: `${site.url}/router`, max_pages: 3, max_depth: 1 });
+    await t.waitFor(id, 'completed');
+    const pages = (await t.dc('GET', `/api/v1/discovery/${id}/results`)).body.pages as any[];
+    // Both clicks were made: the routes they reached were crawled.
+    expect(pages.map((p) => new URL(p.url).pathname).sort()).toEqual(['/p/3', '/p/5', '/router']);
+    expect(site.hits.get('/api/read')).toBeGreaterThanOrEqual(1);
+    expect(site.hits.get('/api/track')).toBeUndefined();
   });
 
   it('come from the HTTP cache after the first page, while each document is still read with its status and type', async () => {

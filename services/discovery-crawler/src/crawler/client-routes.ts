@@ -20,6 +20,8 @@ const MARK = new Function(
     `
   const out = [];
   let n = 0;
+  // The marks of an earlier look go: numbers are given afresh, and a stale 0 would be clicked for the new 0.
+  for (const el of document.querySelectorAll('[data-assay-route]')) el.removeAttribute('data-assay-route');
   for (const el of document.querySelectorAll('[role=link]:not([href]), a:not([href]), [role=tab], [role=menuitem]:not([href])')) {
     if (!visible(el) || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) continue;
     const text = nameOf(el).slice(0, 80);
@@ -62,18 +64,21 @@ export async function probeClientRoutes(
   page: Page,
   tried: Set<string>,
   limits: { max: number; budgetMs: number },
-  hooks: { settle(): Promise<PageState>; state(): Promise<PageState> },
+  hooks: { settle(): Promise<PageState>; state(): Promise<PageState>; beforeClick?(): Promise<void> },
 ): Promise<{ routes: ClientRoute[]; sections: SectionMove[] }> {
   const deadline = Date.now() + limits.budgetMs;
   const found: ClientRoute[] = [];
   const sections: SectionMove[] = [];
-  let home = (await hooks.state()).href;
+  // Where the page is, read before the first click (a page with nothing left to try costs one look, not two).
+  let home: string | undefined;
   for (let clicks = 0; clicks < limits.max && Date.now() < deadline; clicks++) {
     const marked = await page.evaluate(MARK, [...tried]).catch(() => []);
     for (const m of marked) if (RISKY_TEXT.test(m.text)) tried.add(m.sig);
     const next = marked.find((m) => !RISKY_TEXT.test(m.text));
     if (!next) break;
     tried.add(next.sig);
+    home ??= (await hooks.state()).href;
+    await hooks.beforeClick?.();
     try {
       await page.locator(`[data-assay-route="${next.index}"]`).first().click({ timeout: Math.max(100, Math.min(2000, deadline - Date.now())) });
     } catch {

@@ -367,20 +367,30 @@ export class PageLoader {
     }
   }
 
-  /** Runs `act` with navigations held on the page (as while exploring), calls tagged with `cause`. */
-  async holding<T>(cause: string | undefined, act: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `act` with navigations held on the page (as while exploring), calls tagged with `cause`.
+   * Calls that would write are held too once `act` arms the hold (`arm()`, before its first
+   * click): intercepting every call costs a round trip to the browser each way, which a probe
+   * that finds nothing to click should not pay on every page.
+   */
+  async holding<T>(cause: string | undefined, act: (arm: () => Promise<void>) => Promise<T>): Promise<T> {
     const was = { exploring: this.exploring, cause: this.cause };
     this.exploring = true;
     this.cause = cause;
+    let armed = false;
     // Clicks made to find routes may fire calls too: those that would write are held as while exploring.
-    if (!this.allowWrites && !was.exploring) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_AND_CALLS }).catch(() => undefined);
+    const arm = async () => {
+      if (armed || this.allowWrites || was.exploring) return;
+      armed = true;
+      await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_AND_CALLS }).catch(() => undefined);
+    };
     try {
-      return await act();
+      return await act(arm);
     } finally {
       this.exploring = was.exploring;
       this.cause = was.cause;
       this.releaseTurns();
-      if (!this.allowWrites && !was.exploring) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_ONLY }).catch(() => undefined);
+      if (armed) await this.cdp.send('Fetch.enable', { patterns: DOCUMENTS_ONLY }).catch(() => undefined);
     }
   }
 
@@ -419,7 +429,7 @@ export class PageLoader {
    * with the selector that reaches it, and goes back after each.
    */
   async probeRoutes(tried: Set<string>, limits: { max: number; budgetMs: number }): Promise<{ routes: ClientRoute[]; sections: SectionMove[] }> {
-    return this.holding(undefined, () => probeClientRoutes(this.page, tried, limits, { settle: async () => (await this.settle(this.visit, 1500)).state, state: () => this.state() }));
+    return this.holding(undefined, (arm) => probeClientRoutes(this.page, tried, limits, { settle: async () => (await this.settle(this.visit, 1500)).state, state: () => this.state(), beforeClick: arm }));
   }
 
   /**
@@ -477,7 +487,8 @@ export class PageLoader {
     // The page clicked from made calls of its own: they are its, not the route's.
     visit.calls.length = 0;
     this.heldDocument = false;
-    const clicked = await this.holding(undefined, async () => {
+    const clicked = await this.holding(undefined, async (arm) => {
+      await arm();
       try {
         await this.page.locator(via.selector).first().click({ timeout: opts.timeoutMs });
         return true;
