@@ -53,6 +53,9 @@ export interface SuiteTenant {
 
 export interface SuitesHarness {
   shopUrl: string;
+  /** The test database's URL and the test-case service's: what a runner process of its own needs. */
+  databaseUrl: string;
+  testCaseUrl: string;
   database: Database<ExecutionDatabase>;
   settings: SuiteSettings;
   tenant(): SuiteTenant;
@@ -123,6 +126,8 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
 
   return {
     shopUrl: shop.url,
+    databaseUrl: testDb.url,
+    testCaseUrl: tcServer.url,
     database,
     settings,
     startShardRunner,
