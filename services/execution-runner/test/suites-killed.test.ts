@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { eventually, freePortForTests, TEST_INTERNAL_SECRET, useHarness } from '@assay/testing';
-import { repoRoot } from '../../../tests/e2e/support/launcher.js';
+import { eventually, useHarness } from '@assay/testing';
 import { packSuite, startSuitesHarness } from './suites-harness.js';
 
 // A runner killed without a drain (SIGKILL, an OOM kill, a node lost) in the
-// middle of a suite shard, on real parts: the runner is the service's own main
-// in a process of its own, its box a real one (namespaces, Playwright,
-// Chromium). Every process of the box dies with the runner, by pid, and the
-// shard's lease runs out so another runner takes it.
+// middle of a suite shard or of a listing, on real parts: the runner is the
+// service's own main in a process of its own, its box a real one (namespaces,
+// Playwright, Chromium), Postgres, the pg bus. Every process of the box dies
+// with the runner, by pid, and the lease runs out so another runner takes the
+// shard, or lists the version.
 jest.setTimeout(180_000);
 
 const LEASE_SECONDS = 3;
@@ -52,46 +51,9 @@ function alive(pids: Map<number, { start: string }>): number[] {
 
 describe('a runner killed while its suite shard runs', () => {
   const h = useHarness(() => startSuitesHarness({ shardRunners: 0 }));
-  let runner: ChildProcess | undefined;
-
-  afterAll(() => {
-    if (runner && runner.exitCode === null && runner.signalCode === null) runner.kill('SIGKILL');
-  });
 
   it('takes its box with it (every process, by pid), and the shard goes to another runner when its lease runs out', async () => {
-    const port = await freePortForTests();
-    const output: string[] = [];
-    // The service as a suite-shard pod runs it: no case runner, no scheduler, shards only.
-    runner = spawn(process.execPath, ['--import', 'tsx', 'services/execution-runner/src/main.ts'], {
-      cwd: repoRoot(),
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: h.databaseUrl,
-        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-        TEST_CASE_URL: h.testCaseUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        BUS: 'pg',
-        RUNNER_ENABLED: 'false',
-        SUITE_SHARDS_ENABLED: 'true',
-        SCHEDULER_ENABLED: 'false',
-        RUNNER_LEASE_SECONDS: String(LEASE_SECONDS),
-        SUITE_WORK_DIR: h.settings.box.workDir,
-        SUITE_UID_MIN: '10000',
-        SUITE_UID_MAX: '65000',
-        CHROMIUM_PATH: h.settings.box.chromiumPath,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    runner.stdout!.on('data', (c: Buffer) => output.push(c.toString('utf8')));
-    runner.stderr!.on('data', (c: Buffer) => output.push(c.toString('utf8')));
-    const child = runner;
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`the runner exited: ${output.join('')}`);
-      return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok;
-    }, 90_000, 200);
-
+    const { proc: child } = await h.startRunnerProcess({ RUNNER_LEASE_SECONDS: String(LEASE_SECONDS) });
     const t = h.tenant();
     const projectId = await t.project();
     const up = await t.upload({ project_id: projectId, name: 'sleeper' }, packSuite('sleeper'));
@@ -131,5 +93,44 @@ describe('a runner killed while its suite shard runs', () => {
     // Its second attempt would sleep two minutes too: cancelled (its box stops, and the harness waits for it).
     const cancelled = await t.ex('DELETE', `/api/v1/executions/${id}`);
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+  });
+});
+
+describe('a runner killed while it lists an upload', () => {
+  // The runner that receives uploads cannot list them (as the chart's runner pods): suite-shard processes do.
+  const h = useHarness(() => startSuitesHarness({ shardRunners: 0, listOnUpload: false }));
+
+  it('leaves the version to another runner once the listing lease runs out, which lists it', async () => {
+    // A listing lease of 5 + 2 s: the listing's bound plus the runner's lease.
+    const { proc: child } = await h.startRunnerProcess({ RUNNER_LEASE_SECONDS: '2', SUITE_LIST_TIMEOUT_SECONDS: '5' });
+    const t = h.tenant();
+    const projectId = await t.project();
+    const up = await t.upload({ project_id: projectId, name: 'shop e2e' }, packSuite('shop'));
+    expect(up.status).toBe(202);
+    const version = () => h.database.db.selectFrom('suite_versions').select(['status', 'lease_owner', 'attempts', 'error']).where('id', '=', up.body.version.id).executeTakeFirstOrThrow();
+    // Killed as soon as it holds the listing (its box takes seconds to list).
+    const held = await eventually(async () => {
+      const v = await version();
+      return v.lease_owner ? v : undefined;
+    }, 60_000, 20);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(held).toMatchObject({ status: 'listing', attempts: 1, lease_owner: expect.stringMatching(new RegExp(`-${child.pid}-suites$`)) });
+    expect(await version()).toMatchObject({ status: 'listing', lease_owner: held.lease_owner });
+
+    // Another runner's reaper finds the lease run out, hands the listing out once more, and that runner lists it.
+    const other = await h.startShardRunner();
+    const listed = await eventually(async () => {
+      await other.reap();
+      const v = await version();
+      return v.status === 'listing' ? undefined : v;
+    }, 90_000, 500);
+    expect(listed).toEqual({ status: 'ready', lease_owner: null, attempts: 2, error: null });
+    expect((await h.events('suite.list.requested')).map((e) => e.data)).toEqual([
+      { suite_version_id: up.body.version.id, attempt: 1 },
+      { suite_version_id: up.body.version.id, attempt: 2 },
+    ]);
+    const v = await t.ex('GET', `/api/v1/suites/${up.body.id}/versions/1`);
+    expect(v.body).toMatchObject({ status: 'ready', total_tests: 6 });
   });
 });
