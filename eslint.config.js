@@ -13,7 +13,7 @@ const lightEntries = libs.flatMap(({ name: lib }) => {
 });
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**', 'tests/.tmp/**', 'tests/bench/.tmp/**', 'tests/fixtures/suites/broken/**', 'tests/healing-panel/.cache/**'] },
+  { ignores: ['**/node_modules/**', '.assay/**', 'coverage/**', 'helm/**', 'docker/**', 'libs/client/src/generated/**', 'apps/console/dist/**', 'tests/console/report/**', 'tests/console/results/**', 'tests/.tmp/**', 'tests/bench/.tmp/**', 'tests/fixtures/suites/broken/**', 'tests/suites-real/docsify/**', 'tests/healing-panel/.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,9 +10,11 @@ import { launchForFile, repoRoot } from './support/launcher.js';
 // A Playwright suite through the whole stack, as a team's CI would use it:
 // `assay suite push` and `assay suite run --shards 2 --junit` against the
 // gateway, the runner's boxes, the analysis of its failing test, webhooks.
+// The runner answers uploads 202 `listing` and lists them after, as under the
+// chart (where the pods that take uploads cannot make the box): push waits.
 jest.setTimeout(300_000);
 
-const launched = launchForFile();
+const launched = launchForFile({ env: { SUITE_LIST_ON_UPLOAD: 'false' } });
 let shop: Awaited<ReturnType<typeof startShop>>;
 let receiver: TestServer;
 const received: any[] = [];
@@ -64,7 +66,7 @@ describe('a Playwright suite through the gateway and the CLI', () => {
     expect(hook.status).toBe(201);
 
     const push = await assay(['suite', 'push', path.join(repoRoot(), 'tests/fixtures/suites/shop'), '--project', project.body.id, '--name', 'shop']);
-    expect(push.stderr).toBe('');
+    expect(push.stderr).toBe('Suite "shop" version 1 stored; waiting for a suite runner to list its tests...\n');
     expect(push.code).toBe(0);
     expect(push.stdout).toContain('Suite "shop"');
     expect(push.stdout).toContain('version 1: 6 tests');
@@ -102,5 +104,20 @@ describe('a Playwright suite through the gateway and the CLI', () => {
     expect(failedHook.data.execution).toMatchObject({ test_case_id: failed.test_id, test_case_name: 'the shop › finds a heading that is not there', error: { type: 'assertion_failed' } });
     const flaky = await eventually(async () => received.find((b) => b.event === 'test.execution.passed' && b.data.execution?.id === executionId && b.data.execution.flaky), 60_000);
     expect(flaky.data.execution.test_case_name).toBe('the shop › passes on its second attempt');
+  });
+
+  it('says a version is still being listed when its listing outlasts --list-timeout, and exits 1', async () => {
+    const project = await gw('POST', '/api/v1/projects', { name: 'Slow listing', base_url: shop.url });
+    const push = await assay(['suite', 'push', path.join(repoRoot(), 'tests/fixtures/suites/slow-listing'), '--project', project.body.id, '--list-timeout', '2']);
+    expect(push.code).toBe(1);
+    expect(push.stdout).toBe('');
+    expect(push.stderr).toMatch(/^Suite "slow-listing" version 1 stored; waiting for a suite runner to list its tests\.\.\.\nSuite "slow-listing" version 1 is still being listed after 2 s .*GET \/api\/v1\/suites\/[0-9a-f-]{36}\/versions\/1\n$/);
+    // It was slow, not lost: the runner lists it.
+    const suiteId = /suites\/([0-9a-f-]{36})\/versions/.exec(push.stderr)![1]!;
+    const listed = await eventually(async () => {
+      const v = await gw('GET', `/api/v1/suites/${suiteId}/versions/1`);
+      return v.body.status === 'listing' ? undefined : v.body;
+    }, 90_000, 500);
+    expect(listed).toMatchObject({ status: 'ready', total_tests: 1 });
   });
 });

@@ -7,7 +7,9 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { startEmbeddedPostgres } from '@assay/embedded-pg';
+import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { startSuitesHarness } from '../../services/execution-runner/test/suites-harness.js';
+import { buildDocsifySuite, startDocsifyApp } from './docsify-app.js';
 
 /**
  * `make suites-real`: Playwright suites written by others, from the npm
@@ -22,6 +24,11 @@ import { startSuitesHarness } from '../../services/execution-runner/test/suites-
  *    fills it), against the `todomvc` package's React example on loopback.
  *    The spec's one hard-coded URL (https://demo.playwright.dev/todomvc) is
  *    its base URL: it is rewritten to the local app, nothing else.
+ * 3. docsify 4.13.1's own Playwright tests (its test/e2e, copied from its
+ *    repository at that tag into tests/suites-real/docsify), against the
+ *    `docsify` package's lib at that version served as its test server
+ *    served it (docsify-app.ts). Its base URL (`TEST_HOST`, which its test
+ *    server set) is the local app's: the one thing rewritten.
  * 2. `tiddlywiki` 5.4.1's own Playwright test: its playwright.config.js and
  *    editions/test/playwright.spec.js, which open the package's test edition
  *    (rendered from the installed package to editions/test/output/test.html,
@@ -73,11 +80,15 @@ interface Counts {
   byTitle: Record<string, string>;
 }
 
-/** `npx playwright test` on the suite (Chromium project, no retries), only the browser's path set as this machine needs. */
+/**
+ * `npx playwright test` on the suite (Chromium project, no retries), only the browser's path set as this
+ * machine needs, and a resolver that knows 127.0.0.1 only: a page's link to the internet (docsify renders
+ * `:heart:` as an image on github.githubassets.com) fails there, sending no packet off loopback, as in the box.
+ */
 function runPlaywright(dir: string): Promise<Counts> {
   writeFileSync(
     path.join(dir, 'baseline.config.ts'),
-    `import base from './playwright.config';\nexport default { ...base, reporter: [['list'], ['json', { outputFile: 'baseline.json' }]], retries: 0, projects: base.projects.map((p) => ({ ...p, use: { ...p.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox'] } } })) };\n`,
+    `import base from './playwright.config';\nexport default { ...base, reporter: [['list'], ['json', { outputFile: 'baseline.json' }]], retries: 0, projects: base.projects.map((p) => ({ ...p, use: { ...p.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] } } })) };\n`,
   );
   // As a team's checkout after `npm install`: @playwright/test in the suite's node_modules.
   const pkg = path.dirname(require.resolve('@playwright/test/package.json'));
@@ -135,6 +146,9 @@ interface RealSuite {
   shards: number;
 }
 
+/** What a result lacks of its steps and trace. */
+const x = (r: any) => [r.steps.length > 0 ? '' : 'steps', r.trace ? '' : 'a trace'].filter(Boolean).join(' or ');
+
 /** Uploads and runs one suite through the API, then by npx playwright test; false when the counts differ. */
 async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite: RealSuite): Promise<boolean> {
   const t = h.tenant();
@@ -171,6 +185,7 @@ async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite:
   console.log(`${suite.title}: ${results.length} tests (${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)})`);
   console.log(`  Assay (${suite.shards} shard${suite.shards > 1 ? 's' : ''}):${suite.shards > 1 ? '' : ' '}     ${ours.passed} passed, ${ours.failed} failed, ${ours.skipped} skipped; ${withSteps} with steps and a trace; ${(assayMs / 1000).toFixed(0)} s`);
   console.log(`  npx playwright test:  ${baseline.passed} passed, ${baseline.failed} failed, ${baseline.skipped} skipped; ${(baselineMs / 1000).toFixed(0)} s`);
+  for (const r of results.filter((x) => x.status !== 'skipped' && !(x.steps.length > 0 && x.trace))) console.log(`  Assay without ${x(r)}: ${r.name}`);
   for (const r of results.filter((x) => x.status === 'failed')) console.log(`  Assay failed: ${r.name}: ${String(r.error ?? run.error ?? '').split('\n')[0]!.slice(0, 200)}`);
   const differ = Object.keys({ ...ours.byTitle, ...baseline.byTitle }).filter((k) => ours.byTitle[k] !== baseline.byTitle[k]);
   for (const k of differ) console.log(`  differs: ${k}: Assay ${ours.byTitle[k]}, Playwright ${baseline.byTitle[k]}`);
@@ -180,7 +195,7 @@ async function compare(h: Awaited<ReturnType<typeof startSuitesHarness>>, suite:
 }
 
 async function main(): Promise<void> {
-  const only = process.env.SUITES_REAL ? process.env.SUITES_REAL.split(',') : ['todomvc', 'tiddlywiki'];
+  const only = process.env.SUITES_REAL ? process.env.SUITES_REAL.split(',') : ['todomvc', 'tiddlywiki', 'docsify'];
   const pgHome = mkdtempSync(path.join(tmpdir(), 'suites-real-pg-'));
   const embedded = await startEmbeddedPostgres({ dataDir: pgHome, ephemeral: true });
   process.env.TEST_DATABASE_URL = embedded.url;
@@ -192,17 +207,22 @@ async function main(): Promise<void> {
   const h = await startSuitesHarness({ shardRunners: 2 });
   // As the runner's default: a shard takes at least 15 s of expected work from the queue at once.
   h.settings.batchMinMs = 15_000;
+  // The boxes' egress proxy reaches loopback and resolves no name: no packet leaves the machine (the DNS lookup neither).
+  h.settings.policy = new EgressPolicy({ ...DEFAULT_EGRESS, allowLoopback: true }, { resolve: async (host) => (host === 'localhost' ? ['127.0.0.1'] : []) });
+  const docsify = only.includes('docsify') ? await startDocsifyApp() : undefined;
   const suites: RealSuite[] = [];
   try {
     if (only.includes('todomvc')) suites.push({ title: 'create-playwright 1.17.132 demo-todo-app.spec.ts against todomvc 0.1.1 (React)', dir: buildTodoSuite(appUrl), entries: ['playwright.config.ts', 'tests'], baseUrl: appUrl, shards: 2 });
     // Its spec opens a file, not a URL: the project's base URL is the local app's, unused.
     if (only.includes('tiddlywiki')) suites.push({ title: 'tiddlywiki 5.4.1 editions/test/playwright.spec.js (its test edition in the browser)', dir: buildTiddlyWikiSuite(), entries: ['playwright.config.js', 'editions'], baseUrl: appUrl, shards: 1 });
+    if (docsify) suites.push({ title: 'docsify 4.13.1 test/e2e (its own Playwright tests) against the docsify 4.13.1 package', ...buildDocsifySuite(docsify.url), baseUrl: docsify.url, shards: 2 });
     let equal = true;
     for (const suite of suites) equal = (await compare(h, suite)) && equal;
     if (!equal) process.exitCode = 1;
   } finally {
     await h.close();
     app.close();
+    await docsify?.close();
     for (const s of suites) rmSync(s.dir, { recursive: true, force: true });
     await embedded.stop();
     rmSync(pgHome, { recursive: true, force: true });

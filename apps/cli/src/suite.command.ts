@@ -13,7 +13,10 @@ push packs a Playwright project directory (its playwright.config at the
 root; node_modules, test-results, playwright-report and .git left out unless
 --with-node-modules) as a .tar.gz and uploads it as the next version of the
 suite <name> (default: the directory's name); it prints the tests Playwright
-lists in it. run runs the suite's latest version, sharded across the runners,
+lists in it. Where the runner that takes the upload cannot list it (under the
+chart: answered 202 \`listing\`), push waits for a suite-shard runner to list
+it, up to --list-timeout seconds: exit 1 when Playwright could not list it, or
+when it is still being listed then (its runs are refused until it is). run runs the suite's latest version, sharded across the runners,
 and with --wait (or --junit) follows it: exit 0 when every test passed, 1
 when a test failed (or the run failed or was cancelled), 2 on a usage or API
 error.
@@ -22,6 +25,7 @@ error.
   --name <name>         push: the suite's name
   --projects a,b        push: the playwright.config projects to run (default its Chromium ones)
   --with-node-modules   push: pack node_modules too (dependencies beyond @playwright/test)
+  --list-timeout <s>    push: how long to wait for a version being listed (1-3600, default 600)
   --shards <N>          run: pieces any runner replica takes (default 1)
   --split queue|shard   run: tests handed out longest first (default), or Playwright's --shard
   --grep <regexp>       run: only the tests whose title matches
@@ -36,6 +40,7 @@ const OPTIONS = {
   name: { type: 'string' },
   projects: { type: 'string' },
   'with-node-modules': { type: 'boolean' },
+  'list-timeout': { type: 'string' },
   shards: { type: 'string' },
   split: { type: 'string' },
   grep: { type: 'string' },
@@ -64,14 +69,13 @@ interface UploadedVersion {
   tests: Array<{ project: string; file: string; line: number; title_path: string[] }>;
 }
 
-/** Waits (up to 10 minutes) for a version stored as `listing` to be listed. */
-async function listed(client: AssayClient, suiteId: string, version: number): Promise<UploadedVersion> {
-  const until = Date.now() + 600_000;
+/** Polls a version stored as \`listing\` until it is listed (\`ready\` or \`invalid\`) or \`timeoutMs\` has passed (then still \`listing\`). */
+async function listed(client: AssayClient, suiteId: string, version: number, timeoutMs: number): Promise<UploadedVersion> {
+  const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await client.requestJson<UploadedVersion>('GET', `/api/v1/suites/${suiteId}/versions/${version}`);
-    if (v.status !== 'listing') return v;
-    if (Date.now() > until) throw new Error(`version ${version} was still being listed after 10 minutes: is a suite-shard runner up?`);
-    await new Promise((r) => setTimeout(r, 1000));
+    if (v.status !== 'listing' || Date.now() >= until) return v;
+    await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(0, until - Date.now()))));
   }
 }
 
@@ -79,6 +83,7 @@ async function push(client: AssayClient, io: Io, dirArg: string, values: Values)
   const dir = path.resolve(io.cwd, dirArg);
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) throw new UsageError(`${dirArg} is not a directory`);
   const projectId = need(values.project, 'project');
+  const listTimeoutSeconds = readInt(values['list-timeout'], 'list-timeout', 1, 3600) ?? 600;
   const name = values.name ?? path.basename(dir);
   const form = new FormData();
   form.append('project_id', projectId);
@@ -87,7 +92,17 @@ async function push(client: AssayClient, io: Io, dirArg: string, values: Values)
   form.append('archive', new Blob([new Uint8Array(await pack(dir, Boolean(values['with-node-modules'])))], { type: 'application/gzip' }), `${name}.tar.gz`);
   const suite = await client.requestJson<{ id: string; name: string; version: UploadedVersion }>('POST', '/api/v1/suites', { body: form });
   // A runner that cannot make the box (under the chart) answers 202 `listing`: a suite-shard process lists it.
-  if (suite.version.status === 'listing') suite.version = await listed(client, suite.id, suite.version.version);
+  if (suite.version.status === 'listing') {
+    io.stderr.write(`Suite "${suite.name}" version ${suite.version.version} stored; waiting for a suite runner to list its tests...\n`);
+    suite.version = await listed(client, suite.id, suite.version.version, listTimeoutSeconds * 1000);
+  }
+  if (suite.version.status === 'listing') {
+    if (values.json) io.stdout.write(`${JSON.stringify(suite, null, 2)}\n`);
+    io.stderr.write(
+      `Suite "${suite.name}" version ${suite.version.version} is still being listed after ${listTimeoutSeconds} s (a suite-shard runner lists it: is one up?); its runs are refused until it is ready: GET /api/v1/suites/${suite.id}/versions/${suite.version.version}\n`,
+    );
+    return EXIT.failed;
+  }
   if (suite.version.status === 'invalid') {
     io.stderr.write(`Suite "${suite.name}" version ${suite.version.version} could not be listed: ${suite.version.error ?? 'no reason given'}\n`);
     return EXIT.failed;

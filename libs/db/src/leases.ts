@@ -66,13 +66,18 @@ export class LeasedTable<Row, Status extends string = string> {
     return (await this.update(db, { status, ...this.grant(owner, leaseSeconds) }).where(key, '=', next).returningAll().executeTakeFirst()) as Row | undefined;
   }
 
-  /** Takes one waiting row (the one a message names) under a lease, as `status`; undefined when another worker or a cancel got there first. */
+  /**
+   * Takes one waiting row (the one a message names) under a lease, as `status`; undefined when another worker
+   * or a cancel got there first. When the waiting status is also a held one, the row must be free: no worker
+   * holds it, or its worker's lease ran out.
+   */
   async claim(db: Kysely<any>, id: string, owner: string, leaseSeconds: number, status: Status): Promise<Row | undefined> {
-    return (await this.update(db, { status, ...this.grant(owner, leaseSeconds) })
-      .where(this.spec.key, '=', id)
-      .where('status', '=', this.spec.waiting)
-      .returningAll()
-      .executeTakeFirst()) as Row | undefined;
+    const { key, waiting, held } = this.spec;
+    let q = this.update(db, { status, ...this.grant(owner, leaseSeconds) })
+      .where(key, '=', id)
+      .where('status', '=', waiting);
+    if (held.includes(waiting)) q = q.where(sql<boolean>`(lease_owner is null or lease_expires_at < now())`);
+    return (await q.returningAll().executeTakeFirst()) as Row | undefined;
   }
 
   /** Extends the lease of a row `owner` holds: its status, or undefined when the lease is no longer ours. */
@@ -126,9 +131,12 @@ export class LeasedTable<Row, Status extends string = string> {
     return (await q.returningAll().executeTakeFirst()) as Row | undefined;
   }
 
-  /** Held rows whose worker stopped renewing its lease (at most `limit`). */
-  async expiredRows(db: Kysely<any>, limit: number): Promise<Row[]> {
-    return (await db.selectFrom(this.spec.table).selectAll().where(this.expired()).limit(limit).execute()) as Row[];
+  /** Held rows whose worker stopped renewing its lease (at most `limit`); only `columns` of them when given (a row with large columns). */
+  async expiredRows(db: Kysely<any>, limit: number): Promise<Row[]>;
+  async expiredRows<K extends keyof Row & string>(db: Kysely<any>, limit: number, columns: readonly K[]): Promise<Pick<Row, K>[]>;
+  async expiredRows(db: Kysely<any>, limit: number, columns?: readonly string[]): Promise<unknown[]> {
+    const q = db.selectFrom(this.spec.table);
+    return (columns ? q.select(columns as string[]) : q.selectAll()).where(this.expired()).limit(limit).execute();
   }
 
   /** Held rows that used up `maxAttempts` and that no live lease holds: failed, with `patch`. */

@@ -147,4 +147,18 @@ describe('a leased table', () => {
     expect(failed.map((r) => [r.id, r.status, r.error, r.lease_owner])).toEqual([['b', 'failed', 'gone', null]]);
     expect((await row('crawls', 'a')).status).toBe('running');
   });
+
+  it('claims a named row that waits in its held status only while no live lease holds it', async () => {
+    await sql`insert into crawls (id) values ('a')`.execute(db.db);
+    expect((await crawls.claim(db.db, 'a', 'w1', 30, 'running'))?.lease_owner).toBe('w1');
+    // A second message for the same row (a redelivery) finds it held: nothing changes.
+    expect(await crawls.claim(db.db, 'a', 'w2', 30, 'running')).toBeUndefined();
+    expect([(await row('crawls', 'a')).lease_owner, (await row('crawls', 'a')).attempts]).toEqual(['w1', 1]);
+    // Its worker stopped: the row is free again, and the attempt counts.
+    await expire('crawls', 'a');
+    expect(await crawls.expiredRows(db.db, 10, ['id', 'attempts'])).toEqual([{ id: 'a', attempts: 1 }]);
+    const again = await crawls.claim(db.db, 'a', 'w2', 30, 'running');
+    expect([again?.lease_owner, again?.attempts]).toEqual(['w2', 2]);
+    expect(await crawls.expiredRows(db.db, 10)).toEqual([]);
+  });
 });

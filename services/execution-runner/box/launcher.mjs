@@ -13,6 +13,18 @@ import net from 'node:net';
 
 const box = JSON.parse(Buffer.from(process.argv[2], 'base64').toString('utf8'));
 
+// stdin is a pipe from the runner that it never writes to: its end closes when the runner ends, however
+// (SIGKILL included). The box ends then: this process is pid 1 of the box, so its exit kills every process in it.
+let tenant;
+const runnerGone = () => {
+  tenant?.kill('SIGKILL');
+  process.exit(137);
+};
+process.stdin.on('end', runnerGone);
+process.stdin.on('close', runnerGone);
+process.stdin.on('error', runnerGone);
+process.stdin.resume();
+
 function must(cmd, args) {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.status !== 0) {
@@ -52,11 +64,11 @@ const forwarder = net.createServer((client) => {
 });
 forwarder.listen(box.proxyPort, '127.0.0.1', () => {
   const l = box.limits;
-  const child = spawn(
+  const child = (tenant = spawn(
     'setpriv',
     ['--no-new-privs', '--', 'prlimit', `--cpu=${l.cpuSeconds}`, `--as=${l.addressSpaceBytes}`, `--fsize=${l.fileSizeBytes}`, `--nproc=${l.processes}`, '--nofile=4096', '--core=0', '--', ...box.command],
     { cwd: box.dir, env: box.env, uid: box.uid, gid: box.gid, stdio: ['ignore', 'inherit', 'inherit', 3] },
-  );
+  ));
   const stop = () => child.kill('SIGKILL');
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { createDatabase, migrateToLatest, type Database } from '@assay/db';
 import { DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy, type EgressSettings } from '@assay/egress';
 import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@assay/principal';
-import { createTestDatabase, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
+import { createTestDatabase, eventually, freePortForTests, listen, type Reply, TEST_INTERNAL_SECRET, type TestDatabase, testLogger } from '@assay/testing';
 import { startTestCaseServer } from '../../test-case/test/server.js';
 import { startShop } from '../../../tests/fixtures/shop/server.js';
 import { repoRoot } from '../../../tests/e2e/support/launcher.js';
@@ -51,13 +51,24 @@ export interface SuiteTenant {
   project(baseUrl?: string): Promise<string>;
 }
 
+/** The execution-runner's main in a child process, taking suite shards and listings only. */
+export interface RunnerProcess {
+  proc: ChildProcess;
+  output(): string;
+}
+
 export interface SuitesHarness {
   shopUrl: string;
+  /** The test database's URL and the test-case service's: what a runner process of its own needs. */
+  databaseUrl: string;
+  testCaseUrl: string;
   database: Database<ExecutionDatabase>;
   settings: SuiteSettings;
   tenant(): SuiteTenant;
   /** Starts one more shard runner (a replica). */
   startShardRunner(): Promise<SuiteShardRunner>;
+  /** Starts the service's own main as a suite-shard replica in a process of its own (killed, if alive, at close). */
+  startRunnerProcess(env?: Record<string, string>): Promise<RunnerProcess>;
   events(type?: string): Promise<any[]>;
   close(): Promise<void>;
 }
@@ -107,6 +118,42 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
     return r;
   };
   for (let i = 0; i < (opts.shardRunners ?? 1); i++) await startShardRunner();
+  const processes: ChildProcess[] = [];
+  const startRunnerProcess = async (env: Record<string, string> = {}): Promise<RunnerProcess> => {
+    const port = await freePortForTests();
+    const chunks: string[] = [];
+    // As the chart's suite-shard pods run it: no case runner, no scheduler.
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'services/execution-runner/src/main.ts'], {
+      cwd: repoRoot(),
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: testDb.url,
+        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
+        TEST_CASE_URL: tcServer.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        BUS: 'pg',
+        RUNNER_ENABLED: 'false',
+        SUITE_SHARDS_ENABLED: 'true',
+        SCHEDULER_ENABLED: 'false',
+        SUITE_WORK_DIR: settings.box.workDir,
+        SUITE_UID_MIN: String(settings.box.uidRange[0]),
+        SUITE_UID_MAX: String(settings.box.uidRange[1]),
+        CHROMIUM_PATH: settings.box.chromiumPath,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    processes.push(proc);
+    proc.stdout!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    proc.stderr!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    await eventually(async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the runner process exited: ${chunks.join('')}`);
+      return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok;
+    }, 90_000, 200);
+    return { proc, output: () => chunks.join('') };
+  };
   const testCases = new TestCaseClient(tcServer.url, TEST_INTERNAL_SECRET);
   const execServer = await listen(buildApp({ db: database.db, schema: 'execution', logger, testCases, notifier, publicBaseUrl: PUBLIC_BASE_URL, concurrency: 2, artifacts, suites: { ...settings, listOnUpload: opts.listOnUpload ?? true }, internalTokenSecret: TEST_INTERNAL_SECRET }));
 
@@ -123,9 +170,12 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
 
   return {
     shopUrl: shop.url,
+    databaseUrl: testDb.url,
+    testCaseUrl: tcServer.url,
     database,
     settings,
     startShardRunner,
+    startRunnerProcess,
     tenant() {
       const orgId = randomUUID();
       const principal: Principal = { org_id: orgId, sub: randomUUID(), kind: 'service_key', role: 'admin', scopes: [], plan: 'pro' };
@@ -155,6 +205,7 @@ export async function startSuitesHarness(opts: { egress?: EgressSettings; shardR
       return type ? all.filter((e) => e.event === type) : all;
     },
     async close() {
+      for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
       for (const r of runners) await r.stop().catch(() => undefined);
       await execServer.close();
       await relay.stop();

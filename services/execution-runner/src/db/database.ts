@@ -239,9 +239,10 @@ export interface SuiteVersionTable {
   error: string | null;
   /** The playwright.config project names it was uploaded with (its listing's). */
   projects: Json<string[]>;
-  list_owner: string | null;
-  list_expires_at: NullableTimestamp;
-  list_attempts: Generated<number>;
+  /** The listing's lease (LeasedTable): the process listing it, until when, and how many took it. */
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  attempts: Generated<number>;
   listed_at: NullableTimestamp;
   created_at: DefaultTimestamp;
 }

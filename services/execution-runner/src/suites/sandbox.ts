@@ -165,10 +165,21 @@ export class SuiteBox {
       env,
       command: [process.execPath, PLAYWRIGHT_CLI, 'test', ...r.args],
     };
-    const child = spawn('unshare', ['--net', '--mount', '--pid', '--fork', '--mount-proc', '--kill-child', process.execPath, BOX_LAUNCHER, Buffer.from(JSON.stringify(config)).toString('base64')], {
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    });
+    // The box dies with this process, however it ends (SIGKILL included): the kernel sends `unshare` SIGKILL
+    // when its parent (this process) is gone (setpriv --pdeathsig), and unshare's --kill-child then kills the
+    // launcher, pid 1 of the box, which takes every process of the box with it. The launcher also ends when its
+    // stdin, a pipe whose other end only this process holds, closes: the same death seen from inside the box,
+    // with no window between the fork and the prctl.
+    const child = spawn(
+      'setpriv',
+      ['--pdeathsig', 'KILL', '--', 'unshare', '--net', '--mount', '--pid', '--fork', '--mount-proc', '--kill-child', process.execPath, BOX_LAUNCHER, Buffer.from(JSON.stringify(config)).toString('base64')],
+      {
+        env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      },
+    );
+    // Nothing is written to it: it is the runner's lifeline, closed by the kernel when the runner ends.
+    child.stdin!.on('error', () => undefined);
     let output = '';
     let truncated = false;
     let eventBytes = 0;
@@ -209,6 +220,7 @@ export class SuiteBox {
     return new Promise((resolve) => {
       child.on('close', (code) => {
         clearTimeout(timer);
+        child.stdin!.destroy();
         resolve({ exitCode: code, timedOut, stopped, output, outputTruncated: truncated });
       });
     });

@@ -307,12 +307,12 @@ export class SuiteShardRunner {
   async reap(): Promise<void> {
     const { db } = this.o;
     for (const v of await expiredListings(db)) {
-      if (v.list_attempts < 2) {
+      if (v.attempts < 2) {
         const suite = await db.selectFrom('suites').select('project_id').where('id', '=', v.suite_id).executeTakeFirst();
         if (!suite) continue;
         await withTransaction(db, async (trx) => {
           if (!(await releaseListing(trx, v.id))) return;
-          await enqueueEvents(trx, this.o.schema, [listRequested(v.org_id, suite.project_id, v.id, v.list_attempts + 1)]);
+          await enqueueEvents(trx, this.o.schema, [listRequested(v.org_id, suite.project_id, v.id, v.attempts + 1)]);
         });
       } else {
         await failListing(db, v.id, 'The worker listing this version stopped twice (lease expired)');

@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import { selectPage } from '@assay/db';
-import type { ExecutionDatabase, SuiteRow, SuiteTest, SuiteVersionRow } from '../db/database.js';
+import { LeasedTable, selectPage } from '@assay/db';
+import type { ExecutionDatabase, SuiteRow, SuiteTest, SuiteVersionRow, SuiteVersionStatus } from '../db/database.js';
 
 type Db = Kysely<ExecutionDatabase>;
 
 /** A version's columns without its archive bytes. */
 const VERSION_COLUMNS = ['id', 'suite_id', 'org_id', 'version', 'format', 'size', 'sha256', 'files', 'config_file', 'dependencies', 'fully_parallel', 'tests', 'status', 'error', 'projects', 'listed_at', 'created_at'] as const;
-export type SuiteVersionInfo = Omit<SuiteVersionRow, 'archive' | 'list_owner' | 'list_expires_at' | 'list_attempts'>;
+export type SuiteVersionInfo = Omit<SuiteVersionRow, 'archive' | 'lease_owner' | 'lease_expires_at' | 'attempts'>;
 
 export interface NewSuiteVersion {
   org_id: string;
@@ -58,7 +58,7 @@ export async function insertSuiteVersion(db: Db, v: NewSuiteVersion): Promise<{ 
       status: v.status,
       error: null,
       projects: JSON.stringify(v.projects),
-      list_owner: null,
+      lease_owner: null,
       listed_at: v.status === 'ready' ? sql<Date>`now()` : null,
     })
     .returning(VERSION_COLUMNS)
@@ -90,16 +90,15 @@ export async function findVersion(db: Db, suiteId: string, version: number): Pro
   return db.selectFrom('suite_versions').select(VERSION_COLUMNS).where('suite_id', '=', suiteId).where('version', '=', version).executeTakeFirst();
 }
 
+/**
+ * A version stored as `listing` waits for a process that can make the box (`suite.list.requested`), and keeps
+ * that status while one lists it under a lease as long as the listing's own bound: `ready` or `invalid` after.
+ */
+const LISTINGS = new LeasedTable<SuiteVersionRow, SuiteVersionStatus>({ table: 'suite_versions', key: 'id', held: ['listing'], waiting: 'listing', failed: 'invalid' });
+
 /** A version waiting to be listed, with its archive and its suite's key, as this worker takes it under a lease (bounded by the listing's own timeout); undefined when it is listed or another worker holds it. */
 export async function claimListing(db: Db, versionId: string, owner: string, leaseMs: number) {
-  const claimed = await db
-    .updateTable('suite_versions')
-    .set({ list_owner: owner, list_expires_at: sql`now() + make_interval(secs => ${leaseMs / 1000})`, list_attempts: sql`list_attempts + 1` })
-    .where('id', '=', versionId)
-    .where('status', '=', 'listing')
-    .where((eb) => eb.or([eb('list_owner', 'is', null), eb('list_expires_at', '<', sql<Date>`now()`)]))
-    .returning(['id', 'suite_id', 'org_id', 'version', 'archive', 'config_file', 'projects', 'list_attempts'])
-    .executeTakeFirst();
+  const claimed = await LISTINGS.claim(db, versionId, owner, leaseMs / 1000, 'listing');
   if (!claimed) return undefined;
   const suite = await db.selectFrom('suites').select(['project_id', 'name']).where('id', '=', claimed.suite_id).executeTakeFirstOrThrow();
   return { ...claimed, project_id: suite.project_id, suite_name: suite.name };
@@ -107,52 +106,23 @@ export async function claimListing(db: Db, versionId: string, owner: string, lea
 
 /** Ends this worker's listing of a version: `ready` with its tests, or `invalid` with why. False when it was no longer this worker's. */
 export async function finishListing(db: Db, versionId: string, owner: string, outcome: { tests: SuiteTest[]; fully_parallel: boolean } | { error: string }): Promise<boolean> {
-  const r = await db
-    .updateTable('suite_versions')
-    .set({
-      ...('error' in outcome ? { status: 'invalid' as const, error: outcome.error } : { status: 'ready' as const, tests: JSON.stringify(outcome.tests), fully_parallel: outcome.fully_parallel }),
-      list_owner: null,
-      list_expires_at: null,
-      listed_at: sql`now()`,
-    })
-    .where('id', '=', versionId)
-    .where('status', '=', 'listing')
-    .where('list_owner', '=', owner)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  const listed = 'error' in outcome ? { status: 'invalid' as const, patch: { error: outcome.error } } : { status: 'ready' as const, patch: { tests: JSON.stringify(outcome.tests), fully_parallel: outcome.fully_parallel } };
+  return !!(await LISTINGS.release(db, versionId, listed.status, { owner, patch: { ...listed.patch, listed_at: sql`now()` } }));
 }
 
-/** Versions whose listing worker stopped within the listing's bound (lease expired). */
+/** Versions whose listing worker stopped within the listing's bound (lease expired); their archives are not read. */
 export async function expiredListings(db: Db) {
-  return db
-    .selectFrom('suite_versions')
-    .select(['id', 'org_id', 'suite_id', 'list_attempts'])
-    .where('status', '=', 'listing')
-    .where('list_expires_at', '<', sql<Date>`now()`)
-    .limit(50)
-    .execute();
+  return LISTINGS.expiredRows(db, 50, ['id', 'org_id', 'suite_id', 'attempts']);
 }
 
 /** Gives an expired listing back (no owner) so its new `suite.list.requested` finds it free; false when another worker took it first. */
 export async function releaseListing(db: Db, versionId: string): Promise<boolean> {
-  const r = await db
-    .updateTable('suite_versions')
-    .set({ list_owner: null, list_expires_at: null })
-    .where('id', '=', versionId)
-    .where('status', '=', 'listing')
-    .where('list_expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  return !!(await LISTINGS.reap(db, versionId, 'listing'));
 }
 
-/** Marks a listing that failed twice `invalid`, unless it was listed meanwhile. */
+/** Marks an expired listing that was taken twice `invalid`, unless it was listed or taken meanwhile. */
 export async function failListing(db: Db, versionId: string, error: string): Promise<void> {
-  await db
-    .updateTable('suite_versions')
-    .set({ status: 'invalid', error, list_owner: null, list_expires_at: null, listed_at: sql`now()` })
-    .where('id', '=', versionId)
-    .where('status', '=', 'listing')
-    .execute();
+  await LISTINGS.reap(db, versionId, 'invalid', { error, listed_at: sql`now()` });
 }
 
 /** A version with its archive (a run unpacks it). */

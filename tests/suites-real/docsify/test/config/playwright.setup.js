@@ -1,0 +1,5 @@
+const server = require('./server.js');
+
+module.exports = async config => {
+  await server.startAsync();
+};

@@ -1,0 +1,3 @@
+module.exports = {
+  extends: ['plugin:playwright/playwright-test'],
+};
