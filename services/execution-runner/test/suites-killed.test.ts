@@ -93,6 +93,30 @@ describe('a runner killed while its suite shard runs', () => {
     // Its second attempt would sleep two minutes too: cancelled (its box stops, and the harness waits for it).
     const cancelled = await t.ex('DELETE', `/api/v1/executions/${id}`);
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    // Its shard is closed, not left running for the reaper to hand out again (it stayed queued for ever).
+    const shard = () => h.database.db.selectFrom('suite_shards').select(['status', 'lease_owner', 'error']).where('execution_id', '=', id).executeTakeFirstOrThrow();
+    expect(await eventually(async () => ((await shard()).status === 'done' ? shard() : undefined), 30_000, 200)).toEqual({ status: 'done', lease_owner: null, error: 'The run was cancelled' });
+    await other.reap();
+    expect(await shard()).toMatchObject({ status: 'done', lease_owner: null });
+    expect((await h.events('suite.shard.requested')).length).toBe(2);
+  });
+
+  it('closes the queued shards of a cancelled run, so none is handed out again', async () => {
+    const t = h.tenant();
+    const projectId = await t.project();
+    const up = await t.upload({ project_id: projectId, name: 'sleeper queued' }, packSuite('sleeper'));
+    // Cancelled at once: a shard no runner took yet stays queued (claims refuse a cancelled run), one taken is stopped.
+    const run = await t.ex('POST', '/api/v1/executions/async', { project_id: projectId, suite_id: up.body.id });
+    expect(run.status).toBe(202);
+    const id = run.body.id as string;
+    await t.ex('DELETE', `/api/v1/executions/${id}`);
+    const reaper = await h.startShardRunner();
+    const shards = await eventually(async () => {
+      await reaper.reap();
+      const rows = await h.database.db.selectFrom('suite_shards').select(['shard', 'status', 'error']).where('execution_id', '=', id).orderBy('shard').execute();
+      return rows.every((r) => r.status === 'done') ? rows : undefined;
+    }, 30_000, 200);
+    expect(shards).toEqual([{ shard: 0, status: 'done', error: 'The run was cancelled' }]);
   });
 });
 

@@ -13,7 +13,7 @@ import { unpackArchive } from './archive.js';
 import { WRAPPER_CONFIG, wrapperConfig, findConfigFile } from './playwright-config.js';
 import { SuiteBox, type BoxOutcome } from './sandbox.js';
 import { SuiteResultWriter } from './suite-results.js';
-import { claimShard, expiredShards, finishShard, markSuiteRunning, renewShard, requeueShard, suiteResults, takeUnits } from './suite-runs.repository.js';
+import { claimShard, closeCancelledShards, expiredShards, finishShard, markSuiteRunning, renewShard, requeueShard, suiteResults, takeUnits } from './suite-runs.repository.js';
 import { finishSuiteExecution } from './suite-finish.js';
 import { claimListing, expiredListings, failListing, finishListing, findVersionArchive, releaseListing } from './suites.repository.js';
 import { listRequested, listTests } from './suites.service.js';
@@ -34,6 +34,9 @@ export interface ShardRunnerOptions {
   /** How often a running shard checks for a cancel (ms). */
   pollMs?: number;
 }
+
+/** The error a shard of a cancelled run is closed with. */
+const CANCELLED = 'The run was cancelled';
 
 /** A shard's stop: resolves when its execution is cancelled or its lease is lost. */
 interface ShardControl {
@@ -244,6 +247,8 @@ export class SuiteShardRunner {
       end();
       await box?.destroy();
     }
+    // A cancelled run's shard is closed (the run's status is the cancel's, so nothing finishes the run); a lost one is another's now.
+    if (ctl.stopped === 'cancelled') return void (await finishShard(db, executionId, shard, this.o.workerId, 'done', CANCELLED));
     if (ctl.stopped) return;
     const last = await finishShard(db, executionId, shard, this.o.workerId, error ? 'failed' : 'done', error);
     if (last) await finishSuiteExecution(db, this.o.schema, this.o.publicBaseUrl, executionId);
@@ -306,6 +311,8 @@ export class SuiteShardRunner {
   /** Shards whose worker died: back to the queue once (their unfinished units with them), then failed; listings likewise. */
   async reap(): Promise<void> {
     const { db } = this.o;
+    // Shards of a cancelled run that no live worker holds: closed, never handed out again.
+    await closeCancelledShards(db, CANCELLED);
     for (const v of await expiredListings(db)) {
       if (v.attempts < 2) {
         const suite = await db.selectFrom('suites').select('project_id').where('id', '=', v.suite_id).executeTakeFirst();

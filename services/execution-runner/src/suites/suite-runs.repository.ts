@@ -199,6 +199,17 @@ export async function finishShard(db: Db, executionId: string, shard: number, ow
   return Number(open.n) === 0;
 }
 
+/** Closes (done, with `error`) the shards of cancelled runs that wait in the queue or whose worker's lease ran out; answers how many. */
+export async function closeCancelledShards(db: Db, error: string): Promise<number> {
+  const r = await db
+    .updateTable('suite_shards')
+    .set({ status: 'done', error, completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
+    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<', sql<Date>`now()`)])]))
+    .where('execution_id', 'in', (eb) => eb.selectFrom('executions').select('id').where('status', '=', 'cancelled'))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 /** Shards whose worker stopped renewing its lease. */
 export async function expiredShards(db: Db) {
   return db.selectFrom('suite_shards').selectAll().where('status', '=', 'running').where('lease_expires_at', '<', sql<Date>`now()`).limit(50).execute();
