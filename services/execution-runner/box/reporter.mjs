@@ -56,6 +56,26 @@ class AssayReporter {
     }
     return out;
   }
+  /**
+   * The attachment's file, linked (else copied) at once to a folder of this attempt's own: two tests whose titles
+   * make the same output folder share it, and the next one's start empties it before the runner has read the file.
+   */
+  keep(file) {
+    try {
+      this.kept = (this.kept ?? 0) + 1;
+      const dir = path.join(path.dirname(path.dirname(file)), '.assay-attachments', String(this.kept));
+      fs.mkdirSync(dir, { recursive: true });
+      const to = path.join(dir, path.basename(file));
+      try {
+        fs.linkSync(file, to);
+      } catch {
+        fs.copyFileSync(file, to);
+      }
+      return to;
+    } catch {
+      return file;
+    }
+  }
   onTestEnd(test, result) {
     const finalAttempt = result.status === 'skipped' || result.status === 'interrupted' || result.status === test.expectedStatus || result.retry >= test.retries;
     this.send({
@@ -70,7 +90,7 @@ class AssayReporter {
       start: result.startTime.toISOString(),
       errors: result.errors.map((e) => ({ message: clean(e.message ?? e.value, 8000), ...(e.location ? { location: e.location } : {}) })),
       steps: this.steps(result.steps, 0, []),
-      attachments: result.attachments.filter((a) => a.path).map((a) => ({ name: a.name, content_type: a.contentType, path: a.path })),
+      attachments: result.attachments.filter((a) => a.path).map((a) => ({ name: a.name, content_type: a.contentType, path: this.keep(a.path) })),
       viewport: viewportOf(test),
       stdout: chunks(result.stdout),
       stderr: chunks(result.stderr),

@@ -134,6 +134,23 @@ describe('Playwright suites', () => {
     expect(listed.body.data.map((e: any) => e.id)).toEqual([again.body.id, run.body.id]);
   });
 
+  it('keeps the trace of each test when two tests share an output folder (titles that differ by a slash)', async () => {
+    const t = h.tenant();
+    const projectId = await t.project();
+    const up = await t.upload({ project_id: projectId, name: 'twins' }, packSuite('twins'));
+    expect(up.status).toBe(201);
+    const run = await t.ex('POST', '/api/v1/executions', { project_id: projectId, suite_id: up.body.id });
+    expect(run.body).toMatchObject({ status: 'completed', total_tests: 2, passed_tests: 2 });
+    const traces = run.body.results.test_results.map((r: any) => r.trace);
+    // Before, the second test's start emptied the folder before the first one's trace was read: it had none.
+    expect(traces).toEqual([expect.stringMatching(/\/api\/v1\/artifacts\//), expect.stringMatching(/\/api\/v1\/artifacts\//)]);
+    expect(new Set(traces).size).toBe(2);
+    for (const trace of traces) {
+      const zip = await t.ex('GET', new URL(trace).pathname);
+      expect(Object.keys(unzipSync(zip.body)).some((f) => f.endsWith('.trace'))).toBe(true);
+    }
+  });
+
   it('keeps a suite in its box: no service secret, no other process, no write outside its directory, no way out but the proxy', async () => {
     const t = h.tenant();
     // A canary among the runner's own variables, and a directory of the host anyone may write to.
