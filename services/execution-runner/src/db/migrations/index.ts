@@ -10,7 +10,6 @@ import * as caseRuns from './20261204120000_case_runs.js';
 import * as screenshotBaselines from './20261205120000_screenshot_baselines.js';
 import * as suites from './20261210120000_suites.js';
 import * as suiteListing from './20261211120000_suite_listing.js';
-import * as suiteListingLease from './20261212120000_suite_listing_lease.js';
 
 /** Every migration of the `execution` schema, in order. */
 export const migrations: Record<string, Migration> = {
@@ -26,5 +25,4 @@ export const migrations: Record<string, Migration> = {
   '20261205120000_screenshot_baselines': screenshotBaselines,
   '20261210120000_suites': suites,
   '20261211120000_suite_listing': suiteListing,
-  '20261212120000_suite_listing_lease': suiteListingLease,
 };
