@@ -123,8 +123,7 @@ export async function takeUnits(db: Db, executionId: string, shard: number, owne
       .execute();
     if (free.length === 0) return [];
     const remaining = free.reduce((s, u) => s + u.expected_ms, 0);
-    // Each batch starts Playwright Test anew (seconds): a batch is worth at least minBatchMs of tests.
-    const target = Math.max(remaining / (2 * shards), minBatchMs);
+    const target = batchTarget(remaining, shards, minBatchMs);
     const taken: typeof free = [];
     let sum = 0;
     for (const u of free) {
@@ -140,6 +139,16 @@ export async function takeUnits(db: Db, executionId: string, shard: number, owne
       .execute();
     return taken;
   });
+}
+
+/**
+ * How much expected work (ms) a shard takes from the queue at once: the remaining work divided by twice the
+ * shards (guided self-scheduling: batches shrink as the queue empties, so shards end together), and since each
+ * batch starts Playwright Test anew (seconds), at least `minBatchMs`, but never more than an even share of what
+ * is left: at the tail a floor larger than that share let one shard take the rest while the other stood idle.
+ */
+export function batchTarget(remainingMs: number, shards: number, minBatchMs: number): number {
+  return Math.max(remainingMs / (2 * shards), Math.min(minBatchMs, remainingMs / shards));
 }
 
 /** The shard's lease still held, as a condition of a write. */
