@@ -128,7 +128,7 @@ describe("Assay's relocation", () => {
     expect(read.x[1]).toBeCloseTo(Math.min(10, score(0) - score(2)), 6);
     // The readings against the runner-up are against the other result's.
     const n = FEATURES.length;
-    const against = (i: number) => rows[0]!.map((v, k) => v - rows[i]![k]!);
+    const against = (i: number) => Array.from(rows[0]!, (v, k) => v - rows[i]![k]!);
     const off = (x: number[], want: number[]) => Math.max(...x.map((v, k) => Math.abs(v - want[k]!)));
     expect(off(read.x.slice(7 + n), against(2))).toBeLessThan(1e-9);
     expect(off(plain.x.slice(7 + n), against(1))).toBeLessThan(1e-9);
