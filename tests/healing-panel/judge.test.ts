@@ -1,12 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { judgeElement } from './judge.js';
 
 // The healing bench's judge with real Chromium, on pages that render again after loading, as single-page apps do.
 jest.setTimeout(60_000);
 
-let browser: Browser;
-let page: Page;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Awaited<ReturnType<typeof browser.newPage>>;
 beforeAll(async () => {
   browser = await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
 });

@@ -1,6 +1,9 @@
 // The healing bench's judge of one healed step, in the new version's page: is
 // the element the suggested selector finds the labelled one (or inside it)?
-import type { ElementHandle, Page } from 'playwright-core';
+import type { launchChromium } from '@assay/browser';
+
+// Playwright's types through @assay/browser (playwright-core is not a dependency of the tests' tree).
+type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>['newPage']>>;
 
 export interface Judged {
   verdict: 'right' | 'wrong' | 'unjudged';
@@ -31,7 +34,7 @@ export async function judgeElement(page: Page, suggested: string, right: string,
     return { verdict: 'unjudged', reason: `the label's selector ${right} finds nothing here` };
   }
   for (let attempt = 0; attempt < 10; attempt++) {
-    const mine: ElementHandle | null = await s.elementHandle({ timeout: timeoutMs }).catch(() => null);
+    const mine = await s.elementHandle({ timeout: timeoutMs }).catch(() => null);
     const labelled = await r.elementHandles();
     if (mine && labelled.length && (await page.evaluate(CONNECTED, [mine, ...labelled]))) {
       return { verdict: (await mine.evaluate(SAME_OR_INSIDE, labelled)) ? 'right' : 'wrong' };
