@@ -157,10 +157,17 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
 
   // HEALING_OLD_ONLY=1: the cases as made and kept on the old version, listed; the new version is not run.
   if (oldOnly()) {
+    const listed: Array<{ name: string; start: string; steps: Step[] }> = [];
     for (const id of kept) {
       const c = await must(api, 'GET', `/api/v1/test-cases/${id}`);
+      listed.push({ name: c.name, start: out.states.get(id)!.start, steps: c.steps });
       console.log(`  kept: ${c.name} (start ${out.states.get(id)!.start})`);
       for (const [i, st] of (c.steps as Step[]).entries()) console.log(`    ${i + 1}. ${st.action}${st.selector ? ` ${st.selector}` : ''}${st.value !== undefined ? ` = ${JSON.stringify(st.value).slice(0, 80)}` : ''}`);
+    }
+    // With HEALING_DUMP, the kept cases as JSON too, for tests/healing-panel/breaks.ts.
+    if (process.env.HEALING_DUMP) {
+      mkdirSync(process.env.HEALING_DUMP, { recursive: true });
+      writeFileSync(path.join(process.env.HEALING_DUMP, `${pair.name}-kept.json`), JSON.stringify(listed, null, 2));
     }
     return out;
   }
