@@ -9,9 +9,12 @@ import { recordCase, type ScriptCase } from '../healing-panel/record.js';
 import { CACHE_DIR, HEALING_DIR, PAIRS, versionDir, type Pair } from '../healing-panel/pairs.js';
 import { addTallies, changesBeyondSelectors, healedShare, isAbsent, labelFor, startOf, tally, type Label, type LabelFile, type StepOutcome, type Tally } from '../healing-panel/score.js';
 import { removeAssayHome, startAssay, type Assay } from '../e2e/support/launcher.js';
+import { judgeElement } from '../healing-panel/judge.js';
 import { load } from './rounds.js';
 
 type Browser = Awaited<ReturnType<typeof launchChromium>>;
+
+const oldOnly = () => Boolean(process.env.HEALING_OLD_ONLY);
 
 /** Failure categories of a step whose element was not found as written. */
 const LOCATOR_CATEGORIES = new Set(['selector_changed', 'element_missing']);
@@ -152,6 +155,22 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
     out.states.set(id, { id, name: c.name, start: startOf(nav?.value, app.url), healed: new Map() });
   }
 
+  // HEALING_OLD_ONLY=1: the cases as made and kept on the old version, listed; the new version is not run.
+  if (oldOnly()) {
+    const listed: Array<{ name: string; start: string; steps: Step[] }> = [];
+    for (const id of kept) {
+      const c = await must(api, 'GET', `/api/v1/test-cases/${id}`);
+      listed.push({ name: c.name, start: out.states.get(id)!.start, steps: c.steps });
+      console.log(`  kept: ${c.name} (start ${out.states.get(id)!.start})`);
+      for (const [i, st] of (c.steps as Step[]).entries()) console.log(`    ${i + 1}. ${st.action}${st.selector ? ` ${st.selector}` : ''}${st.value !== undefined ? ` = ${JSON.stringify(st.value).slice(0, 80)}` : ''}`);
+    }
+    // With HEALING_DUMP, the kept cases as JSON too, for tests/healing-panel/breaks.ts.
+    if (process.env.HEALING_DUMP) {
+      mkdirSync(process.env.HEALING_DUMP, { recursive: true });
+      writeFileSync(path.join(process.env.HEALING_DUMP, `${pair.name}-kept.json`), JSON.stringify(listed, null, 2));
+    }
+    return out;
+  }
   app.toNew();
   let pending = kept;
   for (let round = 1; round <= ROUNDS && pending.length; round++) {
@@ -219,7 +238,8 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
  * Judges each healed step against its label in the new version: the case's
  * steps (as healed) replayed by the step engine up to the step, then the
  * element the suggested selector finds must be one the label's selector finds
- * (or inside one).
+ * (or inside one), both found again until neither was re-rendered between
+ * the look-ups (judge.ts).
  */
 async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, Step[]>; states: Map<string, CaseState> }, baseUrl: string): Promise<void> {
   const byName = new Map([...run.states.values()].map((s) => [s.name, s.id]));
@@ -236,20 +256,9 @@ async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, 
       const page = await context.newPage();
       const ctx = { page, baseUrl, variables: {}, stepTimeoutMs: 5000, navigationTimeoutMs: 15000 };
       for (const s of steps.slice(0, o.step - 1)) await runStep(ctx, s);
-      const suggested = page.locator(o.suggested);
-      await suggested.first().waitFor({ state: 'attached', timeout: 5000 });
-      const right = page.locator(o.label.right);
-      const count = await right.count();
-      if (!count) {
-        o.verdict = 'unjudged';
-        o.reason = `the label's selector ${o.label.right} finds nothing here`;
-        continue;
-      }
-      const handle = await suggested.first().elementHandle();
-      let same = false;
-      // The labelled element or one inside it (a click on a link's text is a click on the link).
-      for (let i = 0; i < count && !same; i++) same = await right.nth(i).evaluate((el: unknown, other: unknown) => el === other || Boolean((el as { contains(o: unknown): boolean }).contains(other)), handle);
-      o.verdict = same ? 'right' : 'wrong';
+      const judged = await judgeElement(page, o.suggested, o.label.right);
+      o.verdict = judged.verdict;
+      if (judged.reason) o.reason = judged.reason;
     } catch (err) {
       o.verdict = 'unjudged';
       o.reason = `judging failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 160)}`;
@@ -297,7 +306,8 @@ function printPair(r: PairRun, listBroken: boolean): void {
  * broken locator step judged against labels written by hand
  * (tests/healing-panel/<pair>/labels.json). Pairs: tests/healing-panel/pairs.ts,
  * installed by `make healing-setup`. HEALING_PAIRS=a,b runs some; HEALING_DUMP=<dir>
- * writes each failure's analysis item there;
+ * writes each failure's analysis item there; HEALING_OLD_ONLY=1 only makes, keeps
+ * and lists the cases on the old versions (what labels will be needed for);
  * `--list-broken` (or HEALING_LIST_BROKEN=1) prints the broken steps without a label.
  */
 export async function benchHealing(): Promise<void> {
@@ -321,7 +331,7 @@ export async function benchHealing(): Promise<void> {
       try {
         browser ??= await launchChromium({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH });
         run = await runPair(api, browser, pair, app);
-        await judge(browser, run, app.url);
+        if (!oldOnly()) await judge(browser, run, app.url);
       } catch (err) {
         run = { pair, generated: 0, recorded: 0, refused: [], droppedOld: 0, kept: 0, unbroken: 0, outcomes: run?.outcomes ?? [], otherFailures: [], valueChanges: [], notHeld: [], labelsMissing: !loadLabels(pair), finalSteps: new Map(), states: new Map(), error: err instanceof Error ? err.message : String(err) };
       } finally {

@@ -4,6 +4,7 @@
 // place). Our own content only (the OpenAPI description and its API, a
 // folder of files, a JSON database, a QUnit test file); nothing reaches
 // beyond 127.0.0.1.
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +49,14 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
       const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop tests</title><link rel="stylesheet" href="/qunit/qunit.css"><link rel="icon" href="data:,"></head>
 <body><div id="qunit"></div><div id="qunit-fixture"></div><script src="/qunit/qunit.js"></script><script src="/tests.js"></script></body></html>`;
       return serveStatic({ mounts: { '/qunit': path.join(dir, 'qunit'), '/tests.js': path.join(CONTENT, 'qunit-tests.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
+    case 'jasmine': {
+      // Jasmine's standalone spec runner on a page of ours running the Bookshop's specs (one boot.js in old versions, boot0 and boot1 since).
+      const lib = path.join(dir, 'lib', 'jasmine-core');
+      const boot = existsSync(path.join(lib, 'boot.js')) ? '<script src="/jasmine/boot.js"></script>' : '<script src="/jasmine/boot0.js"></script><script src="/jasmine/boot1.js"></script>';
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop specs</title><link rel="stylesheet" href="/jasmine/jasmine.css"><link rel="icon" href="data:,">
+<script src="/jasmine/jasmine.js"></script><script src="/jasmine/jasmine-html.js"></script>${boot}<script src="/specs.js"></script></head><body></body></html>`;
+      return serveStatic({ mounts: { '/jasmine': lib, '/specs.js': path.join(CONTENT, 'jasmine-specs.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
     }
     case 'json-server': {
       // A copy of our database: json-server writes to it.

@@ -35,7 +35,9 @@ export const PAIRS: Pair[] = [
   { name: 'qunit', package: 'qunit', old: '2.4.1', new: '2.22.0', install: 'pack', crawl: { max_pages: 6, max_depth: 2 } },
   { name: 'json-server', package: 'json-server', old: '0.17.4', new: '1.0.0-beta.3', install: 'install', crawl: { max_pages: 8, max_depth: 2 } },
   { name: 'http-server', package: 'http-server', old: '0.12.3', new: '14.1.1', install: 'install', crawl: { max_pages: 8, max_depth: 2 } },
-  { name: 'tiddlywiki', package: 'tiddlywiki', old: '5.1.23', new: '5.4.1', install: 'pack', heldOut: true, crawl: { max_pages: 6, max_depth: 2 } },
+  // Tuned on since the snapshot fitting (its store made the failure's page too large): no longer held out.
+  { name: 'tiddlywiki', package: 'tiddlywiki', old: '5.1.23', new: '5.4.1', install: 'pack', crawl: { max_pages: 6, max_depth: 2 } },
+  { name: 'jasmine', package: 'jasmine-core', old: '2.8.0', new: '6.3.0', install: 'pack', heldOut: true, crawl: { max_pages: 6, max_depth: 2 } },
 ];
 
 /** The folder of an installed version: the package's own root. */

@@ -13,7 +13,7 @@ import { migrations } from './db/migrations/index.js';
 import { subscribeToEvents } from './intake/consumer.js';
 import { LlmClient } from './llm/llm.client.js';
 import { ReportScheduler } from './reports/report-scheduler.js';
-import { LazyVerifier } from './verify/lazy-verifier.js';
+import { importVerifier, LazyVerifier } from './verify/lazy-verifier.js';
 import { AnalysisWorker } from './worker/worker.js';
 
 startMain(async () => {
@@ -33,7 +33,7 @@ startMain(async () => {
       const runner = new RunnerClient(internal);
       const testCases = new TestCaseClient(internal);
       if (config.workerEnabled) {
-        const verifier = new LazyVerifier({ chromiumPath: config.chromiumPath, stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs, logger, egress: config.egress });
+        const verifier = new LazyVerifier(importVerifier({ chromiumPath: config.chromiumPath, stepTimeoutMs: config.stepTimeoutMs, navigationTimeoutMs: config.navigationTimeoutMs, logger, egress: config.egress }));
         worker = new AnalysisWorker({
           db: database.db,
           logger,

@@ -21,6 +21,7 @@ import type { AnalysisDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { subscribeToEvents } from '../src/intake/consumer.js';
 import { LlmClient } from '../src/llm/llm.client.js';
+import { LazyVerifier } from '../src/verify/lazy-verifier.js';
 import { Verifier } from '../src/verify/verifier.js';
 import { AnalysisWorker } from '../src/worker/worker.js';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
@@ -118,13 +119,15 @@ export async function startAnalysisHarness(opts: { llm?: { url: string; model: s
   });
   await runner.start();
 
+  // Through the LazyVerifier main.ts wraps it in (opened here without main's dynamic imports, which jest cannot load).
   const browsers = new BrowserPool(process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, logger, LOOPBACK_EGRESS);
+  const verifier = new LazyVerifier(async () => ({ verifier: new Verifier(browsers, { stepTimeoutMs: 10_000, navigationTimeoutMs: 30_000 }), close: () => browsers.close() }));
   const worker = new AnalysisWorker({
     db: database.db,
     logger,
     runner: runnerClient,
-    verifier: new Verifier(browsers, { stepTimeoutMs: 10_000, navigationTimeoutMs: 30_000 }),
-    closeBrowser: () => browsers.close(),
+    verifier,
+    closeBrowser: () => verifier.close(),
     rerunEnabled: opts.rerunEnabled ?? true,
     maxRerunsPerExecution: 10,
     ...(opts.discoveryUrl ? { discovery: new DiscoveryClient(new InternalClient({ caller: 'analysis', urls: { 'discovery-crawler': opts.discoveryUrl }, internalTokenSecret: TEST_INTERNAL_SECRET })) } : {}),

@@ -5,7 +5,8 @@ import type { BrowserContext } from 'playwright-core';
 import { BrowserPool, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { DEFAULT_EGRESS, EgressPolicy } from '@assay/egress';
 import { createSilentLogger } from '@assay/logger';
-import type { Step } from '@assay/steps';
+import { captureFailureEvidence, type Step } from '@assay/steps';
+import type { Fingerprint } from '../src/relocation/fingerprint.js';
 import { replay, type ReplayOptions } from '../src/verify/replay.js';
 import { Verifier } from '../src/verify/verifier.js';
 import { startConnectionTrap, type ConnectionTrap } from '@assay/testing';
@@ -194,5 +195,41 @@ describe('a verification re-run, as the runner runs steps', () => {
   it('passes a re-run whose steps hold, through the same egress proxy', async () => {
     const result = await verifier().rerun(steps([{ action: 'navigate', value: '/' }, { action: 'click', selector: '#tab' }, { action: 'assert_text', selector: 'h1', value: 'two' }]), base, {});
     expect(result).toEqual({ status: 'passed', reason: 'all 3 steps passed' });
+  });
+});
+
+// The snapshot is the live page's HTML parsed again: the parser can put a node elsewhere than the live DOM had it.
+describe('the snapshot check', () => {
+  const verifier = () => new Verifier(pool, { stepTimeoutMs: 5000, navigationTimeoutMs: 10_000 });
+  // A script appends a row's button to the table itself: the live DOM has table > button, a parser fosters it out before the table.
+  const LIVE = `<!doctype html><title>Rows</title><p>Rows</p>
+<table id="rows"><tr><td>Alpha</td></tr></table><button>Other</button>
+<script>const b = document.createElement('button'); b.textContent = 'Save row'; document.getElementById('rows').appendChild(b);</script>`;
+
+  it('finds the element a re-parse of the page moved (a table fix-up) by its identity, and its selector picks it alone', async () => {
+    const page = await context.newPage();
+    await page.setContent(LIVE);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const save = candidates.find((c) => c.text === 'Save row')!;
+    expect(save.xpath).toBe('/html[1]/body[1]/table[1]/button[1]');
+    const html = await page.content();
+    const check = await verifier().checkSnapshot(html, save as unknown as Fingerprint, 'click');
+    expect(check).toMatchObject({ status: 'passed', selector: 'role=button[name="Save row"]' });
+    // The other button, where the parser left it, is still found at its place.
+    const other = candidates.find((c) => c.text === 'Other')!;
+    expect(await verifier().checkSnapshot(html, other as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed' });
+  });
+
+  it('does not take another node of the tag at the old place, nor one of several alike', async () => {
+    const page = await context.newPage();
+    await page.setContent(LIVE);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const save = candidates.find((c) => c.text === 'Save row')!;
+    // Gone from the snapshot: a button with other words sits where the path now leads.
+    const gone = `<!doctype html><table id="rows"><tr><td>Alpha</td></tr><tr><td><button>Delete row</button></td></tr></table>`;
+    expect(await verifier().checkSnapshot(gone, { ...save, xpath: '/html[1]/body[1]/table[1]/tbody[1]/tr[2]/td[1]/button[1]' } as unknown as Fingerprint, 'click')).toMatchObject({ status: 'failed' });
+    // Two of them after the re-parse: no guess.
+    const twice = `<!doctype html><button>Save row</button><button>Save row</button><table id="rows"><tr><td>Alpha</td></tr></table>`;
+    expect(await verifier().checkSnapshot(twice, save as unknown as Fingerprint, 'click')).toMatchObject({ status: 'failed' });
   });
 });

@@ -299,7 +299,7 @@ async function verify(
   if (!deps.verifier) return { snapshot: skipped('no browser in this process'), rerun: { status: 'skipped', reason: 'no browser in this process' }, verified: false };
   const verifier = deps.verifier;
   const snapshot: SnapshotCheck = diagnostics.html_truncated
-    ? skipped('the page at the failure was larger than the 200 kB snapshot')
+    ? skipped('the page at the failure was larger than the 200 kB snapshot, even with its scripts and hidden parts emptied')
     : await verifier.checkSnapshot(diagnostics.html ?? '', candidate, failed.action);
   // Without a snapshot, the best selector from the fingerprint alone still gets the re-run.
   const selector = snapshot.selector ?? (snapshot.status === 'skipped' ? selectorCandidates(candidate)[0]?.selector : undefined);

@@ -58,7 +58,10 @@ export interface Diagnostics {
   failed_step?: { index: number; step_id: string; action: string; selector?: string; value?: string; description?: string; timeout?: number; error_type: string };
   page_url?: string;
   html?: string;
+  /** Over 200 kB even with script bodies and hidden subtrees emptied: cut, and the snapshot check is skipped. */
   html_truncated?: boolean;
+  /** What the runner emptied to fit the page in 200 kB (elements stay at their XPath). */
+  html_fitted?: Array<'scripts' | 'hidden'>;
   console_errors?: string[];
   page_errors?: Array<{ message: string; step: number }>;
   failed_requests?: FailedRequest[];

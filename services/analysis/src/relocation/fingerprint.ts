@@ -36,3 +36,33 @@ export function elementSignature(fp: Fingerprint): string {
   const text = (fp.text ?? fp.accessible_name ?? '').replace(/\s+/g, ' ').trim().toLowerCase().slice(0, 80);
   return [fp.tag.toLowerCase(), testIdOf(fp) ?? '', fp.id ?? '', nameOf(fp) ?? '', text].join('|');
 }
+
+/** What tells whether two candidates are one control nested: where it sits, and the names it shows. */
+export interface ControlKey {
+  /** The absolute XPath, every step with its index (`/html[1]/body[1]/div[2]`). */
+  path: string;
+  /** Its visible text and accessible name, normalised; empty ones left out. */
+  names: string[];
+}
+
+const normName = (s?: string) => (s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+export function controlKey(fp: Fingerprint): ControlKey {
+  const path = (fp.xpath ?? '')
+    .split('/')
+    .map((s) => (s && !s.includes('[') ? `${s}[1]` : s))
+    .join('/');
+  return { path, names: [...new Set([normName(fp.text), normName(fp.accessible_name)].filter(Boolean))] };
+}
+
+/**
+ * The same control nested: one is the other's ancestor or descendant and they
+ * show the same text or name (a `label` inside the `li` that took its role,
+ * a `span` inside its button). Not a rival for the element: picking either
+ * acts on the same thing.
+ */
+export function sameControlNested(a: ControlKey, b: ControlKey): boolean {
+  if (!a.path.startsWith('/') || !b.path.startsWith('/') || a.path === b.path) return false;
+  const nested = a.path.startsWith(`${b.path}/`) || b.path.startsWith(`${a.path}/`);
+  return nested && a.names.some((n) => b.names.includes(n));
+}

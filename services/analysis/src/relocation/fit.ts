@@ -8,7 +8,7 @@
  * tests/bench/relocation.fit.ts (which writes model.ts) and by the tests
  * (cross-validation by site on a subset).
  */
-import type { RelocationCase } from './fingerprint.js';
+import { controlKey, sameControlNested, type ControlKey, type RelocationCase } from './fingerprint.js';
 import { FEATURES, pageFeatures, type FeatureVector } from './features.js';
 
 /** One case read into numbers: the features of every candidate and which one is the element (null: gone). */
@@ -18,10 +18,12 @@ export interface FeatureCase {
   corpus: string;
   rows: FeatureVector[];
   expected: number | null;
+  /** Each candidate's place and names, for the abstention's runner-up (`topReadings`). */
+  controls?: ControlKey[];
 }
 
 export function featureCase(c: RelocationCase, site: string, corpus: string): FeatureCase {
-  return { name: c.name, site, corpus, rows: pageFeatures(c.target, c.candidates), expected: c.expected };
+  return { name: c.name, site, corpus, rows: pageFeatures(c.target, c.candidates), expected: c.expected, controls: c.candidates.map(controlKey) };
 }
 
 export interface LinearModel {
@@ -245,27 +247,32 @@ export const ABSTENTION_INPUTS = 7 + 2 * FEATURES.length;
  * (a runner-up as good by text and neighbours, worse only by position, is
  * the kind of doubt a score's lead alone hides). A ranking loss leaves the
  * scores' level free, so "is the top the element at all" is a model of its
- * own on these, fitted on cross-validated outcomes.
+ * own on these, fitted on cross-validated outcomes. With `controls`, the
+ * runner-up is the best candidate that is not the top's own control nested
+ * (`sameControlNested`): a `label` and the `li` around it with the same text
+ * are one answer, not two rival ones.
  */
-export function topReadings(model: LinearModel, rows: FeatureVector[], exclude?: ReadonlySet<number>): { top: number; x: number[] } {
+export function topReadings(model: LinearModel, rows: FeatureVector[], exclude?: ReadonlySet<number>, controls?: readonly ControlKey[]): { top: number; x: number[] } {
   let top = -1;
-  let second = -1;
   let s1 = -Infinity;
-  let s2 = -Infinity;
-  rows.forEach((r, i) => {
-    if (exclude?.has(i)) return;
-    const s = dot(model.weights, r);
+  const scores = rows.map((r, i) => (exclude?.has(i) ? -Infinity : dot(model.weights, r)));
+  scores.forEach((s, i) => {
     if (s > s1) {
-      s2 = s1;
-      second = top;
       s1 = s;
       top = i;
-    } else if (s > s2) {
-      s2 = s;
-      second = i;
     }
   });
   if (top < 0) return { top, x: new Array<number>(ABSTENTION_INPUTS).fill(0) };
+  let second = -1;
+  let s2 = -Infinity;
+  const own = controls?.[top];
+  scores.forEach((s, i) => {
+    if (i === top || s === -Infinity || s <= s2) return;
+    const other = controls?.[i];
+    if (own && other && sameControlNested(own, other)) return;
+    s2 = s;
+    second = i;
+  });
   const r = rows[top]!;
   const runnerUp = second >= 0 ? rows[second]! : r.map(() => 0);
   const similo = r.reduce((a, v, k) => a + SIMILO_WEIGHTS[k]! * v, 0) / 12;
@@ -326,7 +333,7 @@ export function crossValidatedOutcomes(
   cv: Map<FeatureCase, { rank: number; model: LinearModel }>,
   caseWeight?: (c: FeatureCase) => number,
 ): { outcomes: Map<FeatureCase, Outcome>; samples: Array<{ x: number[]; right: boolean; weight: number }> } {
-  const readings = new Map(cases.map((c) => [c, topReadings(cv.get(c)!.model, c.rows)]));
+  const readings = new Map(cases.map((c) => [c, topReadings(cv.get(c)!.model, c.rows, undefined, c.controls)]));
   const sample = (c: FeatureCase) => ({ x: readings.get(c)!.x, right: c.expected !== null && c.expected === readings.get(c)!.top, weight: caseWeight?.(c) ?? 1 });
   const outcomes = new Map<FeatureCase, Outcome>();
   const siteKey = (c: FeatureCase) => `${c.corpus}/${c.site}`;

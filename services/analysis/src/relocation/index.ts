@@ -28,5 +28,5 @@ export {
 export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type CorpusScore } from './corpus.js';
 export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
 export { RELOCATION_MODEL } from './model.js';
-export { elementSignature, roleFamily, type Fingerprint, type RelocationCase } from './fingerprint.js';
+export { controlKey, elementSignature, roleFamily, sameControlNested, type ControlKey, type Fingerprint, type RelocationCase } from './fingerprint.js';
 export { calibrateTiers, chooseAndFit, foldsBySite, nestedCrossValidate, scoreChosen, type Chosen, tierFigures, tierOf, type NestedFold, type NestedOptions, type NestedOutcome, type Thresholds, type TierFigures } from './nested.js';

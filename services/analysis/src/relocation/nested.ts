@@ -85,7 +85,7 @@ interface Reading {
 function readFold(train: FeatureCase[], test: FeatureCase[], opts: FitOptions, fitted?: LinearModel): Reading[] {
   const model = fitted ?? fitModel(train, opts);
   return test.map((c) => {
-    const { top, x } = topReadings(model, c.rows);
+    const { top, x } = topReadings(model, c.rows, undefined, c.controls);
     const e = c.expected;
     let rank = -1;
     if (e !== null) {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Fingerprint } from './fingerprint.js';
+import { controlKey, sameControlNested, type Fingerprint } from './fingerprint.js';
 import { loadCorpus, scoreCorpus, siteOf } from './corpus.js';
 import { boxOf, FEATURES, similoScore } from './features.js';
-import { ABSTENTION_INPUTS, checkModel, crossValidateBySite, featureCase, FIT_OPTIONS } from './fit.js';
+import { ABSTENTION_INPUTS, checkModel, crossValidateBySite, featureCase, FIT_OPTIONS, topReadings } from './fit.js';
+import { pageFeatures } from './features.js';
 import { RELOCATION_MODEL } from './model.js';
 import { assayRelocate, contradicts, healeniumScorer, similoScorer, assayScorer, plainSimiloScorer } from './scorers.js';
 import { canonicalWords, isGeneratedName, classTokens, WordWeights, textSimilarity } from './similarity.js';
@@ -94,6 +95,43 @@ describe("Assay's relocation", () => {
     const r = assayRelocate(noBox, [button({ bbox: {} as never, text: 'Cancel' }), button({ bbox: {} as never, text: 'Save' })]);
     expect(r.ranked.every((x) => Number.isFinite(x.score))).toBe(true);
     expect(r.ranked[0]!.index).toBe(1);
+  });
+
+  it('tells the same control nested (ancestor or descendant, same text or name) from a rival', () => {
+    const li = controlKey({ tag: 'li', classes: [], text: 'Add a pet', role: 'menuitem', attributes: {}, xpath: '/html/body/nav/ul/li[3]', bbox: { x: 0, y: 0, width: 0, height: 0 } });
+    const label = controlKey({ tag: 'label', classes: [], text: ' Add a  pet ', attributes: {}, xpath: '/html[1]/body[1]/nav[1]/ul[1]/li[3]/label[1]', bbox: { x: 0, y: 0, width: 0, height: 0 } });
+    const other = controlKey({ tag: 'li', classes: [], text: 'Add a pet', attributes: {}, xpath: '/html[1]/body[1]/main[1]/li[1]', bbox: { x: 0, y: 0, width: 0, height: 0 } });
+    const list = controlKey({ tag: 'ul', classes: [], text: 'Add a pet Find a pet', attributes: {}, xpath: '/html[1]/body[1]/nav[1]/ul[1]', bbox: { x: 0, y: 0, width: 0, height: 0 } });
+    expect(sameControlNested(label, li)).toBe(true);
+    expect(sameControlNested(li, label)).toBe(true);
+    expect(sameControlNested(label, other)).toBe(false); // same text elsewhere: a rival
+    expect(sameControlNested(label, list)).toBe(false); // an ancestor with more text: not the same control
+    expect(sameControlNested(li, li)).toBe(false);
+  });
+
+  it("reads the abstention's runner-up past the pick's own control nested, not the nested one", () => {
+    // A search result's label, the li around it with the same text (it took the role), and another result.
+    const target: Fingerprint = { tag: 'label', classes: [], text: 'Add a pet', attributes: {}, xpath: '/html[1]/body[1]/div[1]/ul[1]/li[1]/label[1]', bbox: { x: 10, y: 100, width: 200, height: 20 }, neighbor_text: { below: 'Find a pet' } };
+    const candidates: Fingerprint[] = [
+      { ...target },
+      { tag: 'li', classes: [], text: 'Add a pet', role: 'menuitem', attributes: { role: 'menuitem' }, xpath: '/html[1]/body[1]/div[1]/ul[1]/li[1]', bbox: { x: 0, y: 98, width: 220, height: 24 }, neighbor_text: { below: 'Find a pet' } },
+      { tag: 'label', classes: [], text: 'Find a pet', attributes: {}, xpath: '/html[1]/body[1]/div[1]/ul[1]/li[2]/label[1]', bbox: { x: 10, y: 130, width: 200, height: 20 }, neighbor_text: { above: 'Add a pet' } },
+    ];
+    const rows = pageFeatures(target, candidates);
+    const score = (i: number) => rows[i]!.reduce((a, v, k) => a + RELOCATION_MODEL.weights[k]! * v, 0);
+    expect(score(0)).toBeGreaterThan(score(1));
+    expect(score(1)).toBeGreaterThan(score(2));
+    const plain = topReadings(RELOCATION_MODEL, rows);
+    const read = topReadings(RELOCATION_MODEL, rows, undefined, candidates.map(controlKey));
+    expect(read.top).toBe(0);
+    expect(plain.x[1]).toBeCloseTo(Math.min(10, score(0) - score(1)), 6);
+    expect(read.x[1]).toBeCloseTo(Math.min(10, score(0) - score(2)), 6);
+    // The readings against the runner-up are against the other result's.
+    const n = FEATURES.length;
+    const against = (i: number) => Array.from(rows[0]!, (v, k) => v - rows[i]![k]!);
+    const off = (x: number[], want: number[]) => Math.max(...x.map((v, k) => Math.abs(v - want[k]!)));
+    expect(off(read.x.slice(7 + n), against(2))).toBeLessThan(1e-9);
+    expect(off(plain.x.slice(7 + n), against(1))).toBeLessThan(1e-9);
   });
 
   it('refuses a model fitted for other features or another abstention', () => {

@@ -1,4 +1,4 @@
-import { nameOf, roleFamily, testIdOf, type Fingerprint } from './fingerprint.js';
+import { controlKey, nameOf, roleFamily, testIdOf, type Fingerprint } from './fingerprint.js';
 import { boxOf, FEATURE_INDEX, hrefSimilarity, neighbourSimilarity, pageContext, pageFeatures, similoScore, type FeatureName, type FeatureVector } from './features.js';
 import { RELOCATION_MODEL } from './model.js';
 import { checkModel, probabilities, rightProbability, topReadings, type RelocationModel } from './fit.js';
@@ -238,7 +238,7 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const best = ranked[0];
   if (!best || (opts.exclude && opts.exclude.size >= candidates.length)) return { ranked, best: undefined, confidence: 0, outlier: false, reason: 'no candidates on the page' };
   // Whether the top candidate is the element at all: the abstention model on its score, lead and evidence.
-  const { top, x } = topReadings(model, rows, opts.exclude);
+  const { top, x } = topReadings(model, rows, opts.exclude, candidates.map(controlKey));
   const right = top === best.index ? rightProbability(model.abstention, x) : 0;
   const second = ranked[1]?.score ?? 0;
   const pct = (v: number) => `${Math.round(v * 100)} %`;

@@ -31,15 +31,38 @@ export interface RerunEvidence {
 }
 
 // In-page helpers, compiled from source so no transpiler helper leaks into the page.
+// The candidate in the re-parsed snapshot: the node at its XPath when it is of its tag and its identity (id, test id,
+// name, text) does not contradict it; else the one node of its tag with that identity. Re-parsing a page's HTML can
+// move nodes the live DOM held elsewhere (an element a script put in a table, a form in a table row: the parser
+// fosters them out), so the path alone can miss it or land on another element.
 const LOCATE = new Function(
   'arg',
-  `const node = document.evaluate(arg.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-  if (!node || node.nodeType !== 1 || node.tagName.toLowerCase() !== arg.tag) return null;
+  `const norm = (s) => (s || '').replace(/\\s+/g, ' ').trim();
+  const fits = (el) => {
+    if (!el || el.nodeType !== 1 || el.tagName.toLowerCase() !== arg.tag) return false;
+    if (arg.id && el.id !== arg.id) return false;
+    for (const [k, v] of arg.attributes) if (el.getAttribute(k) !== v) return false;
+    if (arg.text && !norm(el.textContent).includes(arg.text) && norm(el.getAttribute('value')) !== arg.text) return false;
+    return true;
+  };
+  const atPath = arg.xpath ? document.evaluate(arg.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue : null;
+  let node = fits(atPath) ? atPath : null;
+  let moved = false;
+  if (!node && (arg.id || arg.attributes.length || arg.text)) {
+    const same = [...document.getElementsByTagName(arg.tag)].filter(fits);
+    if (same.length === 1) [node, moved] = [same[0], true];
+  }
+  if (!node) return null;
   const ids = [];
   for (let n = node.parentElement; n; n = n.parentElement) if (n.id) ids.push(n.id);
-  return { ids };`,
-) as (arg: { xpath: string; tag: string }) => { ids: string[] } | null;
-const IS_NODE_AT = new Function('el', 'xpath', 'return el === document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;') as (el: unknown, xpath: string) => boolean;
+  return { node, ids, moved };`,
+) as (arg: { xpath: string; tag: string; id: string; attributes: Array<[string, string]>; text: string }) => { node: unknown; ids: string[]; moved: boolean } | null;
+
+/** What tells the candidate's node in a snapshot: its tag, id, identifying attributes and text (cut as the fingerprint cuts it). */
+function identityOf(fp: Fingerprint) {
+  const attributes = ['data-testid', 'data-test', 'data-qa', 'data-cy', 'name'].flatMap((k): Array<[string, string]> => (fp.attributes?.[k] ? [[k, fp.attributes[k]]] : []));
+  return { xpath: fp.xpath ?? '', tag: fp.tag.toLowerCase(), id: fp.id ?? '', attributes, text: (fp.text ?? '').replace(/\s+/g, ' ').trim() };
+}
 
 const ACTS = new Set(['click', 'check', 'uncheck', 'hover', 'select', 'fill', 'type']);
 const EDITS = new Set(['fill', 'type']);
@@ -78,15 +101,17 @@ export class Verifier {
     try {
       const page = await context.newPage();
       await page.setContent(html, { waitUntil: 'domcontentloaded', timeout: 10_000 });
-      const located = await page.evaluate(LOCATE, { xpath: candidate.xpath, tag: candidate.tag.toLowerCase() });
-      if (!located) return { status: 'failed', reason: 'the candidate is not at its place in the snapshot', tried: 0 };
+      const located = await page.evaluateHandle(LOCATE, identityOf(candidate));
+      const found = (await located.jsonValue().catch(() => null)) as { ids: string[]; moved: boolean } | null;
+      if (!found) return { status: 'failed', reason: 'the candidate is not in the snapshot (not at its place, and no one node of its tag with its identity)', tried: 0 };
+      const node = await located.getProperty('node');
       let tried = 0;
-      for (const c of selectorCandidates(candidate, located.ids)) {
+      for (const c of selectorCandidates(candidate, found.ids)) {
         tried++;
         const loc = page.locator(c.selector);
         const count = await loc.count().catch(() => -1);
         if (count !== 1) continue;
-        const same = await loc.evaluate(IS_NODE_AT, candidate.xpath).catch(() => false);
+        const same = await loc.evaluate((el, n) => el === n, node).catch(() => false);
         if (!same) continue;
         const visible = await loc.isVisible().catch(() => false);
         if (!visible) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element is not visible in the snapshot', tried };

@@ -3,8 +3,10 @@ import type { EgressProxy } from '@assay/egress';
 import { captureFailureEvidence, substitute, type ElementFingerprint, type Step, type StepError, type VisualOutcome } from '@assay/steps';
 import { visualBody } from '../execution-events.js';
 import { BlockedRequestLog } from './blocked-requests.js';
+import { htmlSnapshot, type HtmlSnapshot } from './html-snapshot.js';
 import { unlessHalted, type RunControl } from './run-control.js';
 
+/** The failure's HTML snapshot at most (characters); a larger page is fitted to it (html-snapshot.ts). */
 const MAX_HTML = 200_000;
 /** Entries of each kind a case keeps: a page that logs in a loop cannot grow its result without bound. */
 const MAX_ENTRIES = 50;
@@ -87,14 +89,16 @@ export class PageEvidence {
    */
   async failure(ctl: RunControl, f: FailureInput): Promise<Record<string, unknown>> {
     const failedStep = f.steps[f.failure.index]!;
-    const html = ctl.stopped ? '' : await unlessHalted(ctl, this.page.content()).catch(() => '');
+    const none: HtmlSnapshot = { html: '', fitted: [], truncated: false };
+    const snapshot = ctl.stopped ? none : await unlessHalted(ctl, htmlSnapshot(this.page, MAX_HTML)).catch(() => none);
     const selector = stepSelector(failedStep, ctl.vars.variables);
     const evidence = ctl.stopped ? undefined : await unlessHalted(ctl, captureFailureEvidence(this.page, selector)).catch(() => undefined);
     return {
       failed_step: { index: f.failure.index + 1, ...failedStep, error_type: f.failure.error.type },
       page_url: f.pageUrl,
-      html: html.slice(0, MAX_HTML),
-      html_truncated: html.length > MAX_HTML,
+      html: snapshot.html,
+      html_truncated: snapshot.truncated,
+      ...(snapshot.fitted.length ? { html_fitted: snapshot.fitted } : {}),
       console_errors: this.consoleErrors,
       page_errors: this.pageErrors,
       failed_requests: this.failedRequests,
