@@ -103,6 +103,37 @@ const HELPERS = String.raw`
     if (isButtonInput(el)) return norm(el.value || el.getAttribute('value') || '');
     return norm(el.innerText !== undefined ? el.innerText : el.textContent);
   };
+  // Name from content as accname 1.2 computes it (and Playwright's role=…[name] matches it): CSS
+  // ::before/::after text counts, hidden and aria-hidden children do not, a child that is not inline
+  // is set off by spaces. innerText alone misses generated text (a list's bullet, an icon font's
+  // glyph), and a role selector built from it would match nothing. Past 200 descendants the plain
+  // text is kept: such an element is a section, and the walk would cost a style read per node.
+  const pseudoText = (el, which) => {
+    const st = getComputedStyle(el, which);
+    if (!st || st.display === 'none') return '';
+    const m = /^\s*"((?:[^"\\]|\\.)*)"\s*(?:\/\s*"((?:[^"\\]|\\.)*)"\s*)?$/.exec(st.content || '');
+    if (!m) return '';
+    const t = (m[2] !== undefined ? m[2] : m[1]).replace(/\\(.)/g, '$1');
+    return st.display === 'inline' ? t : ' ' + t + ' ';
+  };
+  const contentName = (el) => {
+    if (el.getElementsByTagName('*').length > 200) return visibleText(el);
+    const walk = (n) => {
+      let s = pseudoText(n, '::before');
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) { s += c.nodeValue; continue; }
+        if (c.nodeType === 1 && tagOf(c) === 'br') { s += ' '; continue; }
+        if (c.nodeType !== 1 || SKIP.has(tagOf(c)) || c.getAttribute('aria-hidden') === 'true') continue;
+        const st = getComputedStyle(c);
+        if (st.display === 'none' || st.visibility === 'hidden') continue;
+        const label = norm(c.getAttribute('aria-label') || '');
+        const inner = label || (tagOf(c) === 'img' ? c.getAttribute('alt') || '' : walk(c));
+        s += st.display === 'inline' ? inner : ' ' + inner + ' ';
+      }
+      return s + pseudoText(n, '::after');
+    };
+    return norm(walk(el));
+  };
   const accessibleName = (el) => {
     const byIds = el.getAttribute('aria-labelledby');
     if (byIds) {
@@ -121,7 +152,7 @@ const HELPERS = String.raw`
     if (t === 'img') return norm(el.getAttribute('alt') || el.getAttribute('title') || '');
     const role = roleOf(el);
     if (['button', 'link', 'heading', 'tab', 'menuitem', 'option', 'checkbox', 'radio', 'cell', 'columnheader', 'listitem', 'row'].includes(role) || t === 'label') {
-      const text = visibleText(el);
+      const text = contentName(el);
       if (text) return text;
       const img = el.querySelector('img[alt]');
       if (img) return norm(img.getAttribute('alt'));

@@ -89,4 +89,28 @@ describe('element fingerprints', () => {
     expect(byTag('section')).toEqual([]);
     expect(byTag('p')).toHaveLength(3);
   });
+
+  it("names an element as Playwright's role selector does: CSS-generated text, hidden and aria-hidden children, labels of children", async () => {
+    await page.setContent(`<style>
+      ul.specs li a::before { content: "\\2022  " } .icon::after { content: "\\2192" } .block { display: block }
+      .alt::before { content: "★" / "" } .gone { display: none } .hid { visibility: hidden }
+    </style><main>
+      <ul class="specs"><li><a href="/s1">sorts titles</a></li></ul>
+      <button>Next<span class="icon"></span></button>
+      <a href="/p"><span class="block">Price</span><span class="block">list</span></a>
+      <button><span class="alt"></span>Favourite</button>
+      <a href="/h">Help<span class="gone">hidden</span><span class="hid">not shown</span><span aria-hidden="true">!</span></a>
+      <a href="/i"><img alt="Home" src="data:,"></a>
+      <button><span aria-label="Close"></span></button>
+      <h2>Line one<br>line two</h2>
+    </main>`);
+    const named = await page.locator('main a, main button, main h2').evaluateAll((els, fp) => els.map((e) => new Function('el', `return (${fp})(el)`)(e)), FINGERPRINT.toString());
+    expect(named.map((f: { accessible_name?: string }) => f.accessible_name)).toEqual(['\u2022 sorts titles', 'Next\u2192', 'Price list', 'Favourite', 'Help', 'Home', 'Close', 'Line one line two']);
+    // Each name, in a role selector, finds its element in Playwright.
+    for (const [i, f] of named.entries()) {
+      const found = page.locator(`role=${f.role}[name="${f.accessible_name}"]`);
+      expect({ i, n: await found.count() }).toEqual({ i, n: 1 });
+      expect(await found.evaluate((e, k) => e === document.querySelectorAll('main a, main button, main h2')[k], i)).toBe(true);
+    }
+  });
 });
