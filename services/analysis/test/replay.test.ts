@@ -232,4 +232,18 @@ describe('the snapshot check', () => {
     const twice = `<!doctype html><button>Save row</button><button>Save row</button><table id="rows"><tr><td>Alpha</td></tr></table>`;
     expect(await verifier().checkSnapshot(twice, save as unknown as Fingerprint, 'click')).toMatchObject({ status: 'failed' });
   });
+
+  it('finds an element whose shown text differs from its source text (CSS upper case, blocks on lines of their own)', async () => {
+    const page = await context.newPage();
+    await page.setContent(`<!doctype html><style>.up { text-transform: uppercase } .b { display: block }</style>
+<main><button class="up">Save draft</button><a href="/p"><span class="b">Price</span><span class="b">list</span></a><button>Cancel</button></main>`);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const html = await page.content();
+    const save = candidates.find((c) => c.tag === 'button' && /save/i.test(c.text ?? ''))!;
+    expect(save.text).toBe('SAVE DRAFT');
+    expect(await verifier().checkSnapshot(html, save as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed' });
+    const link = candidates.find((c) => c.tag === 'a')!;
+    expect(link.text).toBe('Price list');
+    expect(await verifier().checkSnapshot(html, link as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed' });
+  });
 });

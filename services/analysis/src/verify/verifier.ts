@@ -37,7 +37,7 @@ export interface RerunEvidence {
 // fosters them out), so the path alone can miss it or land on another element.
 const LOCATE = new Function(
   'arg',
-  `const norm = (s) => (s || '').replace(/\\s+/g, ' ').trim();
+  `const norm = (s) => (s || '').replace(/\\s+/g, '').toLowerCase();
   const fits = (el) => {
     if (!el || el.nodeType !== 1 || el.tagName.toLowerCase() !== arg.tag) return false;
     if (arg.id && el.id !== arg.id) return false;
@@ -61,7 +61,10 @@ const LOCATE = new Function(
 /** What tells the candidate's node in a snapshot: its tag, id, identifying attributes and text (cut as the fingerprint cuts it). */
 function identityOf(fp: Fingerprint) {
   const attributes = ['data-testid', 'data-test', 'data-qa', 'data-cy', 'name'].flatMap((k): Array<[string, string]> => (fp.attributes?.[k] ? [[k, fp.attributes[k]]] : []));
-  return { xpath: fp.xpath ?? '', tag: fp.tag.toLowerCase(), id: fp.id ?? '', attributes, text: (fp.text ?? '').replace(/\s+/g, ' ').trim() };
+  // The text without white space and in lower case: the fingerprint's is what the page showed (innerText: after CSS
+  // text-transform, an upper-case button's "SAVE"; a line break between blocks), the snapshot's its source text
+  // ("Save"; none between two blocks).
+  return { xpath: fp.xpath ?? '', tag: fp.tag.toLowerCase(), id: fp.id ?? '', attributes, text: (fp.text ?? '').replace(/\s+/g, '').toLowerCase() };
 }
 
 const ACTS = new Set(['click', 'check', 'uncheck', 'hover', 'select', 'fill', 'type']);
