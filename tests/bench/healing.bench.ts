@@ -200,7 +200,7 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
           continue;
         }
         const broken = { case: state.name, step: index, action: e.failed_step.action as string, old_selector: e.expected_selector as string, start: state.start };
-        const label = (sel: string) => labelFor(labels, sel, state.start);
+        const label = (sel: string) => labelFor(labels, sel, state.start, state.name);
         if (!e.suggested_alternative) {
           out.outcomes.push({ ...broken, kind: 'left', ...(label(broken.old_selector) ? { label: label(broken.old_selector)! } : {}), reason: describeLeft(item) });
           continue;

@@ -30,7 +30,7 @@ try {
     const ctx = { page, baseUrl: app.url, variables: {}, stepTimeoutMs: 3000, navigationTimeoutMs: 15000 };
     let line = `${c.name}: passes`;
     for (const [i, step] of c.steps.entries()) {
-      const label = step.selector ? labelFor(labels, step.selector, c.start) : undefined;
+      const label = step.selector ? labelFor(labels, step.selector, c.start, c.name) : undefined;
       const s = label && !isAbsent(label) ? { ...step, selector: label.right } : step;
       try {
         await runStep(ctx, s);

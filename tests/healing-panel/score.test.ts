@@ -13,6 +13,19 @@ describe('labelFor', () => {
     expect(labelFor(labels, '.menu', '/x')?.right).toBe('nav');
     expect(labelFor(labels, '#nothing', '/')).toBeUndefined();
   });
+
+  it("takes a case's own label before one for every case, and never another case's", () => {
+    const byCase: Label[] = [
+      { start: '/', old_selector: '#item', case: 'Search', right: '.results a' },
+      { start: '*', old_selector: '#item', case: 'Menu', right: 'nav a' },
+      { start: '/', old_selector: '#item', right: 'a' },
+    ];
+    expect(labelFor(byCase, '#item', '/', 'Search')?.right).toBe('.results a');
+    expect(labelFor(byCase, '#item', '/', 'Menu')?.right).toBe('nav a');
+    expect(labelFor(byCase, '#item', '/', 'Other')?.right).toBe('a');
+    expect(labelFor(byCase, '#item', '/')?.right).toBe('a');
+    expect(labelFor(byCase.slice(0, 1), '#item', '/', 'Menu')).toBeUndefined();
+  });
 });
 
 describe('startOf', () => {

@@ -10,6 +10,12 @@ export interface Label {
   /** The selector the case had on the old version. */
   old_selector: string;
   /**
+   * The case's name, when two cases break at the same selector from the same
+   * start but mean different elements (a search result and the menu item with
+   * the same name); a label without it holds for every case.
+   */
+  case?: string;
+  /**
    * A selector of the right element in the new version's page, verified by
    * hand; `gone` when the feature is gone; `changed` when the element is there
    * but what the step asserts of it changed (its text), so no selector can
@@ -30,9 +36,11 @@ export interface LabelFile {
 /** A label saying the step cannot pass on the new version as written: leaving it failing is right. */
 export const isAbsent = (l: Label | undefined) => l?.right === 'gone' || l?.right === 'changed';
 
-/** The label of (old selector, start path): an exact start first, then `*`. */
-export function labelFor(labels: Label[], oldSelector: string, start: string): Label | undefined {
-  return labels.find((l) => l.old_selector === oldSelector && l.start === start) ?? labels.find((l) => l.old_selector === oldSelector && l.start === '*');
+/** The label of (old selector, start path, case): the case's own first, then an exact start, then `*`. */
+export function labelFor(labels: Label[], oldSelector: string, start: string, caseName?: string): Label | undefined {
+  const mine = labels.filter((l) => l.old_selector === oldSelector && (l.case === undefined || l.case === caseName));
+  const pick = (list: Label[]) => list.find((l) => l.start === start) ?? list.find((l) => l.start === '*');
+  return pick(mine.filter((l) => l.case !== undefined)) ?? pick(mine.filter((l) => l.case === undefined));
 }
 
 /** The path and hash a URL opens, relative to the app (the key part that does not hold a port). */
