@@ -110,7 +110,8 @@ describe('element fingerprints', () => {
     for (const [i, f] of named.entries()) {
       const found = page.locator(`role=${f.role}[name="${f.accessible_name}"]`);
       expect({ i, n: await found.count() }).toEqual({ i, n: 1 });
-      expect(await found.evaluate((e, k) => e === document.querySelectorAll('main a, main button, main h2')[k], i)).toBe(true);
+      const all = page.locator('main a, main button, main h2');
+      expect(await found.evaluate((e, other) => e === other, await all.nth(i).elementHandle())).toBe(true);
     }
   });
 });
