@@ -19,6 +19,9 @@ const CONTENT = path.join(HEALING_DIR, 'content');
 const html = (res: http.ServerResponse, body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
 const pathOf = (req: http.IncomingMessage) => (req.url ?? '/').split('?')[0];
 
+/** The book description TinyMCE edits (HTML, escaped for the textarea). */
+const TINYMCE_CONTENT = '&lt;h2&gt;Dune&lt;/h2&gt;&lt;p&gt;A novel by Frank Herbert, first published in 1965: the desert planet Arrakis and its spice.&lt;/p&gt;&lt;ul&gt;&lt;li&gt;Hardcover, 412 pages&lt;/li&gt;&lt;li&gt;Paperback, 604 pages&lt;/li&gt;&lt;/ul&gt;';
+
 /** The jsoneditor examples both versions ship that load nothing from outside. */
 export const JSONEDITOR_EXAMPLES = ['01_basic_usage', '02_viewer', '03_switch_mode', '05_custom_fields_editable', '06_custom_styling', '09_readonly_text_mode', '10_templates'];
 
@@ -57,6 +60,15 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
       const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop specs</title><link rel="stylesheet" href="/jasmine/jasmine.css"><link rel="icon" href="data:,">
 <script src="/jasmine/jasmine.js"></script><script src="/jasmine/jasmine-html.js"></script>${boot}<script src="/specs.js"></script></head><body></body></html>`;
       return serveStatic({ mounts: { '/jasmine': lib, '/specs.js': path.join(CONTENT, 'jasmine-specs.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
+    case 'tinymce': {
+      // TinyMCE, self-hosted, on a page of ours editing a book's description (its plugins in both versions; no cloud, no links out).
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop: edit a description</title><link rel="icon" href="data:,"></head>
+<body><h1>Edit the description of Dune</h1><form onsubmit="return false"><textarea id="description" name="description">${TINYMCE_CONTENT}</textarea></form>
+<script src="/tinymce/tinymce.min.js"></script>
+<script>tinymce.init({ selector: '#description', height: 420, branding: false, promotion: false, plugins: 'link lists code table searchreplace wordcount help',
+  toolbar: 'undo redo | bold italic | bullist numlist | link table | code' });</script></body></html>`;
+      return serveStatic({ mounts: { '/tinymce': dir }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
     }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
