@@ -246,4 +246,19 @@ describe('the snapshot check', () => {
     expect(link.text).toBe('Price list');
     expect(await verifier().checkSnapshot(html, link as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed' });
   });
+
+  it('takes the live reading of visibility where the snapshot hides what a stylesheet showed, and picks the role selector among hidden nodes', async () => {
+    const page = await context.newPage();
+    // The page hides its UI until its stylesheet applies (here a constructed sheet, which page.content() does not
+    // serialise, as a linked sheet the snapshot cannot load).
+    await page.setContent(`<!doctype html><div class="ui" style="visibility: hidden"><div role="menubar"><button role="menuitem">Edit</button><button role="menuitem">Help</button></div></div>
+<script>const s = new CSSStyleSheet(); s.replaceSync('.ui { visibility: visible !important }'); document.adoptedStyleSheets = [s];</script>`);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const edit = candidates.find((c) => c.role === 'menuitem' && c.text === 'Edit')!;
+    expect(edit.visible).toBe(true);
+    const html = await page.content();
+    expect(await verifier().checkSnapshot(html, edit as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed', selector: 'role=menuitem[name="Edit"]' });
+    // A node the live page did not show stays refused.
+    expect(await verifier().checkSnapshot(html, { ...edit, visible: false } as unknown as Fingerprint, 'click')).toMatchObject({ status: 'failed', reason: 'the element is not visible in the snapshot' });
+  });
 });

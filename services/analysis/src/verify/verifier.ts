@@ -109,18 +109,25 @@ export class Verifier {
       if (!found) return { status: 'failed', reason: 'the candidate is not in the snapshot (not at its place, and no one node of its tag with its identity)', tried: 0 };
       const node = await located.getProperty('node');
       let tried = 0;
+      // The snapshot is parsed without the page's scripts and external styles: a page that hides its UI until its
+      // stylesheet loads (an inline visibility:hidden the sheet overrides) is hidden here though the user saw it.
+      // The candidate was read visible in the live page at the failure, so that reading stands for the snapshot's,
+      // and role selectors (which skip hidden nodes) are then counted among hidden nodes too; the re-run decides.
+      const shownLive = candidate.visible !== false;
+      const hiddenHere = shownLive && !(await page.evaluate((n) => (n as { checkVisibility(o: object): boolean }).checkVisibility({ visibilityProperty: true }), node).catch(() => true));
       for (const c of selectorCandidates(candidate, found.ids)) {
         tried++;
-        const loc = page.locator(c.selector);
+        const loc = page.locator(hiddenHere && c.kind === 'role-name' ? `${c.selector}[include-hidden]` : c.selector);
         const count = await loc.count().catch(() => -1);
         if (count !== 1) continue;
         const same = await loc.evaluate((el, n) => el === n, node).catch(() => false);
         if (!same) continue;
-        const visible = await loc.isVisible().catch(() => false);
+        const visible = hiddenHere || (await loc.isVisible().catch(() => false));
         if (!visible) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element is not visible in the snapshot', tried };
         if (ACTS.has(action) && !(await loc.isEnabled().catch(() => false))) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element is disabled', tried };
         if (EDITS.has(action) && !(await loc.isEditable().catch(() => false))) return { status: 'failed', selector: c.selector, kind: c.kind, reason: 'the element cannot be edited', tried };
-        return { status: 'passed', selector: c.selector, kind: c.kind, reason: `matches exactly the candidate (${c.kind}), visible and actionable`, tried };
+        const how = hiddenHere ? 'visible in the live page at the failure (hidden in the snapshot, which lacks its scripts and external styles)' : 'visible';
+        return { status: 'passed', selector: c.selector, kind: c.kind, reason: `matches exactly the candidate (${c.kind}), ${how} and actionable`, tried };
       }
       return { status: 'failed', reason: 'no selector matches the candidate alone', tried };
     } catch (err) {
