@@ -2,6 +2,7 @@
 import type { Fingerprint } from '@assay/selectors';
 export { nameOf, testIdOf, type Fingerprint } from '@assay/selectors';
 import { nameOf, testIdOf } from '@assay/selectors';
+import { norm } from './similarity.js';
 
 /** One corpus case: the element as it was, the elements of the changed page, and which of them it became. */
 export interface RelocationCase {
@@ -45,14 +46,12 @@ export interface ControlKey {
   names: string[];
 }
 
-const normName = (s?: string) => (s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
-
 export function controlKey(fp: Fingerprint): ControlKey {
   const path = (fp.xpath ?? '')
     .split('/')
     .map((s) => (s && !s.includes('[') ? `${s}[1]` : s))
     .join('/');
-  return { path, names: [...new Set([normName(fp.text), normName(fp.accessible_name)].filter(Boolean))] };
+  return { path, names: [...new Set([norm(fp.text), norm(fp.accessible_name)].filter(Boolean))] };
 }
 
 /**

@@ -3,7 +3,7 @@ import { VIEWPORT, type BrowserPool, type GuardedContext } from '@assay/browser'
 import { captureFailureEvidence, type Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import { replay, type ReplayResult } from './replay.js';
-import { selectorCandidates, type SelectorCandidate } from './selectors.js';
+import { selectorCandidates, TESTID_ATTRIBUTES, type SelectorCandidate } from './selectors.js';
 
 export interface SnapshotCheck {
   status: 'passed' | 'failed' | 'skipped';
@@ -47,20 +47,19 @@ const LOCATE = new Function(
   };
   const atPath = arg.xpath ? document.evaluate(arg.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue : null;
   let node = fits(atPath) ? atPath : null;
-  let moved = false;
   if (!node && (arg.id || arg.attributes.length || arg.text)) {
     const same = [...document.getElementsByTagName(arg.tag)].filter(fits);
-    if (same.length === 1) [node, moved] = [same[0], true];
+    if (same.length === 1) node = same[0];
   }
   if (!node) return null;
   const ids = [];
   for (let n = node.parentElement; n; n = n.parentElement) if (n.id) ids.push(n.id);
-  return { node, ids, moved };`,
-) as (arg: { xpath: string; tag: string; id: string; attributes: Array<[string, string]>; text: string }) => { node: unknown; ids: string[]; moved: boolean } | null;
+  return { node, ids };`,
+) as (arg: { xpath: string; tag: string; id: string; attributes: Array<[string, string]>; text: string }) => { node: unknown; ids: string[] } | null;
 
 /** What tells the candidate's node in a snapshot: its tag, id, identifying attributes and text (cut as the fingerprint cuts it). */
 function identityOf(fp: Fingerprint) {
-  const attributes = ['data-testid', 'data-test', 'data-qa', 'data-cy', 'name'].flatMap((k): Array<[string, string]> => (fp.attributes?.[k] ? [[k, fp.attributes[k]]] : []));
+  const attributes = [...TESTID_ATTRIBUTES, 'name'].flatMap((k): Array<[string, string]> => (fp.attributes?.[k] ? [[k, fp.attributes[k]]] : []));
   // The text without white space and in lower case: the fingerprint's is what the page showed (innerText: after CSS
   // text-transform, an upper-case button's "SAVE"; a line break between blocks), the snapshot's its source text
   // ("Save"; none between two blocks).
@@ -105,7 +104,7 @@ export class Verifier {
       const page = await context.newPage();
       await page.setContent(html, { waitUntil: 'domcontentloaded', timeout: 10_000 });
       const located = await page.evaluateHandle(LOCATE, identityOf(candidate));
-      const found = (await located.jsonValue().catch(() => null)) as { ids: string[]; moved: boolean } | null;
+      const found = (await located.jsonValue().catch(() => null)) as { ids: string[] } | null;
       if (!found) return { status: 'failed', reason: 'the candidate is not in the snapshot (not at its place, and no one node of its tag with its identity)', tried: 0 };
       const node = await located.getProperty('node');
       let tried = 0;
