@@ -108,7 +108,7 @@ function describeLeft(item: any): string {
   const e = item.evidence ?? {};
   const v = e.verification;
   if (v && !v.verified) {
-    const rerun = `re-run ${v.rerun?.status}${v.rerun?.reason ? `: ${v.rerun.reason}` : ''}${v.rerun?.error ? `: ${String(v.rerun.error).slice(0, 120)}` : ''}`;
+    const rerun = `re-run ${v.rerun?.status}${v.rerun?.reason ? `: ${v.rerun.reason}` : ''}${v.rerun?.error ? `: ${String(v.rerun.error).slice(0, 120)}` : ''}${v.stopped ? `; went no further at ${v.stopped}` : ''}`;
     return `verification failed (${v.snapshot?.status === 'passed' ? rerun : `snapshot ${v.snapshot?.status}${v.snapshot?.reason ? `: ${v.snapshot.reason}` : ''}; ${rerun}`})`;
   }
   if (item.failure_category === 'element_missing') return `no pick: ${e.reason ?? e.relocation ?? 'nothing close enough'}${e.candidates?.[0] ? ` (best ${e.candidates[0].tag} "${String(e.candidates[0].text ?? '').slice(0, 40)}" ${e.candidates[0].score})` : ''}`;

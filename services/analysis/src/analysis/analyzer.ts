@@ -200,6 +200,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
               snapshot: verification.snapshot,
               rerun: verification.rerun,
               ...(verification.reruns ? { reruns: verification.reruns } : {}),
+              ...(verification.stopped ? { stopped: verification.stopped } : {}),
               ...(verification.further?.length ? { further_steps: verification.further.map((f) => ({ index: f.index, step_id: f.step_id, expected_selector: f.from, selector: f.to, pick: f.tier })) } : {}),
             },
           }
@@ -316,8 +317,8 @@ async function verify(
   const first: Substitution = { index: failed.index, step_id: failed.stepId, from: failed.selector, to: selector, candidate_signature: elementSignature(candidate), tier };
   const firstRerun = await rerunWith(substitute(test.steps, [first]));
   // A case broken in several steps: each re-run goes past the steps already healed.
-  const { subs, reruns, last } = await healFurther(test.steps, first, firstRerun, { knownFor, checkSnapshot: (h, c, a) => verifier.checkSnapshot(h, c, a), rerun: rerunWith, takeRerun, maxFurther: MAX_FURTHER_STEPS });
+  const { subs, reruns, last, stopped } = await healFurther(test.steps, first, firstRerun, { knownFor, checkSnapshot: (h, c, a) => verifier.checkSnapshot(h, c, a), rerun: rerunWith, takeRerun, maxFurther: MAX_FURTHER_STEPS });
   const { evidence: _evidence, ...rerun } = last;
   deps.logger.info({ execution: run.id, test: test.test_id, step: failed.stepId, selector, steps: subs.map((x) => x.index), rerun: rerun.status }, 'verification re-run');
-  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector, further: subs.slice(1), reruns };
+  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector, further: subs.slice(1), reruns, ...(stopped ? { stopped } : {}) };
 }

@@ -13,6 +13,8 @@ export interface Verification {
   /** Later broken steps of the same case healed in the re-runs (step by step), and every re-run with the steps it covered. */
   further?: Substitution[];
   reruns?: CoveredRerun[];
+  /** Why the step-by-step verification went no further, when its last re-run still failed. */
+  stopped?: string;
 }
 
 export interface Presentation {

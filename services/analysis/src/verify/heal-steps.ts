@@ -54,24 +54,32 @@ export interface HealFurtherDeps {
  * next re-run carries both suggestions, and so on. Returns every re-run
  * with the steps it covered, and the substitutions of the last one.
  */
-export async function healFurther(steps: Step[], first: Substitution, firstRerun: RerunCheck & { evidence?: RerunEvidence }, d: HealFurtherDeps): Promise<{ subs: Substitution[]; reruns: CoveredRerun[]; last: RerunCheck & { evidence?: RerunEvidence } }> {
+export async function healFurther(steps: Step[], first: Substitution, firstRerun: RerunCheck & { evidence?: RerunEvidence }, d: HealFurtherDeps): Promise<{ subs: Substitution[]; reruns: CoveredRerun[]; last: RerunCheck & { evidence?: RerunEvidence }; stopped?: string }> {
   const subs = [first];
   const covered = (r: RerunCheck): CoveredRerun => ({ steps: subs.map((s) => s.index), status: r.status, ...(r.failed_step ? { failed_step: r.failed_step } : {}), reason: r.reason });
   const reruns = [covered(firstRerun)];
   let rerun = firstRerun;
-  while (rerun.status === 'failed' && rerun.evidence && subs.length <= d.maxFurther) {
+  // Why the step-by-step verification went no further, for a re-run that still failed.
+  const stop = (why: string) => ({ subs, reruns, last: rerun, stopped: `step ${rerun.failed_step ?? '?'}: ${why}` });
+  while (rerun.status === 'failed') {
+    if (!rerun.evidence) return stop('the re-run kept no evidence of its failure');
+    if (subs.length > d.maxFurther) return stop(`no more than ${d.maxFurther + 1} broken steps are healed in one case`);
     const at = rerun.failed_step ?? 0;
     const step = steps[at - 1];
     // Only a later step whose element is no longer found is another broken locator.
-    if (!step?.selector || at <= Math.max(...subs.map((s) => s.index)) || rerun.evidence.target?.count !== 0) break;
+    if (!step?.selector || at <= Math.max(...subs.map((s) => s.index))) return stop('the re-run failed at or before a step already healed');
+    if (rerun.evidence.target?.count !== 0) return stop('the step failed for another reason than its element not being found');
     const known = await d.knownFor(step);
     const candidates = rerun.evidence.candidates as Fingerprint[];
-    if (!known || !candidates.length) break;
+    if (!known) return stop('no passing run has recorded this step\'s element');
+    if (!candidates.length) return stop('the re-run\'s page had no candidate elements');
     const relocation = assayRelocate(known, candidates);
     const pick = relocation.best ? candidates[relocation.best.index] : undefined;
-    if (!pick || pick.enabled === false || contradicts(known, pick)) break;
+    if (!pick) return stop(relocation.reason ?? 'no candidate is likely enough to be the element');
+    if (pick.enabled === false || contradicts(known, pick)) return stop('the closest candidate is disabled or contradicts the element');
     const snapshot = await d.checkSnapshot(rerun.evidence.html, pick, step.action);
-    if (snapshot.status !== 'passed' || !snapshot.selector || !d.takeRerun()) break;
+    if (snapshot.status !== 'passed' || !snapshot.selector) return stop(`the snapshot check did not pass (${snapshot.reason})`);
+    if (!d.takeRerun()) return stop('the re-run budget of this execution is spent');
     subs.push({ index: at, step_id: step.step_id, from: step.selector, to: snapshot.selector, candidate_signature: elementSignature(pick), tier: relocation.outlier ? 'confident' : 'plausible' });
     rerun = await d.rerun(substitute(steps, subs));
     reruns.push(covered(rerun));
