@@ -38,12 +38,14 @@ export function elementSignature(fp: Fingerprint): string {
   return [fp.tag.toLowerCase(), testIdOf(fp) ?? '', fp.id ?? '', nameOf(fp) ?? '', text].join('|');
 }
 
-/** What tells whether two candidates are one control nested: where it sits, and the names it shows. */
+/** What tells whether two candidates are one control nested: where it sits, the names it shows, and whether it is a control. */
 export interface ControlKey {
   /** The absolute XPath, every step with its index (`/html[1]/body[1]/div[2]`). */
   path: string;
   /** Its visible text and accessible name, normalised; empty ones left out. */
   names: string[];
+  /** Its role family (`roleFamily`): a control or field, or neither. */
+  family?: RoleFamily;
 }
 
 export function controlKey(fp: Fingerprint): ControlKey {
@@ -51,17 +53,22 @@ export function controlKey(fp: Fingerprint): ControlKey {
     .split('/')
     .map((s) => (s && !s.includes('[') ? `${s}[1]` : s))
     .join('/');
-  return { path, names: [...new Set([norm(fp.text), norm(fp.accessible_name)].filter(Boolean))] };
+  return { path, names: [...new Set([norm(fp.text), norm(fp.accessible_name)].filter(Boolean))], family: roleFamily(fp) };
 }
 
 /**
  * The same control nested: one is the other's ancestor or descendant and they
  * show the same text or name (a `label` inside the `li` that took its role,
- * a `span` inside its button). Not a rival for the element: picking either
- * acts on the same thing.
+ * a `span` inside its button), or the inner one is no control of its own and
+ * shows part of the outer control's text (a menu item's label beside its
+ * shortcut: a click on it acts on the item). Not a rival for the element:
+ * picking either acts on the same thing.
  */
 export function sameControlNested(a: ControlKey, b: ControlKey): boolean {
   if (!a.path.startsWith('/') || !b.path.startsWith('/') || a.path === b.path) return false;
-  const nested = a.path.startsWith(`${b.path}/`) || b.path.startsWith(`${a.path}/`);
-  return nested && a.names.some((n) => b.names.includes(n));
+  const [outer, inner] = a.path.startsWith(`${b.path}/`) ? [b, a] : b.path.startsWith(`${a.path}/`) ? [a, b] : [];
+  if (!outer || !inner) return false;
+  if (a.names.some((n) => b.names.includes(n))) return true;
+  const partOf = inner.family === 'other' && outer.family !== undefined && outer.family !== 'other';
+  return partOf && inner.names.length > 0 && inner.names.every((n) => outer.names.some((o) => o.includes(n)));
 }

@@ -109,6 +109,21 @@ describe("Assay's relocation", () => {
     expect(sameControlNested(li, li)).toBe(false);
   });
 
+  it('counts a part of a control (no control itself, part of its text) as the control, and nothing else', () => {
+    const box = { x: 0, y: 0, width: 0, height: 0 };
+    const item = controlKey({ tag: 'div', classes: [], text: 'Find and replace... Ctrl+F', role: 'menuitem', attributes: { role: 'menuitem' }, xpath: '/html[1]/body[1]/div[4]/div[1]', bbox: box });
+    const label = controlKey({ tag: 'div', classes: [], text: 'Find and replace...', attributes: {}, xpath: '/html[1]/body[1]/div[4]/div[1]/div[2]', bbox: box });
+    const group = controlKey({ tag: 'div', classes: [], text: 'Find and replace... Ctrl+F Select all Ctrl+A', attributes: {}, xpath: '/html[1]/body[1]/div[4]', bbox: box });
+    const inner = controlKey({ tag: 'button', classes: [], text: 'Find', attributes: {}, xpath: '/html[1]/body[1]/div[4]/div[1]/button[1]', bbox: box });
+    const card = controlKey({ tag: 'div', classes: [], text: 'Log in or sign up', attributes: {}, xpath: '/html[1]/body[1]/div[5]', bbox: box });
+    const span = controlKey({ tag: 'span', classes: [], text: 'sign up', attributes: {}, xpath: '/html[1]/body[1]/div[5]/span[1]', bbox: box });
+    expect(sameControlNested(item, label)).toBe(true);
+    expect(sameControlNested(label, item)).toBe(true);
+    expect(sameControlNested(group, item)).toBe(false); // an ancestor with more text: a list, not the item
+    expect(sameControlNested(item, inner)).toBe(false); // a control inside a control is one of its own
+    expect(sameControlNested(card, span)).toBe(false); // the outer one is no control: its parts are rivals
+  });
+
   it("reads the abstention's runner-up past the pick's own control nested, not the nested one", () => {
     // A search result's label, the li around it with the same text (it took the role), and another result.
     const target: Fingerprint = { tag: 'label', classes: [], text: 'Add a pet', attributes: {}, xpath: '/html[1]/body[1]/div[1]/ul[1]/li[1]/label[1]', bbox: { x: 10, y: 100, width: 200, height: 20 }, neighbor_text: { below: 'Find a pet' } };
