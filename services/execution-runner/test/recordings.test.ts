@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { VIEWPORT, DEFAULT_CHROMIUM_PATH } from '@assay/browser';
 import { PRINCIPAL_HEADER, signPrincipal } from '@assay/principal';
@@ -187,6 +188,38 @@ describe('recordings', () => {
       const run = await t.ex('POST', '/api/v1/executions', { test_plan_id: planRow.body.id, project_id: project.body.id });
       expect(run.body.results.test_results[0]).toMatchObject({ status: 'passed' });
       expect(run.body.results.test_results[0].steps.map((s: { status: string }) => s.status)).toEqual(Array(7).fill('passed'));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("records the labelled control a click means, not a nameless or presentational button inside it", async () => {
+    // An editor's toolbar as widget libraries draw it: a labelled role=button around the real, nameless
+    // <button role=presentation> holding an icon; a nameless icon button of its own; a checkbox in its label.
+    const page = `<!doctype html><title>Toolbar</title><style>i{display:inline-block;width:20px;height:20px;background:#888}</style>
+      <div role="toolbar">
+        <div role="button" aria-label="Source code" tabindex="-1" id="w8" onclick="document.title='source'"><button role="presentation" type="button" tabindex="-1" id="w8-button"><i></i></button></div>
+        <div role="button" aria-label="Bold" tabindex="-1"><button type="button" id="w9-button"><i></i></button></div>
+        <button type="button" id="lone"><i></i></button>
+        <div role="button" aria-label="Spelling"><button type="button" id="w10-button">Check spelling</button></div>
+      </div>
+      <label>Remember me <input type="checkbox" id="remember"></label>`;
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const t = h.tenant();
+      const project = await t.tc('POST', '/api/v1/projects', { name: 'Toolbar', base_url: base });
+      const opened = await t.ex('POST', '/api/v1/recordings', { project_id: project.body.id, start_path: '/' });
+      const id = opened.body.id as string;
+      const click = async (selector: string) => (await t.ex('POST', `/api/v1/recordings/${id}/input`, { type: 'click', ...(await centre(`${base}/`, selector)) })).body.recorded.step;
+      expect(await click('#w8-button')).toMatchObject({ action: 'click', selector: 'role=button[name="Source code"]' });
+      expect(await click('#w9-button')).toMatchObject({ action: 'click', selector: 'role=button[name="Bold"]' });
+      // Nothing labelled around it: the button itself. A named button inside a labelled one is its own control.
+      expect((await click('#lone')).selector).not.toContain('role=toolbar');
+      expect(await click('#w10-button')).toMatchObject({ selector: 'role=button[name="Check spelling"]' });
+      expect(await click('#remember')).toMatchObject({ action: 'check' });
+      await t.ex('DELETE', `/api/v1/recordings/${id}`);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -73,7 +73,15 @@ const ELEMENT_AT = new Function(
   }
   const ACT = 'a[href], button, input, select, textarea, summary, label, option, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [contenteditable=""], [contenteditable=true]';
   const INSPECT = 'a[href], button, label, summary, h1, h2, h3, h4, h5, h6, [role=button], [role=link], [role=heading]';
-  return el.closest(arg.act ? ACT : INSPECT) || el;`,
+  const hit = el.closest(arg.act ? ACT : INSPECT) || el;
+  if (!arg.act) return hit;
+  // A control that is only the inside of another (a nameless or presentational button within a labelled
+  // role=button, say) is recorded as the outer one: what a user names and clicks, and what an upgrade keeps.
+  const CONTROL = 'a[href], button, summary, [role=button], [role=link], [role=tab], [role=menuitem], [role=option], [role=checkbox], [role=radio], [role=switch]';
+  const named = (n) => !!((n.innerText || '').trim() || n.getAttribute('aria-label') || n.getAttribute('aria-labelledby') || n.getAttribute('title') || n.querySelector('img[alt]:not([alt=""]), svg title'));
+  const presentational = (n) => ['presentation', 'none'].includes((n.getAttribute('role') || '').trim().toLowerCase());
+  const outer = hit.matches(CONTROL) && hit.parentElement ? hit.parentElement.closest(CONTROL) : null;
+  return outer && (presentational(hit) || !named(hit)) && named(outer) ? outer : hit;`,
 ) as (arg: { x: number; y: number; act: boolean }) => unknown;
 const FOCUSED = new Function(
   `let el = document.activeElement;
