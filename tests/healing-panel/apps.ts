@@ -70,6 +70,17 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
   toolbar: 'undo redo | bold italic | bullist numlist | link table | code' });</script></body></html>`;
       return serveStatic({ mounts: { '/tinymce': dir }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
     }
+    case 'docsify': {
+      // Docsify on a page of ours serving the Bookshop's docs (Markdown, with a sidebar, a navbar and the search plugin); its files in lib/ before 5, in dist/ since (the vue theme an add-on to the core one).
+      const v5 = existsSync(path.join(dir, 'dist', 'docsify.min.js'));
+      const lib = path.join(dir, v5 ? 'dist' : 'lib');
+      const css = v5 ? '<link rel="stylesheet" href="/docsify/themes/core.min.css"><link rel="stylesheet" href="/docsify/themes/addons/vue.min.css">' : '<link rel="stylesheet" href="/docsify/themes/vue.css">';
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop docs</title><meta name="viewport" content="width=device-width, initial-scale=1">${css}<link rel="icon" href="data:,"></head>
+<body><div id="app"></div>
+<script>window.$docsify = { name: 'Bookshop', basePath: '/docs/', loadSidebar: true, loadNavbar: true, subMaxLevel: 2, auto2top: true, search: { placeholder: 'Search', noData: 'No results' } };</script>
+<script src="/docsify/docsify.min.js"></script><script src="/docsify/plugins/search.min.js"></script></body></html>`;
+      return serveStatic({ mounts: { '/docsify': lib, '/docs': path.join(CONTENT, 'docsify') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
       const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-json-'));
