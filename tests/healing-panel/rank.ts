@@ -1,5 +1,6 @@
 /* eslint-disable no-console -- a tool for looking into a miss: it prints how relocation ranks a page */
-// `pnpm exec tsx tests/healing-panel/rank.ts <pair> <path> <old selector> [old clicks...] -- [new clicks...]`:
+// `pnpm exec tsx tests/healing-panel/rank.ts <pair> <path> <old selector> [old clicks...] -- [new clicks...]`
+// (a click is a selector, or `fill:<selector>=<text>`):
 // fingerprints the element the old selector finds on the old version (after
 // the old clicks), as a passing run records it, then collects the candidates
 // on the new version's page (after the new clicks), as a failing run does,
@@ -36,7 +37,10 @@ async function onPage<T>(browser: Browser, version: string, clicks: string[], re
     await page.goto(new URL(where, app.url).toString(), { waitUntil: 'load' });
     await page.waitForTimeout(1500);
     for (const c of clicks) {
-      await page.locator(c).first().click({ timeout: 5000 });
+      // `fill:<selector>=<text>` types into a field (split at the last `=`); anything else is clicked.
+      const fill = /^fill:(.+)=([^=]*)$/.exec(c);
+      if (fill) await page.locator(fill[1]!).first().fill(fill[2]!, { timeout: 5000 });
+      else await page.locator(c).first().click({ timeout: 5000 });
       await page.waitForTimeout(800);
     }
     return await read(page);
