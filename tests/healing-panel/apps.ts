@@ -89,7 +89,10 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
 <script src="/tabulator/js/tabulator.min.js"></script><script>window.PAGINATION = ${v4 ? "'local'" : 'true'};</script><script src="/books.js"></script></body></html>`;
       const authors = page.replace('<title>Bookshop catalogue</title>', '<title>Bookshop: books by author</title>').replace(/<h1>Catalogue<\/h1>.*<div id="books"><\/div>/, '<h1>Books by author</h1><div id="authors"></div>');
       const pages: Record<string, string> = { '/': page, '/authors': authors };
-      return serveStatic({ mounts: { '/tabulator': path.join(dir, 'dist'), '/books.js': path.join(CONTENT, 'tabulator-books.js') }, handle: async (req, res) => (pages[pathOf(req)] ? (html(res, pages[pathOf(req)]!), true) : false) });
+      return serveStatic({ mounts: { '/tabulator': path.join(dir, 'dist'), '/books.js': path.join(CONTENT, 'tabulator-books.js') }, handle: async (req, res) => {
+        const body = pages[pathOf(req) ?? ''];
+        return body ? (html(res, body), true) : false;
+      } });
     }
     case 'json-server': {
       // A copy of our database: json-server writes to it.

@@ -1,3 +1,4 @@
+/* global window, document, Tabulator */
 // The Bookshop's catalogue in Tabulator tables (the same options on every
 // version; only how local pagination is switched on changed, set by the page):
 // the catalogue (#books) and the books grouped by author (#authors).
