@@ -81,6 +81,19 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
 <script src="/docsify/docsify.min.js"></script><script src="/docsify/plugins/search.min.js"></script></body></html>`;
       return serveStatic({ mounts: { '/docsify': lib, '/docs': path.join(CONTENT, 'docsify') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
     }
+    case 'tabulator': {
+      // Tabulator on pages of ours: the Bookshop's catalogue (filters in the headers, sorting, pages, an editable stock) and its books grouped by author (groups closed, a menu in each header); local pagination is 'local' before 5, true since.
+      const v4 = existsSync(path.join(dir, 'dist', 'js', 'tabulator_core.js'));
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop catalogue</title><link rel="stylesheet" href="/tabulator/css/tabulator.min.css"><link rel="icon" href="data:,"></head>
+<body><nav><a href="/">Catalogue</a> <a href="/authors">Books by author</a></nav><h1>Catalogue</h1><p><button type="button" id="add">Add book</button> <button type="button" id="clear">Clear filters</button></p><div id="books"></div>
+<script src="/tabulator/js/tabulator.min.js"></script><script>window.PAGINATION = ${v4 ? "'local'" : 'true'};</script><script src="/books.js"></script></body></html>`;
+      const authors = page.replace('<title>Bookshop catalogue</title>', '<title>Bookshop: books by author</title>').replace(/<h1>Catalogue<\/h1>.*<div id="books"><\/div>/, '<h1>Books by author</h1><div id="authors"></div>');
+      const pages: Record<string, string> = { '/': page, '/authors': authors };
+      return serveStatic({ mounts: { '/tabulator': path.join(dir, 'dist'), '/books.js': path.join(CONTENT, 'tabulator-books.js') }, handle: async (req, res) => {
+        const body = pages[pathOf(req) ?? ''];
+        return body ? (html(res, body), true) : false;
+      } });
+    }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
       const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-json-'));

@@ -42,6 +42,7 @@ export const PAIRS: Pair[] = [
   // Tuned on since the snapshot check's live visibility (its editor is hidden until its skin applies): no longer held out.
   { name: 'tinymce', package: 'tinymce', old: '4.9.11', new: '6.8.6', install: 'pack', crawl: { max_pages: 6, max_depth: 2 } },
   { name: 'docsify', package: 'docsify', old: '4.13.1', new: '5.0.0', install: 'pack', heldOut: true, crawl: { max_pages: 6, max_depth: 2 } },
+  { name: 'tabulator', package: 'tabulator-tables', old: '4.9.3', new: '6.3.1', install: 'pack', heldOut: true, crawl: { max_pages: 6, max_depth: 2 } },
 ];
 
 /** The folder of an installed version: the package's own root. */
