@@ -247,6 +247,20 @@ describe('the snapshot check', () => {
     expect(await verifier().checkSnapshot(html, link as unknown as Fingerprint, 'click')).toMatchObject({ status: 'passed' });
   });
 
+  it('hangs an element with nothing unique of its own from an attribute around it, before a positional path', async () => {
+    const page = await context.newPage();
+    // A data grid's column headers, each with the same nameless menu button: only the column's field tells them apart.
+    await page.setContent(`<!doctype html><div class="grid" tabindex="0"><div class="head">
+<div class="col" role="columnheader" data-field="title" aria-sort="none"><span>Title</span><span class="menu-button">⋮</span></div>
+<div class="col" role="columnheader" data-field="price" aria-sort="none"><span>Price</span><span class="menu-button">⋮</span></div>
+</div></div>`);
+    const { candidates } = await captureFailureEvidence(page, undefined);
+    const price = candidates.filter((c) => c.tag === 'span' && (c.classes ?? []).includes('menu-button'))[1]!;
+    const check = await verifier().checkSnapshot(await page.content(), price as unknown as Fingerprint, 'click');
+    // Not the element's path (/html/body/div/div/div[2]/span[2]), nor a state attribute (aria-sort, tabindex).
+    expect(check).toMatchObject({ status: 'passed', selector: 'div[data-field="price"] span.menu-button' });
+  });
+
   it('takes the live reading of visibility where the snapshot hides what a stylesheet showed, and picks the role selector among hidden nodes', async () => {
     const page = await context.newPage();
     // The page hides its UI until its stylesheet applies (here a constructed sheet, which page.content() does not
