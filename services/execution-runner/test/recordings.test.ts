@@ -193,7 +193,7 @@ describe('recordings', () => {
     }
   });
 
-  it("records the labelled control a click means, not a nameless or presentational button inside it", async () => {
+  it("records the labelled control a click means, not a nameless or presentational button inside it, and hangs a nameless one from its surroundings", async () => {
     // An editor's toolbar as widget libraries draw it: a labelled role=button around the real, nameless
     // <button role=presentation> holding an icon; a nameless icon button of its own; a checkbox in its label.
     const page = `<!doctype html><title>Toolbar</title><style>i{display:inline-block;width:20px;height:20px;background:#888}</style>
@@ -203,7 +203,8 @@ describe('recordings', () => {
         <button type="button" id="lone"><i></i></button>
         <div role="button" aria-label="Spelling"><button type="button" id="w10-button">Check spelling</button></div>
       </div>
-      <label>Remember me <input type="checkbox" id="remember"></label>`;
+      <label>Remember me <input type="checkbox" id="remember"></label>
+      <div class="head"><div class="col" data-field="title" aria-sort="none">Title <span class="menu-button">=</span></div><div class="col" data-field="price" aria-sort="none">Price <span class="menu-button">=</span></div></div>`;
     const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
@@ -219,6 +220,8 @@ describe('recordings', () => {
       expect((await click('#lone')).selector).not.toContain('role=toolbar');
       expect(await click('#w10-button')).toMatchObject({ selector: 'role=button[name="Check spelling"]' });
       expect(await click('#remember')).toMatchObject({ action: 'check' });
+      // Nothing of its own tells the second column's menu button from the first's: hung from its column, not a path.
+      expect(await click('div[data-field="price"] .menu-button')).toMatchObject({ action: 'click', selector: 'div[data-field="price"] span.menu-button' });
       await t.ex('DELETE', `/api/v1/recordings/${id}`);
     } finally {
       await new Promise((r) => server.close(r));

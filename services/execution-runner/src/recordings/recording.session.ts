@@ -1,7 +1,7 @@
 import type { BrowserContext, CDPSession, ElementHandle, Page } from 'playwright-core';
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import type { EgressPolicy, EgressProxy } from '@assay/egress';
-import { selectorCandidates, stabilityOf, type SelectorCandidate, type Stability } from '@assay/selectors';
+import { ANCESTOR_ATTRIBUTES, anchoredSelectors, selectorCandidates, stabilityOf, withAnchored, type SelectorCandidate, type Stability } from '@assay/selectors';
 import { FINGERPRINT, navigationError, resolveUrl, type ElementFingerprint } from '@assay/steps';
 
 /** A selector that names the recorded element, with how stable its kind is and how many elements it matches now. */
@@ -370,7 +370,11 @@ export class RecordingSession {
     const ids = await handle.evaluate(ANCESTOR_IDS);
     const alternatives: SelectorAlternative[] = [];
     let selector: string | undefined;
-    for (const c of selectorCandidates(fp, ids).slice(0, MAX_TRIED)) {
+    // Hung from an attribute or class of an element around it before any positional path.
+    const ancestors = await handle.evaluate(ANCESTOR_ATTRIBUTES).catch(() => []);
+    const ranked = withAnchored(selectorCandidates(fp, ids), anchoredSelectors(fp.tag, fp.classes ?? [], ancestors));
+    // At most MAX_TRIED named ones, and the positional paths always: the last resort is never cut off.
+    for (const c of [...ranked.filter((x) => x.kind !== 'position').slice(0, MAX_TRIED), ...ranked.filter((x) => x.kind === 'position')]) {
       const locator = this.page.locator(c.selector);
       const matches = await locator.count().catch(() => 0);
       if (matches === 0) continue;
