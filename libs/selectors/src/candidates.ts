@@ -87,6 +87,12 @@ export const ANCESTOR_ATTRIBUTES = new Function(
   return out;`,
 ) as (node: unknown) => AncestorAttributes[];
 
+/**
+ * A class written as words (`menu-button`, `tc-edit-field`, `card__title`), not a generated one: lower-case words
+ * joined by hyphens or underscores. A CSS-in-JS hash such as `iACzre` passes `isGeneratedName` but not this.
+ */
+const wordClass = (c: string) => /^[a-z][a-z0-9]*(?:[-_]{1,2}[a-z0-9]+)*$/.test(c) && !isGeneratedName(c);
+
 /** Attributes that say how an element is now (open, chosen, sorted, focusable), not which one it is. */
 const STATE_ATTRIBUTES = new Set(['tabindex', 'aria-expanded', 'aria-selected', 'aria-checked', 'aria-pressed', 'aria-hidden', 'aria-sort', 'aria-busy', 'aria-current', 'aria-activedescendant', 'aria-owns', 'aria-controls', 'aria-describedby', 'aria-labelledby', 'width', 'height', 'value', 'checked', 'selected', 'disabled', 'hidden', 'draggable', 'contenteditable', 'spellcheck', 'lang', 'dir', 'xmlns', 'style', 'class']);
 
@@ -99,7 +105,7 @@ const STATE_ATTRIBUTES = new Set(['tabindex', 'aria-expanded', 'aria-selected', 
  * State attributes, handlers, generated values and long ones are left out.
  */
 export function anchoredSelectors(tag: string, classes: string[], ancestors: AncestorAttributes[]): SelectorCandidate[] {
-  const own = (tag.toLowerCase().replace(/[^a-z0-9-]/g, '') || '*') + classes.filter((c) => !isGeneratedName(c) && CSS_IDENT.test(c)).slice(0, 2).map((c) => `.${c}`).join('');
+  const own = (tag.toLowerCase().replace(/[^a-z0-9-]/g, '') || '*') + classes.filter(wordClass).slice(0, 2).map((c) => `.${c}`).join('');
   const out: SelectorCandidate[] = [];
   for (const a of ancestors.slice(0, 5)) {
     const around = a.tag.toLowerCase().replace(/[^a-z0-9-]/g, '');
@@ -110,7 +116,7 @@ export function anchoredSelectors(tag: string, classes: string[], ancestors: Anc
       out.push({ selector: `${around}[${k}=${cssString(v)}] ${own}`, kind: 'xpath' });
     }
     // Then its stable classes (a styling name: weaker than an attribute, stronger than a position).
-    for (const c of (a.attributes.class ?? '').split(/\s+/).filter((x) => x && !isGeneratedName(x) && CSS_IDENT.test(x)).slice(0, 3)) out.push({ selector: `${around}.${c} ${own}`, kind: 'xpath' });
+    for (const c of (a.attributes.class ?? '').split(/\s+/).filter(wordClass).slice(0, 3)) out.push({ selector: `${around}.${c} ${own}`, kind: 'xpath' });
   }
   return out;
 }
