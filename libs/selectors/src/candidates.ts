@@ -11,14 +11,71 @@ const xpathString = (v: string) => (v.includes('"') ? (v.includes("'") ? undefin
 const CSS_IDENT = /^-?[A-Za-z_][A-Za-z0-9_-]*$/;
 const tagOf = (fp: Fingerprint) => fp.tag.toLowerCase().replace(/[^a-z0-9-]/g, '');
 
+/** An element around the one to name, as a page reads it: its tag and attributes. */
+export interface AncestorAttributes {
+  tag: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * In the page: the elements around a node, nearest first, up to five below
+ * the body, with their attributes (for `anchoredSelectors`). Kept as source
+ * text so no transpiler helper leaks into the page.
+ */
+export const ANCESTOR_ATTRIBUTES = new Function(
+  'node',
+  `const out = [];
+  for (let n = node.parentElement; n && out.length < 5 && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+    const attributes = {};
+    for (const a of n.attributes) attributes[a.name] = a.value;
+    out.push({ tag: n.tagName.toLowerCase(), attributes });
+  }
+  return out;`,
+) as (node: unknown) => AncestorAttributes[];
+
+/**
+ * A class written as words (`menu-button`, `tc-edit-field`, `card__title`), not a generated one: lower-case words
+ * joined by hyphens or underscores. A CSS-in-JS hash such as `iACzre` passes `isGeneratedName` but not this.
+ */
+const wordClass = (c: string) => /^[a-z][a-z0-9]*(?:[-_]{1,2}[a-z0-9]+)*$/.test(c) && !isGeneratedName(c);
+
+/** Attributes that say how an element is now (open, chosen, sorted, focusable), not which one it is. */
+const STATE_ATTRIBUTES = new Set(['tabindex', 'aria-expanded', 'aria-selected', 'aria-checked', 'aria-pressed', 'aria-hidden', 'aria-sort', 'aria-busy', 'aria-current', 'aria-activedescendant', 'aria-owns', 'aria-controls', 'aria-describedby', 'aria-labelledby', 'width', 'height', 'value', 'checked', 'selected', 'disabled', 'hidden', 'draggable', 'contenteditable', 'spellcheck', 'lang', 'dir', 'xmlns', 'style', 'class']);
+
+/**
+ * Selectors that hang an element with nothing unique of its own (its tag and
+ * stable classes) from an attribute of an element around it, nearest first
+ * (`div[tabulator-field="price"] span.menu-button`, `li[aria-label="List
+ * authors"] label`, or from its stable class, `div.search input`): what to
+ * try before a positional path, which breaks when anything is added above it.
+ * State attributes, handlers, generated values and long ones are left out.
+ */
+function anchoredSelectors(tag: string, classes: string[], ancestors: AncestorAttributes[]): SelectorCandidate[] {
+  const own = (tag.toLowerCase().replace(/[^a-z0-9-]/g, '') || '*') + classes.filter(wordClass).slice(0, 2).map((c) => `.${c}`).join('');
+  const out: SelectorCandidate[] = [];
+  for (const a of ancestors.slice(0, 5)) {
+    const around = a.tag.toLowerCase().replace(/[^a-z0-9-]/g, '');
+    if (!around) continue;
+    for (const [k, v] of Object.entries(a.attributes)) {
+      if (!/^[a-z][a-z0-9_-]*$/i.test(k) || STATE_ATTRIBUTES.has(k.toLowerCase()) || k.toLowerCase().startsWith('on')) continue;
+      if (!v.trim() || v.length > 60 || /[\n\r]/.test(v) || isGeneratedName(v)) continue;
+      out.push({ selector: `${around}[${k}=${cssString(v)}] ${own}`, kind: 'xpath' });
+    }
+    // Then its stable classes (a styling name: weaker than an attribute, stronger than a position).
+    for (const c of (a.attributes.class ?? '').split(/\s+/).filter(wordClass).slice(0, 3)) out.push({ selector: `${around}.${c} ${own}`, kind: 'xpath' });
+  }
+  return out;
+}
+
 /**
  * Selectors for an element in the order a maintainer would want them
  * (test id, role and accessible name, a stable id, its name, its label or
- * text, then a minimal Robula+-style XPath built from its attributes; a
- * positional path only when nothing else exists). Uniqueness is checked by
- * the caller against the page.
+ * text, then a minimal Robula+-style XPath built from its attributes, then
+ * the element hung from the elements around it (`ancestors`, read in the page
+ * with `ANCESTOR_ATTRIBUTES`); a positional path only when nothing else
+ * exists). Uniqueness is checked by the caller against the page.
  */
-export function selectorCandidates(fp: Fingerprint, ancestorsWithId: string[] = []): SelectorCandidate[] {
+export function selectorCandidates(fp: Fingerprint, ancestorsWithId: string[] = [], ancestors: AncestorAttributes[] = []): SelectorCandidate[] {
   const out: SelectorCandidate[] = [];
   const tag = tagOf(fp) || '*';
   const attrs = fp.attributes ?? {};
@@ -59,74 +116,11 @@ export function selectorCandidates(fp: Fingerprint, ancestorsWithId: string[] = 
     out.push({ selector: `xpath=//*[@id="${id}"]//${tag}`, kind: 'xpath' });
     for (const p of predicates.slice(0, 4)) out.push({ selector: `xpath=//*[@id="${id}"]//${tag}[${p}]`, kind: 'xpath' });
   }
+  out.push(...anchoredSelectors(fp.tag, fp.classes ?? [], ancestors));
   if (fp.idxpath && fp.idxpath !== fp.xpath) out.push({ selector: `xpath=${fp.idxpath}`, kind: 'position' });
   if (fp.xpath) out.push({ selector: `xpath=${fp.xpath}`, kind: 'position' });
   const seen = new Set<string>();
   return out.filter((c) => !seen.has(c.selector) && seen.add(c.selector));
-}
-
-/** An element around the one to name, as a page reads it: its tag and attributes. */
-export interface AncestorAttributes {
-  tag: string;
-  attributes: Record<string, string>;
-}
-
-/**
- * In the page: the elements around a node, nearest first, up to five below
- * the body, with their attributes (for `anchoredSelectors`). Kept as source
- * text so no transpiler helper leaks into the page.
- */
-export const ANCESTOR_ATTRIBUTES = new Function(
-  'node',
-  `const out = [];
-  for (let n = node.parentElement; n && out.length < 5 && n !== document.body && n !== document.documentElement; n = n.parentElement) {
-    const attributes = {};
-    for (const a of n.attributes) attributes[a.name] = a.value;
-    out.push({ tag: n.tagName.toLowerCase(), attributes });
-  }
-  return out;`,
-) as (node: unknown) => AncestorAttributes[];
-
-/**
- * A class written as words (`menu-button`, `tc-edit-field`, `card__title`), not a generated one: lower-case words
- * joined by hyphens or underscores. A CSS-in-JS hash such as `iACzre` passes `isGeneratedName` but not this.
- */
-const wordClass = (c: string) => /^[a-z][a-z0-9]*(?:[-_]{1,2}[a-z0-9]+)*$/.test(c) && !isGeneratedName(c);
-
-/** Attributes that say how an element is now (open, chosen, sorted, focusable), not which one it is. */
-const STATE_ATTRIBUTES = new Set(['tabindex', 'aria-expanded', 'aria-selected', 'aria-checked', 'aria-pressed', 'aria-hidden', 'aria-sort', 'aria-busy', 'aria-current', 'aria-activedescendant', 'aria-owns', 'aria-controls', 'aria-describedby', 'aria-labelledby', 'width', 'height', 'value', 'checked', 'selected', 'disabled', 'hidden', 'draggable', 'contenteditable', 'spellcheck', 'lang', 'dir', 'xmlns', 'style', 'class']);
-
-/**
- * Selectors that hang an element with nothing unique of its own (its tag and
- * stable classes) from an attribute of an element around it, nearest first
- * (`div[tabulator-field="price"] span.menu-button`, `li[aria-label="List
- * authors"] label`, or from its stable class, `div.search input`): what to
- * try before a positional path, which breaks when anything is added above it.
- * State attributes, handlers, generated values and long ones are left out.
- */
-export function anchoredSelectors(tag: string, classes: string[], ancestors: AncestorAttributes[]): SelectorCandidate[] {
-  const own = (tag.toLowerCase().replace(/[^a-z0-9-]/g, '') || '*') + classes.filter(wordClass).slice(0, 2).map((c) => `.${c}`).join('');
-  const out: SelectorCandidate[] = [];
-  for (const a of ancestors.slice(0, 5)) {
-    const around = a.tag.toLowerCase().replace(/[^a-z0-9-]/g, '');
-    if (!around) continue;
-    for (const [k, v] of Object.entries(a.attributes)) {
-      if (!/^[a-z][a-z0-9_-]*$/i.test(k) || STATE_ATTRIBUTES.has(k.toLowerCase()) || k.toLowerCase().startsWith('on')) continue;
-      if (!v.trim() || v.length > 60 || /[\n\r]/.test(v) || isGeneratedName(v)) continue;
-      out.push({ selector: `${around}[${k}=${cssString(v)}] ${own}`, kind: 'xpath' });
-    }
-    // Then its stable classes (a styling name: weaker than an attribute, stronger than a position).
-    for (const c of (a.attributes.class ?? '').split(/\s+/).filter(wordClass).slice(0, 3)) out.push({ selector: `${around}.${c} ${own}`, kind: 'xpath' });
-  }
-  return out;
-}
-
-/** The ranking's selectors with the anchored ones tried before the first positional path. */
-export function withAnchored(ranked: SelectorCandidate[], anchored: SelectorCandidate[]): SelectorCandidate[] {
-  const at = ranked.findIndex((c) => c.kind === 'position');
-  const seen = new Set(ranked.map((c) => c.selector));
-  const extra = anchored.filter((c) => !seen.has(c.selector) && seen.add(c.selector));
-  return at < 0 ? [...ranked, ...extra] : [...ranked.slice(0, at), ...extra, ...ranked.slice(at)];
 }
 
 /** How likely a kind of selector is to keep matching the same element as the app changes. */

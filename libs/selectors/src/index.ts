@@ -6,4 +6,4 @@
  * the element fingerprint the runner reads in the page.
  */
 export { isGeneratedName, nameOf, testIdOf, TESTID_ATTRIBUTES, type Fingerprint } from './fingerprint.js';
-export { ANCESTOR_ATTRIBUTES, anchoredSelectors, selectorCandidates, withAnchored, stabilityOf, type AncestorAttributes, type SelectorCandidate, type Stability } from './candidates.js';
+export { ANCESTOR_ATTRIBUTES, selectorCandidates, stabilityOf, type AncestorAttributes, type SelectorCandidate, type Stability } from './candidates.js';

@@ -1,9 +1,9 @@
-import type { BrowserContext, JSHandle, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { VIEWPORT, type BrowserPool, type GuardedContext } from '@assay/browser';
 import { captureFailureEvidence, type Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
 import { replay, type ReplayResult } from './replay.js';
-import { ANCESTOR_ATTRIBUTES, anchoredSelectors, selectorCandidates, TESTID_ATTRIBUTES, withAnchored, type AncestorAttributes, type SelectorCandidate } from './selectors.js';
+import { ANCESTOR_ATTRIBUTES, selectorCandidates, TESTID_ATTRIBUTES, type AncestorAttributes, type SelectorCandidate } from './selectors.js';
 
 export interface SnapshotCheck {
   status: 'passed' | 'failed' | 'skipped';
@@ -114,7 +114,9 @@ export class Verifier {
       // and role selectors (which skip hidden nodes) are then counted among hidden nodes too; the re-run decides.
       const shownLive = candidate.visible !== false;
       const hiddenHere = shownLive && !(await page.evaluate((n) => (n as { checkVisibility(o: object): boolean }).checkVisibility({ visibilityProperty: true }), node).catch(() => true));
-      for (const c of await this.selectorsFor(page, node, candidate, found.ids)) {
+      // The elements around it in the snapshot: the ranking hangs a node with nothing unique of its own from them.
+      const ancestors = (await page.evaluate(ANCESTOR_ATTRIBUTES, node).catch(() => [])) as AncestorAttributes[];
+      for (const c of selectorCandidates(candidate, found.ids, ancestors)) {
         tried++;
         const loc = page.locator(hiddenHere && c.kind === 'role-name' ? `${c.selector}[include-hidden]` : c.selector);
         const count = await loc.count().catch(() => -1);
@@ -134,17 +136,6 @@ export class Verifier {
     } finally {
       await context.close().catch(() => undefined);
     }
-  }
-
-  /**
-   * The selectors to try for the candidate, most robust first: the shared ranking's, with those hanging it from
-   * an attribute of an element around it (read in the snapshot) before any positional path.
-   */
-  private async selectorsFor(page: Page, node: JSHandle, candidate: Fingerprint, ids: string[]): Promise<SelectorCandidate[]> {
-    const ranked = selectorCandidates(candidate, ids);
-    if (!ranked.some((c) => c.kind === 'position')) return ranked;
-    const ancestors = (await page.evaluate(ANCESTOR_ATTRIBUTES, node).catch(() => [])) as AncestorAttributes[];
-    return withAnchored(ranked, anchoredSelectors(candidate.tag, candidate.classes ?? [], ancestors));
   }
 
   /**

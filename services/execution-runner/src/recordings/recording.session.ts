@@ -1,7 +1,7 @@
 import type { BrowserContext, CDPSession, ElementHandle, Page } from 'playwright-core';
 import { VIEWPORT, type BrowserPool } from '@assay/browser';
 import type { EgressPolicy, EgressProxy } from '@assay/egress';
-import { ANCESTOR_ATTRIBUTES, anchoredSelectors, selectorCandidates, stabilityOf, withAnchored, type SelectorCandidate, type Stability } from '@assay/selectors';
+import { ANCESTOR_ATTRIBUTES, selectorCandidates, stabilityOf, type SelectorCandidate, type Stability } from '@assay/selectors';
 import { FINGERPRINT, navigationError, resolveUrl, type ElementFingerprint } from '@assay/steps';
 
 /** A selector that names the recorded element, with how stable its kind is and how many elements it matches now. */
@@ -372,7 +372,7 @@ export class RecordingSession {
     let selector: string | undefined;
     // Hung from an attribute or class of an element around it before any positional path.
     const ancestors = await handle.evaluate(ANCESTOR_ATTRIBUTES).catch(() => []);
-    const ranked = withAnchored(selectorCandidates(fp, ids), anchoredSelectors(fp.tag, fp.classes ?? [], ancestors));
+    const ranked = selectorCandidates(fp, ids, ancestors);
     // At most MAX_TRIED named ones, and the positional paths always: the last resort is never cut off.
     for (const c of [...ranked.filter((x) => x.kind !== 'position').slice(0, MAX_TRIED), ...ranked.filter((x) => x.kind === 'position')]) {
       const locator = this.page.locator(c.selector);
