@@ -59,6 +59,10 @@ export const ALLOWED_KEYS = new Set([...PRESS_KEYS, 'Backspace', 'Delete', 'Arro
 const MAX_TRIED = 14;
 const MAX_ALTERNATIVES = 6;
 
+/** What a user acts on as one control; `ACT` adds the fields and labels a click may land on. */
+const CONTROL = 'a[href], button, summary, [role=button], [role=link], [role=tab], [role=menuitem], [role=option], [role=checkbox], [role=radio], [role=switch]';
+const ACT = `${CONTROL}, input, select, textarea, label, option, [contenteditable=""], [contenteditable=true]`;
+
 // In-page helpers, compiled from source so no transpiler helper leaks into the page (as in fingerprint.ts).
 const ELEMENT_AT = new Function(
   'arg',
@@ -71,18 +75,11 @@ const ELEMENT_AT = new Function(
     const seen = document.elementsFromPoint(arg.x, arg.y).find((n) => ownText(n) || ['img', 'input', 'select', 'textarea', 'button'].includes(n.tagName.toLowerCase()));
     if (seen) el = seen;
   }
-  const ACT = 'a[href], button, input, select, textarea, summary, label, option, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [contenteditable=""], [contenteditable=true]';
   const INSPECT = 'a[href], button, label, summary, h1, h2, h3, h4, h5, h6, [role=button], [role=link], [role=heading]';
-  const hit = el.closest(arg.act ? ACT : INSPECT) || el;
-  if (!arg.act) return hit;
-  // A control that is only the inside of another (a nameless or presentational button within a labelled
-  // role=button, say) is recorded as the outer one: what a user names and clicks, and what an upgrade keeps.
-  const CONTROL = 'a[href], button, summary, [role=button], [role=link], [role=tab], [role=menuitem], [role=option], [role=checkbox], [role=radio], [role=switch]';
-  const named = (n) => !!((n.innerText || '').trim() || n.getAttribute('aria-label') || n.getAttribute('aria-labelledby') || n.getAttribute('title') || n.querySelector('img[alt]:not([alt=""]), svg title'));
-  const presentational = (n) => ['presentation', 'none'].includes((n.getAttribute('role') || '').trim().toLowerCase());
-  const outer = hit.matches(CONTROL) && hit.parentElement ? hit.parentElement.closest(CONTROL) : null;
-  return outer && (presentational(hit) || !named(hit)) && named(outer) ? outer : hit;`,
+  return el.closest(arg.act ? ${JSON.stringify(ACT)} : INSPECT) || el;`,
 ) as (arg: { x: number; y: number; act: boolean }) => unknown;
+/** The control around a control, if any (an icon button inside a labelled role=button). */
+const OUTER_CONTROL = new Function('el', `return el.matches(${JSON.stringify(CONTROL)}) && el.parentElement ? el.parentElement.closest(${JSON.stringify(CONTROL)}) : null;`) as (el: unknown) => unknown;
 const FOCUSED = new Function(
   `let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -355,9 +352,23 @@ export class RecordingSession {
 
   private async elementAt(x: number, y: number, act: boolean): Promise<{ handle: ElementHandle; info: NonNullable<InputResult['element']> }> {
     if (!(x >= 0 && y >= 0 && x <= VIEWPORT.width && y <= VIEWPORT.height)) throw new RecordingInputError(`The point (${x}, ${y}) is outside the ${VIEWPORT.width}x${VIEWPORT.height} page`);
-    const handle = (await this.page.evaluateHandle(ELEMENT_AT, { x, y, act })).asElement();
-    if (!handle) throw new RecordingInputError(`No element at (${x}, ${y})`);
+    const hit = (await this.page.evaluateHandle(ELEMENT_AT, { x, y, act })).asElement();
+    if (!hit) throw new RecordingInputError(`No element at (${x}, ${y})`);
+    const handle = act ? await this.labelledControl(hit) : hit;
     return { handle, info: await this.describe(handle) };
+  }
+
+  /**
+   * A control that is only the inside of another (a nameless or presentational button within a labelled
+   * role=button) is recorded as the outer one: what a user names and clicks, and what an upgrade keeps. Names
+   * are the accessible names the fingerprint computes (as Playwright's role selectors read them).
+   */
+  private async labelledControl(hit: ElementHandle): Promise<ElementHandle> {
+    const outer = (await hit.evaluateHandle(OUTER_CONTROL)).asElement();
+    if (!outer) return hit;
+    const [inner, around] = await Promise.all([hit.evaluate(FINGERPRINT), outer.evaluate(FINGERPRINT)]);
+    const presentational = ['presentation', 'none'].includes((inner.attributes.role ?? '').trim().toLowerCase());
+    return (presentational || !inner.accessible_name?.trim()) && around.accessible_name?.trim() ? outer : hit;
   }
 
   /**
