@@ -7,6 +7,7 @@
 // by looking at the new version's page.
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { startVersion } from './apps.js';
+import { drive } from './drive.js';
 import { PAIRS } from './pairs.js';
 
 /** What the page shows a user, as lines (a string: it runs in the page). */
@@ -33,13 +34,7 @@ try {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
   await page.goto(new URL(where, app.url).toString(), { waitUntil: 'load' });
   await page.waitForTimeout(1500);
-  for (const c of clicks) {
-    // `fill:<selector>=<text>` types into a field; anything else is clicked.
-    const fill = /^fill:(.+?)=(.*)$/.exec(c);
-    if (fill) await page.locator(fill[1]!).first().fill(fill[2]!, { timeout: 5000 });
-    else await page.locator(c).first().click({ timeout: 5000 });
-    await page.waitForTimeout(800);
-  }
+  await drive(page, clicks);
   if (test && test !== '-') {
     const l = page.locator(test);
     const n = await l.count();

@@ -11,6 +11,7 @@ import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { assayRelocate, controlKey, FEATURES, pageContext, pageFeatures, RELOCATION_MODEL, topReadings, type Fingerprint } from '@assay/analysis';
 import { captureFailureEvidence, FINGERPRINT } from '@assay/steps';
 import { startVersion } from './apps.js';
+import { drive, type Browser, type Page } from './drive.js';
 import { PAIRS } from './pairs.js';
 
 const [name, where = '/', selector, ...rest] = process.argv.slice(2);
@@ -27,22 +28,13 @@ const cut = rest.indexOf('--');
 const oldClicks = cut < 0 ? rest : rest.slice(0, cut);
 const newClicks = cut < 0 ? [] : rest.slice(cut + 1);
 
-type Browser = Awaited<ReturnType<typeof launchChromium>>;
-type Page = Awaited<ReturnType<Awaited<ReturnType<Browser['newContext']>>['newPage']>>;
-
 async function onPage<T>(browser: Browser, version: string, clicks: string[], read: (page: Page) => Promise<T>): Promise<T> {
   const app = await startVersion(pair!, version);
   try {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
     await page.goto(new URL(where, app.url).toString(), { waitUntil: 'load' });
     await page.waitForTimeout(1500);
-    for (const c of clicks) {
-      // `fill:<selector>=<text>` types into a field (split at the last `=`); anything else is clicked.
-      const fill = /^fill:(.+)=([^=]*)$/.exec(c);
-      if (fill) await page.locator(fill[1]!).first().fill(fill[2]!, { timeout: 5000 });
-      else await page.locator(c).first().click({ timeout: 5000 });
-      await page.waitForTimeout(800);
-    }
+    await drive(page, clicks);
     return await read(page);
   } finally {
     await app.close();
