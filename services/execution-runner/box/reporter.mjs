@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const MAX_TEXT = 16 * 1024;
+// The mark of a test's output folder the runner's config set aside in the worker (KEPT_MARK in playwright-config.ts).
+const KEPT_MARK = '.assay-kept-';
 const MAX_STEPS = 300;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -20,6 +22,8 @@ const viewportOf = (test) => {
 class AssayReporter {
   constructor() {
     this.rootDir = '';
+    this.outputDirs = [];
+    this.taken = new Set();
   }
   send(event) {
     try {
@@ -40,6 +44,7 @@ class AssayReporter {
   }
   onBegin(config, suite) {
     this.rootDir = config.rootDir;
+    this.outputDirs = [...new Set(config.projects.map((p) => p.outputDir))];
     const tests = suite.allTests().map((t) => ({ ...this.where(t), tags: t.tags ?? [] }));
     this.send({ type: 'begin', version: config.version, root_dir: config.rootDir, fully_parallel: !!config.fullyParallel, projects: config.projects.map((p) => p.name), tests });
   }
@@ -57,8 +62,10 @@ class AssayReporter {
     return out;
   }
   /**
-   * The attachment's file, linked (else copied) at once to a folder of this attempt's own: two tests whose titles
-   * make the same output folder share it, and the next one's start empties it before the runner has read the file.
+   * The attachment's file, linked (else copied) at once to a folder of this attempt's own. The worker may already
+   * have emptied the test's output folder (the next test's start, when two titles make the same folder; the test's
+   * end, under preserveOutput 'never'): the runner's config makes it set the folder aside instead (renamed with
+   * KEPT_MARK, in order), so the file is then taken from the oldest folder set aside that holds it and was not taken.
    */
   keep(file) {
     try {
@@ -66,15 +73,43 @@ class AssayReporter {
       const dir = path.join(path.dirname(path.dirname(file)), '.assay-attachments', String(this.kept));
       fs.mkdirSync(dir, { recursive: true });
       const to = path.join(dir, path.basename(file));
-      try {
-        fs.linkSync(file, to);
-      } catch {
-        fs.copyFileSync(file, to);
+      if (this.take(file, to)) return to;
+      // Listed only now: a folder renamed while the original was tried is among them.
+      for (const from of this.setAside(file)) {
+        if (this.taken.has(from) || !this.take(from, to)) continue;
+        this.taken.add(from);
+        return to;
       }
-      return to;
+      return file;
     } catch {
       return file;
     }
+  }
+  /** Links (else copies) a file; false when it is not there (any more). */
+  take(from, to) {
+    try {
+      fs.linkSync(from, to);
+      return true;
+    } catch {
+      try {
+        fs.copyFileSync(from, to);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  }
+  /** Where the file is when its test's output folder was set aside: the folders set aside, oldest first. */
+  setAside(file) {
+    const outputDir = this.outputDirs.find((d) => file.startsWith(d + path.sep));
+    if (!outputDir) return [];
+    const [folder, ...rest] = path.relative(outputDir, file).split(path.sep);
+    if (!folder || !rest.length) return [];
+    return fs
+      .readdirSync(outputDir)
+      .filter((name) => name.startsWith(folder + KEPT_MARK))
+      .sort()
+      .map((name) => path.join(outputDir, name, ...rest));
   }
   onTestEnd(test, result) {
     const finalAttempt = result.status === 'skipped' || result.status === 'interrupted' || result.status === test.expectedStatus || result.retry >= test.retries;

@@ -134,7 +134,7 @@ describe('Playwright suites', () => {
     expect(listed.body.data.map((e: any) => e.id)).toEqual([again.body.id, run.body.id]);
   });
 
-  it('keeps the trace of each test when two tests share an output folder (titles that differ by a slash)', async () => {
+  it('keeps the trace of each test when two tests share an output folder (titles that differ by a slash) and the suite asks for no output kept', async () => {
     const t = h.tenant();
     const projectId = await t.project();
     const up = await t.upload({ project_id: projectId, name: 'twins' }, packSuite('twins'));

@@ -11,6 +11,9 @@ export function findConfigFile(files: ArchiveFile[]): string | undefined {
   return CONFIG_NAMES.find((n) => names.has(n));
 }
 
+/** What a test's output folder set aside by the wrapper's worker is named after (the reporter looks for it). */
+export const KEPT_MARK = '.assay-kept-';
+
 /** The name of the config the runner writes beside the suite's own. */
 export const WRAPPER_CONFIG = 'assay.playwright.config.ts';
 
@@ -39,6 +42,8 @@ export interface ForcedSettings {
 export function wrapperConfig(configFile: string | undefined, forced: ForcedSettings): string {
   const importLine = configFile ? `import base from './${configFile.replace(/\.(ts|js)$/, '')}';` : 'const base = {};';
   return `// Written by the Assay runner for this run; the suite's own config is imported unchanged.
+import fs from 'node:fs';
+import path from 'node:path';
 ${importLine}
 const forced = ${JSON.stringify(forced)};
 const cfg = (base && base.default) || base || {};
@@ -59,6 +64,22 @@ const box = (use) => ({
   trace: forced.trace,
   launchOptions: { ...((use && use.launchOptions) || {}), executablePath: forced.chromiumPath, args: [...(((use && use.launchOptions) || {}).args || []), '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] },
 });
+// In a worker: a test's output folder is set aside (renamed, ${KEPT_MARK}<n>) where Playwright would empty it (at
+// the next test's start when two titles make the same folder; at a test's end under preserveOutput 'never'), so the
+// runner's reporter, which reads the attachments later in the main process, still finds them there.
+if (process.env.TEST_WORKER_INDEX !== undefined) {
+  const outputDirs = new Set(all.map((p) => path.resolve(process.cwd(), p.outputDir || cfg.outputDir || 'test-results')));
+  const rm = fs.promises.rm;
+  let n = 0;
+  fs.promises.rm = async function (target, options) {
+    const dir = path.resolve(String(target));
+    if (outputDirs.has(path.dirname(dir)) && !path.basename(dir).includes(${JSON.stringify(KEPT_MARK)})) {
+      const aside = dir + ${JSON.stringify(KEPT_MARK)} + String(Date.now()).padStart(15, '0') + '-' + process.pid + '-' + String(++n).padStart(6, '0');
+      await fs.promises.rename(dir, aside).catch(() => {});
+    }
+    return rm.call(this, target, options);
+  };
+}
 export default {
   ...cfg,
   webServer: undefined,
