@@ -93,10 +93,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const cases = await loadFeatureCases();
   const chosen = chooseAndFit(cases, { grid: FIT_GRID, innerFolds: 10 });
   const { confidentAt, plausibleAt, plausibleLead } = chosen.thresholds;
-  console.warn(`chosen on 10 folds by site: ${chosen.setting}; abstention L2 ${chosen.abstentionL2}; confident at ${confidentAt}, plausible at ${plausibleAt} with a lead of ${plausibleLead}`);
+  console.warn(`chosen on 10 folds by site: ${chosen.setting}; abstention L2 ${chosen.abstentionL2}, pages without their element at ${chosen.removalWeight}; confident at ${confidentAt}, plausible at ${plausibleAt} with a lead of ${plausibleLead}`);
   const body = `// Written by tests/bench/relocation.fit.ts: do not edit by hand (re-run the fit).
 // Fitted on ${cases.filter((c) => c.corpus === 'real').length} real-site cases (tests/fixtures/relocation-real) and ${cases.filter((c) => c.corpus === 'synthetic').length} synthetic ones
-// (tests/fixtures/relocation) with the setting chosen on 10 folds by site (${chosen.setting}; abstention L2 ${chosen.abstentionL2}).
+// (tests/fixtures/relocation) with the setting chosen on 10 folds by site (${chosen.setting}; abstention L2 ${chosen.abstentionL2}, pages without their element at ${chosen.removalWeight}).
 import type { RelocationModel } from './fit.js';
 
 export const RELOCATION_MODEL: RelocationModel = {

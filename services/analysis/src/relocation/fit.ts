@@ -399,11 +399,13 @@ export const FIT_OPTIONS: FitOptions = {
 /**
  * The settings the inner folds of nested cross-validation choose among (and
  * the fit of model.ts, choosing on folds of every site): the L2 penalty, the
- * loss, and whether the label readings are in.
+ * loss, and whether the label readings are in. Listed from the most
+ * regularised (the stronger penalty, fewer features): `chooseSetting` keeps
+ * the first one that is as good as the best within chance.
  */
 export const FIT_GRID: Record<string, FitOptions> = {
-  'pairwise, L2 0.0002': FIT_OPTIONS,
   'pairwise, L2 0.001': { ...FIT_OPTIONS, l2: 0.001 },
-  'pairwise, L2 0.0002, label readings in': { ...FIT_OPTIONS, without: new Set<string>() },
   'softmax, L2 0.001': { ...FIT_OPTIONS, loss: 'softmax', l2: 0.001 },
+  'pairwise, L2 0.0002': FIT_OPTIONS,
+  'pairwise, L2 0.0002, label readings in': { ...FIT_OPTIONS, without: new Set<string>() },
 };

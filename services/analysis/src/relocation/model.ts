@@ -1,6 +1,6 @@
 // Written by tests/bench/relocation.fit.ts: do not edit by hand (re-run the fit).
 // Fitted on 303 real-site cases (tests/fixtures/relocation-real) and 116 synthetic ones
-// (tests/fixtures/relocation) with the setting chosen on 10 folds by site (pairwise, L2 0.001; abstention L2 0.001).
+// (tests/fixtures/relocation) with the setting chosen on 10 folds by site (pairwise, L2 0.001; abstention L2 0.001, pages without their element at 0).
 import type { RelocationModel } from './fit.js';
 
 export const RELOCATION_MODEL: RelocationModel = {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadCorpus, siteOf } from './corpus.js';
 import { featureCase, FIT_OPTIONS, type FeatureCase } from './fit.js';
-import { calibrateTiers, chooseAndFit, foldsBySite, tierOf } from './nested.js';
+import { abstentionSamples, calibrateTiers, chooseAndFit, chooseSetting, foldsBySite, tierOf, type Reading } from './nested.js';
 
 // The nested cross-validation's parts: folds by site, the thresholds from
 // held-out outcomes, and a choice that never reads the sites it is scored on.
@@ -32,6 +32,40 @@ describe('nested cross-validation', () => {
     expect(tierOf(0.9, 3, t)).toBe('confident');
     expect(tierOf(0.65, 3, t)).toBe('plausible');
     expect(tierOf(0.2, 3, t)).toBe('none');
+  });
+
+  it('keeps the first (most regularised) setting unless another ranks the element first in more cases beyond chance', () => {
+    const right = (n: number, ok: (i: number) => boolean) => Array.from({ length: n }, (_, i) => ok(i));
+    // Two cases more out of 340, on 4 the settings disagree on: noise. The first stays.
+    const first = { name: 'strong penalty', right: right(340, (i) => i >= 30) };
+    const noisy = { name: 'weak penalty', right: right(340, (i) => i >= 30 || i === 0 || i === 1 || i === 2) };
+    noisy.right[339] = false;
+    expect(chooseSetting([first, noisy])).toBe('strong penalty');
+    // Twenty more, and the first right on none the other misses: the other.
+    const better = { name: 'other loss', right: right(340, (i) => i >= 10) };
+    expect(chooseSetting([first, better])).toBe('other loss');
+    // Among several within chance of the best, the first of them in the grid's order.
+    const middle = { name: 'middle', right: right(340, (i) => i >= 12) };
+    expect(chooseSetting([first, middle, better])).toBe('middle');
+  });
+
+  it('trains the abstention on each page without its element too, as a wrong top, at the weight asked', () => {
+    const c = (expected: number | null, corpus = 'real') => ({ name: 'x', site: 's', corpus, rows: [], expected }) as FeatureCase;
+    const readings: Reading[] = [
+      { c: c(0), rank: 0, top: 0, x: [1], xWithout: [0.5] },
+      { c: c(1, 'synthetic'), rank: 1, top: 0, x: [2], xWithout: [0.2] },
+      { c: c(null), rank: -1, top: 3, x: [3], xWithout: null },
+    ];
+    const weight = (x: FeatureCase) => (x.corpus === 'synthetic' ? 2 : 1);
+    expect(abstentionSamples(readings, weight, 0)).toEqual([
+      { x: [1], right: true, weight: 1 },
+      { x: [2], right: false, weight: 2 },
+      { x: [3], right: false, weight: 1 },
+    ]);
+    expect(abstentionSamples(readings, weight, 0.5).slice(3)).toEqual([
+      { x: [0.5], right: false, weight: 0.5 },
+      { x: [0.2], right: false, weight: 1 },
+    ]);
   });
 
   it('chooses and fits the same way every time on the same training sites, and from what it is given alone', () => {
