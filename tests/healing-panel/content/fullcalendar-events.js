@@ -1,5 +1,6 @@
 // The Bookshop's events calendar (healing bench, fullcalendar pair): month,
-// week, day and list views of March 2025, a day with more events than fit,
+// week, day and list views of March 2025, a day with more events than fit
+// (two rows, the +more link one of them: 3.x's eventLimit, dayMaxEventRows since 5),
 // navigation by the day numbers, and a panel of ours that shows the event
 // clicked. FullCalendar 3 is a jQuery plugin (its views month, agendaWeek,
 // agendaDay, listMonth; its own Calendar class takes a jQuery element); 4
@@ -27,7 +28,7 @@
     header.right = 'dayGridMonth,timeGridWeek,timeGridDay,listMonth';
     var calendar = new FullCalendar.Calendar(el, {
       initialView: 'dayGridMonth', initialDate: '2025-03-10', timeZone: 'local', headerToolbar: header, navLinks: true,
-      dayMaxEvents: 2, height: 'auto', events: events,
+      dayMaxEventRows: 2, height: 'auto', events: events,
       eventClick: function (info) { info.jsEvent.preventDefault(); show(info.event.id, info.event.title); },
     });
     calendar.render();
