@@ -1,3 +1,4 @@
+/* global window, document, jQuery, FullCalendar */
 // The Bookshop's events calendar (healing bench, fullcalendar pair): month,
 // week, day and list views of March 2025, a day with more events than fit
 // (two rows, the +more link one of them: 3.x's eventLimit, dayMaxEventRows since 5),
