@@ -94,6 +94,18 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
         return body ? (html(res, body), true) : false;
       } });
     }
+    case 'fullcalendar': {
+      // FullCalendar on a page of ours: the Bookshop's events of March 2025 (a toolbar of views, a day with more events than fit, day numbers as links) and a panel showing the event clicked; 3.x a jQuery plugin with its stylesheet, jQuery and Moment beside it, 6.x one global bundle that adds its own styles.
+      const modules = path.dirname(dir);
+      const v3 = existsSync(path.join(dir, 'dist', 'fullcalendar.min.js'));
+      const scripts = v3
+        ? '<link rel="stylesheet" href="/lib/fullcalendar/dist/fullcalendar.min.css"><script src="/lib/jquery/dist/jquery.min.js"></script><script src="/lib/moment/min/moment.min.js"></script><script src="/lib/fullcalendar/dist/fullcalendar.min.js"></script>'
+        : '<script src="/lib/fullcalendar/index.global.min.js"></script>';
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop events</title><link rel="icon" href="data:,">${scripts}</head>
+<body><h1>Bookshop events</h1><aside id="details" aria-label="Event details"><h2 id="details-title">Pick an event</h2><p id="details-where"></p></aside><div id="calendar"></div>
+<script src="/events.js"></script></body></html>`;
+      return serveStatic({ mounts: { '/lib': modules, '/events.js': path.join(CONTENT, 'fullcalendar-events.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
       const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-json-'));
