@@ -10,6 +10,7 @@ import { CACHE_DIR, HEALING_DIR, PAIRS, versionDir, type Pair } from '../healing
 import { addTallies, changesBeyondSelectors, healedShare, isAbsent, labelFor, startOf, tally, type Label, type LabelFile, type StepOutcome, type Tally } from '../healing-panel/score.js';
 import { removeAssayHome, startAssay, type Assay } from '../e2e/support/launcher.js';
 import { judgeElement } from '../healing-panel/judge.js';
+import { triedLines, tryCandidates, type Tried } from '../healing-panel/wrong-reruns.js';
 import { load } from './rounds.js';
 
 type Browser = Awaited<ReturnType<typeof launchChromium>>;
@@ -96,6 +97,8 @@ export interface PairRun {
   /** Steps never reached (after a step left failing). */
   error?: string;
   labelsMissing: boolean;
+  /** HEALING_WRONG_RERUNS=1: each broken step's candidates tried in its place, judged, and run (wrong-reruns.ts). */
+  tried?: Tried[];
 }
 
 function loadLabels(pair: Pair): Label[] | undefined {
@@ -199,6 +202,11 @@ async function runPair(api: Api, browser: Browser, pair: Pair, app: SwitchedApp)
           out.notHeld.push(`${state.name}: step ${index} (healed to ${state.healed.get(stepId)}) failed again: ${String(run.results.get(id)?.error ?? '').slice(0, 160)}`);
           continue;
         }
+        if (round === 1 && process.env.HEALING_WRONG_RERUNS) {
+          const steps = (await must(api, 'GET', `/api/v1/test-cases/${id}`)).steps as Step[];
+          const runCase = async (caseId: string) => (await runCases(api, project.id, [caseId], `Candidate of ${state.name}`)).results.get(caseId)?.status ?? 'none';
+          (out.tried ??= []).push(...(await tryCandidates(api, browser, { project: project.id, baseUrl: app.url, caseName: state.name, start: state.start, steps, index, evidence: e, labels, runCase })));
+        }
         const broken = { case: state.name, step: index, action: e.failed_step.action as string, old_selector: e.expected_selector as string, start: state.start };
         const label = (sel: string) => labelFor(labels, sel, state.start, state.name);
         if (!e.suggested_alternative) {
@@ -287,6 +295,7 @@ function printPair(r: PairRun, listBroken: boolean): void {
   for (const l of r.notHeld) console.log(`    HEAL NOT HELD: ${l}`);
   for (const l of r.valueChanges) console.log(`    EXPECTED VALUE CHANGED: ${l}`);
   if (r.error) console.log(`    ERROR: ${r.error}`);
+  if (r.tried) for (const l of triedLines(r.tried)) console.log(l);
   if (listBroken) {
     const unlabelled = r.outcomes.filter((o) => !o.label);
     const seen = new Set<string>();
@@ -308,7 +317,9 @@ function printPair(r: PairRun, listBroken: boolean): void {
  * installed by `make healing-setup`. HEALING_PAIRS=a,b runs some; HEALING_DUMP=<dir>
  * writes each failure's analysis item there; HEALING_OLD_ONLY=1 only makes, keeps
  * and lists the cases on the old versions (what labels will be needed for);
- * `--list-broken` (or HEALING_LIST_BROKEN=1) prints the broken steps without a label.
+ * `--list-broken` (or HEALING_LIST_BROKEN=1) prints the broken steps without a label;
+ * HEALING_WRONG_RERUNS=1 also tries each broken step's ranked candidates in its place and
+ * runs the case with each (how often a re-run passes with a wrong element: wrong-reruns.ts).
  */
 export async function benchHealing(): Promise<void> {
   const wanted = (process.env.HEALING_PAIRS ?? '').split(',').filter(Boolean);
@@ -356,5 +367,6 @@ export async function benchHealing(): Promise<void> {
     console.log(tallyLine('', t, { valueChanges: group.reduce((n, r) => n + r.valueChanges.length, 0) }));
     console.log(`  cases: generated ${group.reduce((n, r) => n + r.generated, 0)}, recorded ${group.reduce((n, r) => n + r.recorded, 0)} (not recorded ${group.reduce((n, r) => n + r.refused.length, 0)}), dropped on the old version ${group.reduce((n, r) => n + r.droppedOld, 0)}, kept ${group.reduce((n, r) => n + r.kept, 0)}, unbroken ${group.reduce((n, r) => n + r.unbroken, 0)}; other failures ${group.reduce((n, r) => n + r.otherFailures.length, 0)}; heals not held in the run ${group.reduce((n, r) => n + r.notHeld.length, 0)}`);
   }
+  if (runs.some((r) => r.tried)) console.log(`all pairs: ${triedLines(runs.flatMap((r) => r.tried ?? [])).at(-1)!.trim()}`);
   console.log(`  target: >= 80 % of broken locator steps healed and verified, 0 wrong heals, 0 expected values changed; load before ${loadBefore}, after ${load()}`);
 }
