@@ -90,7 +90,7 @@ export interface Reading {
   rank: number;
   top: number;
   x: number[];
-  /** The abstention's inputs with the element left out of the page (null: it is gone already). */
+  /** The abstention's inputs with the element left out of the page (null: it is gone already, or alone on the page). */
   xWithout: number[] | null;
 }
 
@@ -100,7 +100,8 @@ function readFold(train: FeatureCase[], test: FeatureCase[], opts: FitOptions, f
   return test.map((c) => {
     const { top, x } = topReadings(model, c.rows, undefined, c.controls);
     const e = c.expected;
-    const xWithout = e === null ? null : topReadings(model, c.rows, new Set([e]), c.controls).x;
+    const without = e === null ? undefined : topReadings(model, c.rows, new Set([e]), c.controls);
+    const xWithout = without && without.top >= 0 ? without.x : null;
     let rank = -1;
     if (e !== null) {
       const s = c.rows.map((row) => row.reduce((a, v, k) => a + model.weights[k]! * v, 0));
@@ -115,7 +116,7 @@ const sample = (r: Reading, weight: (c: FeatureCase) => number) => ({ x: r.x, ri
 /** The abstention's training samples: each page as it is, and (at `removal` of its weight) without its element. */
 export function abstentionSamples(readings: Reading[], weight: (c: FeatureCase) => number, removal: number): Array<{ x: number[]; right: boolean; weight: number }> {
   const out = readings.map((r) => sample(r, weight));
-  if (removal > 0) for (const r of readings) if (r.xWithout && r.top >= 0) out.push({ x: r.xWithout, right: false, weight: removal * weight(r.c) });
+  if (removal > 0) for (const r of readings) if (r.xWithout) out.push({ x: r.xWithout, right: false, weight: removal * weight(r.c) });
   return out;
 }
 
