@@ -107,7 +107,7 @@ export function plainWords(d: Diagnosis, ctx: PresentContext): { summary: string
   switch (d.category) {
     case 'selector_changed': {
       const v = ctx.verification;
-      const summary = `${cap(el)} on ${where} changed, so ${step} no longer finds it.`;
+      const summary = f.found_instead ? `${cap(el)} on ${where} changed, so ${step} now finds another element in its place.` : `${cap(el)} on ${where} changed, so ${step} no longer finds it.`;
       if (f.ambiguous && !v?.verified) return { summary, next_step: `Several elements look like it: pick the right one in the evidence and update ${step}.` };
       if (v?.verified && v.selector) return { summary, next_step: `Apply the fix: it points ${step} at ${plainLabel(d.candidate)}, and a re-run with it passed.` };
       return { summary, next_step: `The closest match could not be confirmed: check ${plainLabel(d.candidate)} in the evidence and update ${step} by hand.` };
@@ -166,10 +166,13 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       const target = label(ctx.known?.fingerprint);
       const cand = label(d.candidate);
       const v = ctx.verification;
+      // The selector may still find an element, only another one (drawn over, hidden), where the step could not act.
+      const instead = f.found_instead as { reason?: string; element?: Fingerprint } | undefined;
+      const lost = instead ? `now finds ${label(instead.element)} instead, which was ${instead.reason === 'covered' ? 'covered by something else' : instead.reason === 'hidden' ? 'hidden' : instead.reason === 'disabled' ? 'disabled' : 'not usable'}` : 'is no longer matched';
       if (f.ambiguous && !v?.verified) {
         const others = (d.relocation?.ranked ?? []).slice(0, 3).length;
         return {
-          description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${others} elements resemble it and none stands out, so no selector is suggested.`,
+          description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${others} elements resemble it and none stands out, so no selector is suggested.`,
           fix_suggestions: [
             `Look at the top candidates in the evidence and update ${stepRef(d)} by hand.`,
             `Give the element a stable data-testid so the next change does not break ${stepRef(d)}.`,
@@ -178,7 +181,7 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       }
       if (v?.verified && v.selector) {
         return {
-          description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed.`,
+          description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed.`,
           fix_suggestions: [
             `Replace ${sel} with \`${v.selector}\` in ${stepRef(d)}: Apply fix does it.`,
             ...(v.snapshot.kind !== 'test-id' ? ['Add a data-testid to the element: it survives redesigns better than any other selector.'] : []),
@@ -187,7 +190,7 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       }
       const why = !v ? 'it was not verified' : v.snapshot.status !== 'passed' ? `it was not confirmed in the page at the failure (${v.snapshot.reason})` : `a re-run with \`${v.selector}\` did not pass (${v.rerun.error ?? v.rerun.reason})`;
       return {
-        description: `${cap(target)} (${sel}) is no longer matched on ${pathOf(ctx.pageUrl)}; ${cand} resembles it most, but ${why}, so no selector is offered.`,
+        description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} resembles it most, but ${why}, so no selector is offered.`,
         fix_suggestions: [
           ...(v?.selector ? [`Check by hand whether \`${v.selector}\` is the element ${stepRef(d)} meant.`] : [`Update ${sel} in ${stepRef(d)} by hand.`]),
           `Give the element a stable data-testid.`,

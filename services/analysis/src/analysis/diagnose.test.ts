@@ -97,6 +97,23 @@ describe('diagnose', () => {
     expect(flaky?.candidate).toBeUndefined();
   });
 
+  it('relocates a selector that now finds another element the step cannot use, and leaves the element seen passing covered as it is', () => {
+    const known = { fingerprint: { tag: 'button', id: 'checkout', text: 'Checkout', role: 'button', is_button: true, xpath: '/html[1]/body[1]/button[1]', bbox: { x: 10, y: 10, width: 80, height: 30 }, neighbor_text: { left: 'Total: $20' } }, source: 'history' as const };
+    const button = { ...known.fingerprint, id: 'go-to-checkout', xpath: '/html[1]/body[1]/main[1]/button[1]', bbox: { x: 12, y: 40, width: 80, height: 30 }, enabled: true };
+    // The old selector now finds a layer under the banner, not the button: Playwright waits for it in vain.
+    const layer = { tag: 'div', text: 'Checkout', xpath: '/html[1]/body[1]/div[3]', bbox: { x: 0, y: 300, width: 400, height: 20 }, neighbor_text: {}, enabled: true, visible: true };
+    const e = 'Could not act on #checkout (waited 5000 ms): locator.click: Timeout 5000ms exceeded. <div class="banner">…</div> intercepts pointer events';
+    const moved = diagnose(input(e, 'element_not_interactable', { candidates: [layer, button], selector_state: { selector: '#checkout', count: 1, visible: true, enabled: true, fingerprint: layer } as never }, { known }));
+    expect(moved).toMatchObject({ category: 'selector_changed', candidate: { id: 'go-to-checkout' }, facts: { found_instead: { reason: 'covered', element: { tag: 'div' } } } });
+    expect(present(moved!, { expectedSelector: '#checkout', occurredAt: '2026-03-01T10:00:00.000Z', known }).description).toMatch(/now finds .* instead, which was covered by something else/);
+    // The selector finds the element seen passing, and something covers it: that is what it says, nothing relocated.
+    const covered = diagnose(input(e, 'element_not_interactable', { candidates: [layer, button], selector_state: { selector: '#checkout', count: 1, visible: true, enabled: true, fingerprint: button } as never }, { known }));
+    expect(covered).toMatchObject({ category: 'element_not_interactable', facts: { reason: 'covered' } });
+    // Known only from the selector's text (no passing run read the element): no relocation either.
+    const guessed = diagnose(input(e, 'element_not_interactable', { candidates: [layer, button], selector_state: { selector: '#checkout', count: 1, visible: true, enabled: true, fingerprint: layer } as never }, { known: { ...known, source: 'selector' as const } }));
+    expect(guessed?.category).toBe('element_not_interactable');
+  });
+
   it('skips a cancelled test and calls a run out of time a timeout', () => {
     expect(diagnose(input('Execution was cancelled', 'cancelled'))).toBeUndefined();
     expect(diagnose(input('Execution timed out after 30 s', 'cancelled'))).toMatchObject({ category: 'timeout', facts: { kind: 'execution' } });

@@ -117,6 +117,20 @@ export function diagnose(input: FailureInput): Diagnosis | undefined {
   return diagnosis;
 }
 
+/** The failure's candidates ranked against the element seen passing (suggestions a user rejected left out), and the pick. */
+function relocateKnown(input: FailureInput, known: KnownElement): { relocation: Relocation; pick: Fingerprint | undefined } {
+  const candidates = input.diagnostics.candidates ?? [];
+  const exclude = new Set<number>();
+  candidates.forEach((c, i) => {
+    if (input.rejected.has(elementSignature(c))) exclude.add(i);
+  });
+  const relocation = assayRelocate(known.fingerprint, candidates, { exclude });
+  return { relocation, pick: relocation.best ? candidates[relocation.best.index] : undefined };
+}
+
+/** One element read twice (its place in the page; without one, what it is). */
+const sameElement = (a: Fingerprint, b: Fingerprint) => (a.xpath && b.xpath ? a.xpath === b.xpath : elementSignature(a) === elementSignature(b));
+
 function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step'], error: string, errorType: string): Diagnosis {
   const { diagnostics: d } = input;
   const base = { step, error };
@@ -179,6 +193,16 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
     const state = d.selector_state;
     const reason = /not visible/i.test(error) || state?.visible === false ? 'hidden' : /not enabled|disabled/i.test(error) || state?.enabled === false ? 'disabled' : /intercepts pointer events/i.test(error) ? 'covered' : 'not actionable';
     const cover = /(<[^>]{1,200}>)[^<]*intercepts pointer events/.exec(error)?.[1];
+    // The selector still finds an element, but after a change it may not be the one the step acted on when it
+    // passed (another element drawn over it, a hidden twin found first): when the element most like the one seen
+    // passing is another, usable one, the selector changed, as when nothing is found.
+    const found = state?.fingerprint;
+    if (input.known && input.known.source !== 'selector' && found) {
+      const { relocation, pick } = relocateKnown(input, input.known);
+      if (pick && pick.enabled !== false && !sameElement(pick, found)) {
+        return { ...base, category: 'selector_changed', confidence: Math.round(relocation.confidence * 100) / 100, relocation, candidate: pick, facts: { ambiguous: !relocation.outlier, found_instead: { reason, element: found } } };
+      }
+    }
     return { ...base, category: 'element_not_interactable', confidence: reason === 'not actionable' ? 0.7 : 0.9, facts: { reason, ...(cover ? { covered_by: cover } : {}), ...(state?.fingerprint ? { element: state.fingerprint } : {}) } };
   }
 
@@ -190,12 +214,7 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
   const candidates = d.candidates ?? [];
   const known = input.known;
   if (known && candidates.length) {
-    const exclude = new Set<number>();
-    candidates.forEach((c, i) => {
-      if (input.rejected.has(elementSignature(c))) exclude.add(i);
-    });
-    const relocation = assayRelocate(known.fingerprint, candidates, { exclude });
-    const pick = relocation.best ? candidates[relocation.best.index] : undefined;
+    const { relocation, pick } = relocateKnown(input, known);
     if (pick && pick.enabled === false) {
       return { ...base, category: 'element_not_interactable', confidence: 0.75, relocation, candidate: pick, facts: { reason: 'disabled', moved: true } };
     }
