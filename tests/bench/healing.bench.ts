@@ -2,14 +2,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
-import { runStep, type Step } from '@assay/steps';
+import type { Step } from '@assay/steps';
 import { bearer, call } from '@assay/testing';
 import { startPair, type SwitchedApp } from '../healing-panel/apps.js';
 import { recordCase, type ScriptCase } from '../healing-panel/record.js';
 import { CACHE_DIR, HEALING_DIR, PAIRS, versionDir, type Pair } from '../healing-panel/pairs.js';
 import { addTallies, changesBeyondSelectors, healedShare, isAbsent, labelFor, startOf, tally, type Label, type LabelFile, type StepOutcome, type Tally } from '../healing-panel/score.js';
 import { removeAssayHome, startAssay, type Assay } from '../e2e/support/launcher.js';
-import { judgeElement } from '../healing-panel/judge.js';
+import { judgeAtStep } from '../healing-panel/judge.js';
 import { triedLines, tryCandidates, type Tried } from '../healing-panel/wrong-reruns.js';
 import { load } from './rounds.js';
 
@@ -259,20 +259,9 @@ async function judge(browser: Browser, run: PairRun & { finalSteps: Map<string, 
       o.reason = 'the case is gone';
       continue;
     }
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    try {
-      const page = await context.newPage();
-      const ctx = { page, baseUrl, variables: {}, stepTimeoutMs: 5000, navigationTimeoutMs: 15000 };
-      for (const s of steps.slice(0, o.step - 1)) await runStep(ctx, s);
-      const judged = await judgeElement(page, o.suggested, o.label.right);
-      o.verdict = judged.verdict;
-      if (judged.reason) o.reason = judged.reason;
-    } catch (err) {
-      o.verdict = 'unjudged';
-      o.reason = `judging failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 160)}`;
-    } finally {
-      await context.close();
-    }
+    const judged = await judgeAtStep(browser, baseUrl, steps.slice(0, o.step - 1), o.suggested, o.label.right);
+    o.verdict = judged.verdict;
+    if (judged.reason) o.reason = judged.reason;
   }
 }
 

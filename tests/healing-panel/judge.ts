@@ -1,9 +1,11 @@
 // The healing bench's judge of one healed step, in the new version's page: is
 // the element the suggested selector finds the labelled one (or inside it)?
 import type { launchChromium } from '@assay/browser';
+import { runStep, type Step } from '@assay/steps';
 
 // Playwright's types through @assay/browser (playwright-core is not a dependency of the tests' tree).
-type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>['newPage']>>;
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type Page = Awaited<ReturnType<Browser['newPage']>>;
 
 export interface Judged {
   verdict: 'right' | 'wrong' | 'unjudged';
@@ -42,4 +44,23 @@ export async function judgeElement(page: Page, suggested: string, right: string,
     await page.waitForTimeout(200);
   }
   return { verdict: 'unjudged', reason: 'the page kept rendering the elements again' };
+}
+
+/**
+ * Judges a selector at a step of a case, in a page of its own: the steps
+ * before it replayed by the step engine on `baseUrl`, then `judgeElement`.
+ * A step that cannot be replayed leaves it unjudged, with why.
+ */
+export async function judgeAtStep(browser: Browser, baseUrl: string, before: Step[], suggested: string, right: string): Promise<Judged> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    const page = await context.newPage();
+    const ctx = { page, baseUrl, variables: {}, stepTimeoutMs: 5000, navigationTimeoutMs: 15000 };
+    for (const s of before) await runStep(ctx, s);
+    return await judgeElement(page, suggested, right);
+  } catch (err) {
+    return { verdict: 'unjudged', reason: `judging failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 160)}` };
+  } finally {
+    await context.close();
+  }
 }

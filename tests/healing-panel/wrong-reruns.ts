@@ -5,8 +5,8 @@
 // candidate whose re-run passes is one a re-run alone would have let through.
 // `HEALING_WRONG_RERUNS=1 make bench BENCH=healing`: measures, applies nothing.
 import type { launchChromium } from '@assay/browser';
-import { runStep, type Step } from '@assay/steps';
-import { judgeElement } from './judge.js';
+import type { Step } from '@assay/steps';
+import { judgeAtStep } from './judge.js';
 import { isAbsent, labelFor, type Label } from './score.js';
 
 type Browser = Awaited<ReturnType<typeof launchChromium>>;
@@ -58,19 +58,9 @@ export async function tryCandidates(
     if (!own) tried.why = 'the step has no label';
     else if (isAbsent(own)) tried.verdict = 'wrong';
     else {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-      try {
-        const page = await context.newPage();
-        const ctx = { page, baseUrl: o.baseUrl, variables: {}, stepTimeoutMs: 5000, navigationTimeoutMs: 15000 };
-        for (const s of steps.slice(0, o.index - 1)) await runStep(ctx, s);
-        const judged = await judgeElement(page, c.selector_hint!, own.right);
-        tried.verdict = judged.verdict;
-        if (judged.reason) tried.why = judged.reason;
-      } catch (err) {
-        tried.why = `judging failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 120)}`;
-      } finally {
-        await context.close();
-      }
+      const judged = await judgeAtStep(browser, o.baseUrl, steps.slice(0, o.index - 1), c.selector_hint!, own.right);
+      tried.verdict = judged.verdict;
+      if (judged.reason) tried.why = judged.reason;
     }
     if (blocked) {
       tried.why = `${tried.why ? `${tried.why}; ` : ''}not run: ${blocked}`;
