@@ -6,8 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const MAX_TEXT = 16 * 1024;
-// The mark of a test's output folder the runner's config set aside in the worker (KEPT_MARK in playwright-config.ts).
-const KEPT_MARK = '.assay-kept-';
 const MAX_STEPS = 300;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -20,7 +18,9 @@ const viewportOf = (test) => {
 };
 
 class AssayReporter {
-  constructor() {
+  /** `keptMark`: how the runner's config names a test's output folder it set aside in the worker (KEPT_MARK). */
+  constructor(options = {}) {
+    this.keptMark = options.keptMark;
     this.rootDir = '';
     this.outputDirs = [];
     this.taken = new Set();
@@ -102,12 +102,12 @@ class AssayReporter {
   /** Where the file is when its test's output folder was set aside: the folders set aside, oldest first. */
   setAside(file) {
     const outputDir = this.outputDirs.find((d) => file.startsWith(d + path.sep));
-    if (!outputDir) return [];
+    if (!outputDir || !this.keptMark) return [];
     const [folder, ...rest] = path.relative(outputDir, file).split(path.sep);
     if (!folder || !rest.length) return [];
     return fs
       .readdirSync(outputDir)
-      .filter((name) => name.startsWith(folder + KEPT_MARK))
+      .filter((name) => name.startsWith(folder + this.keptMark))
       .sort()
       .map((name) => path.join(outputDir, name, ...rest));
   }

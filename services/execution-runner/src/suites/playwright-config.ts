@@ -11,8 +11,8 @@ export function findConfigFile(files: ArchiveFile[]): string | undefined {
   return CONFIG_NAMES.find((n) => names.has(n));
 }
 
-/** What a test's output folder set aside by the wrapper's worker is named after (the reporter looks for it). */
-export const KEPT_MARK = '.assay-kept-';
+/** What a test's output folder set aside by the wrapper's worker is named after (given to the reporter as its option). */
+const KEPT_MARK = '.assay-kept-';
 
 /** The name of the config the runner writes beside the suite's own. */
 export const WRAPPER_CONFIG = 'assay.playwright.config.ts';
@@ -83,7 +83,7 @@ if (process.env.TEST_WORKER_INDEX !== undefined) {
 export default {
   ...cfg,
   webServer: undefined,
-  reporter: [[${JSON.stringify(BOX_REPORTER)}]],
+  reporter: [[${JSON.stringify(BOX_REPORTER)}, { keptMark: ${JSON.stringify(KEPT_MARK)} }]],
   workers: forced.workers,
   ...(forced.retries === null ? {} : { retries: forced.retries }),
   use: box(cfg.use || {}),
