@@ -94,13 +94,16 @@ export interface Reading {
   xWithout: number[] | null;
 }
 
-/** Fits on `train` and reads `test`: each case's rank and the abstention inputs of its top candidate. */
-function readFold(train: FeatureCase[], test: FeatureCase[], opts: FitOptions, fitted?: LinearModel): Reading[] {
+/**
+ * Fits on `train` (or takes `fitted`) and reads `test`: each case's rank and the abstention inputs of its top
+ * candidate; with `withoutElement`, also those of the page without its element (the abstention's training only).
+ */
+function readFold(train: FeatureCase[], test: FeatureCase[], opts: FitOptions, withoutElement: boolean, fitted?: LinearModel): Reading[] {
   const model = fitted ?? fitModel(train, opts);
   return test.map((c) => {
     const { top, x } = topReadings(model, c.rows, undefined, c.controls);
     const e = c.expected;
-    const without = e === null ? undefined : topReadings(model, c.rows, new Set([e]), c.controls);
+    const without = e === null || !withoutElement ? undefined : topReadings(model, c.rows, new Set([e]), c.controls);
     const xWithout = without && without.top >= 0 ? without.x : null;
     let rank = -1;
     if (e !== null) {
@@ -215,7 +218,7 @@ export function chooseAndFit(train: FeatureCase[], o: NestedOptions): Chosen {
   for (const [name, opts] of Object.entries(o.grid)) {
     bySetting.set(
       name,
-      inner.flatMap((f) => readFold(train.filter((c) => !inFold(f)(c)), train.filter(inFold(f)), opts)),
+      inner.flatMap((f) => readFold(train.filter((c) => !inFold(f)(c)), train.filter(inFold(f)), opts, true)),
     );
   }
   const setting = chooseSetting([...bySetting].map(([name, readings]) => ({ name, right: readings.map((r) => r.rank === 0) })));
@@ -249,7 +252,7 @@ export function chooseAndFit(train: FeatureCase[], o: NestedOptions): Chosen {
 
 /** Scores cases with what `chooseAndFit` settled on. */
 export function scoreChosen(chosen: Chosen, test: FeatureCase[]): NestedOutcome[] {
-  return readFold([], test, {}, chosen.model).map((r) => {
+  return readFold([], test, {}, false, chosen.model).map((r) => {
     const p = rightProbability(chosen.abstention, r.x);
     const right = r.c.expected !== null && r.c.expected === r.top;
     return { rank: r.rank, p, lead: r.x[1]!, right, gone: r.c.expected === null, tier: tierOf(p, r.x[1]!, chosen.thresholds) };
