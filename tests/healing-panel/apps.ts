@@ -5,8 +5,9 @@
 // folder of files, a JSON database, a QUnit test file); nothing reaches
 // beyond 127.0.0.1.
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,12 @@ const pathOf = (req: http.IncomingMessage) => (req.url ?? '/').split('?')[0];
 
 /** The book description TinyMCE edits (HTML, escaped for the textarea). */
 const TINYMCE_CONTENT = '&lt;h2&gt;Dune&lt;/h2&gt;&lt;p&gt;A novel by Frank Herbert, first published in 1965: the desert planet Arrakis and its spice.&lt;/p&gt;&lt;ul&gt;&lt;li&gt;Hardcover, 412 pages&lt;/li&gt;&lt;li&gt;Paperback, 604 pages&lt;/li&gt;&lt;/ul&gt;';
+
+/** What the graphiql pair's server uses of the graphql package installed beside each version (not a dependency of ours). */
+interface GraphQLPackage {
+  buildSchema(sdl: string): unknown;
+  graphql(args: { schema: unknown; source: string; rootValue: unknown; variableValues?: Record<string, unknown>; operationName?: string }): Promise<unknown>;
+}
 
 /** The jsoneditor examples both versions ship that load nothing from outside. */
 export const JSONEDITOR_EXAMPLES = ['01_basic_usage', '02_viewer', '03_switch_mode', '05_custom_fields_editable', '06_custom_styling', '09_readonly_text_mode', '10_templates'];
@@ -105,6 +112,42 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
 <body><h1>Bookshop events</h1><aside id="details" aria-label="Event details"><h2 id="details-title">Pick an event</h2><p id="details-where"></p></aside><div id="calendar"></div>
 <script src="/events.js"></script></body></html>`;
       return serveStatic({ mounts: { '/lib': modules, '/events.js': path.join(CONTENT, 'fullcalendar-events.js') }, handle: async (req, res) => (pathOf(req) === '/' ? (html(res, page), true) : false) });
+    }
+    case 'graphiql': {
+      // GraphiQL on a page of ours (content/graphiql-page.js) against the Bookshop's GraphQL API: our schema (content/graphiql-bookshop.graphql) and books, run by the graphql package installed beside the version (its peer); React and ReactDOM from their UMD builds beside it too.
+      const modules = path.dirname(dir);
+      const gql = createRequire(path.join(modules, 'graphql', 'package.json'))('graphql') as GraphQLPackage;
+      const schema = gql.buildSchema(await readFile(path.join(CONTENT, 'graphiql-bookshop.graphql'), 'utf8'));
+      const rows = JSON.parse(await readFile(path.join(CONTENT, 'graphiql-books.json'), 'utf8')) as Array<{ id: string; title: string; author: string; year: number; price: number; stock: number }>;
+      const names = [...new Set(rows.map((b) => b.author))];
+      type Author = { id: string; name: string; books: () => Book[] };
+      type Book = Omit<(typeof rows)[number], 'author'> & { author: () => Author };
+      const authors: Author[] = names.map((name, i) => ({ id: String(i + 1), name, books: () => books.filter((b) => b.author().name === name) }));
+      const books: Book[] = rows.map((b) => ({ ...b, author: () => authors.find((a) => a.name === b.author)! }));
+      const root = {
+        books: ({ author }: { author?: string | null }) => (author ? books.filter((b) => b.author().name === author) : books),
+        book: ({ id }: { id: string }) => books.find((b) => b.id === id) ?? null,
+        authors: () => authors,
+        placeOrder: ({ bookId, quantity }: { bookId: string; quantity: number }) => {
+          const book = books.find((b) => b.id === bookId);
+          if (!book) throw new Error(`No book with id ${bookId}`);
+          return { id: '1', book, quantity, total: Math.round(book.price * quantity * 100) / 100 };
+        },
+      };
+      const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bookshop GraphQL</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/lib/graphiql/graphiql.min.css">
+<style>html, body { margin: 0; height: 100%; } #graphiql { height: 100vh; }</style></head>
+<body><div id="graphiql"></div><script src="/lib/react/umd/react.production.min.js"></script><script src="/lib/react-dom/umd/react-dom.production.min.js"></script>
+<script src="/lib/graphiql/graphiql.min.js"></script><script src="/page.js"></script></body></html>`;
+      return serveStatic({ mounts: { '/lib': modules, '/page.js': path.join(CONTENT, 'graphiql-page.js') }, handle: async (req, res) => {
+        if (pathOf(req) === '/') return html(res, page), true;
+        if (pathOf(req) !== '/graphql' || req.method !== 'POST') return false;
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        const { query, variables, operationName } = JSON.parse(body || '{}') as { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null };
+        const result = await gql.graphql({ schema, source: query ?? '', rootValue: root, variableValues: variables ?? undefined, operationName: operationName ?? undefined });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+        return true;
+      } });
     }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
