@@ -356,6 +356,6 @@ export async function benchHealing(): Promise<void> {
     console.log(tallyLine('', t, { valueChanges: group.reduce((n, r) => n + r.valueChanges.length, 0) }));
     console.log(`  cases: generated ${group.reduce((n, r) => n + r.generated, 0)}, recorded ${group.reduce((n, r) => n + r.recorded, 0)} (not recorded ${group.reduce((n, r) => n + r.refused.length, 0)}), dropped on the old version ${group.reduce((n, r) => n + r.droppedOld, 0)}, kept ${group.reduce((n, r) => n + r.kept, 0)}, unbroken ${group.reduce((n, r) => n + r.unbroken, 0)}; other failures ${group.reduce((n, r) => n + r.otherFailures.length, 0)}; heals not held in the run ${group.reduce((n, r) => n + r.notHeld.length, 0)}`);
   }
-  if (runs.some((r) => r.tried)) console.log(`all pairs: ${triedLines(runs.flatMap((r) => r.tried ?? [])).at(-1)!.trim()}`);
+  if (runs.some((r) => r.tried)) for (const l of triedLines(runs.flatMap((r) => r.tried ?? [])).slice(-2)) console.log(`all pairs: ${l.trim()}`);
   console.log(`  target: >= 80 % of broken locator steps healed and verified, 0 wrong heals, 0 expected values changed; load before ${loadBefore}, after ${load()}`);
 }

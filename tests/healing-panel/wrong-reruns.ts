@@ -3,6 +3,9 @@
 // steps set to their labelled right selectors), the case is run through the
 // product, and the candidate is judged against the step's label. A wrong
 // candidate whose re-run passes is one a re-run alone would have let through.
+// The control: the same case with the broken step left out. When it passes
+// too, the case's later steps did not need the step's effect, and a passing
+// re-run says nothing about the candidate (its re-run is not informative).
 // `HEALING_WRONG_RERUNS=1 make bench BENCH=healing`: measures, applies nothing.
 import type { launchChromium } from '@assay/browser';
 import type { Step } from '@assay/steps';
@@ -23,6 +26,8 @@ export interface Tried {
   verdict: 'right' | 'wrong' | 'unjudged';
   /** The case's run with the candidate in the step's place (and the labels in the others'). */
   rerun: 'passed' | 'failed' | 'not run';
+  /** The case run with the broken step left out (the same for every candidate of the step). */
+  control: 'passed' | 'failed' | 'not run';
   why?: string;
 }
 
@@ -43,8 +48,20 @@ export async function tryCandidates(
   const own = label(o.evidence.expected_selector);
   const out: Tried[] = [];
   const candidates = ((o.evidence.candidates ?? []) as Array<{ rank: number; score: number; selector_hint?: string | null }>).filter((c) => c.selector_hint).slice(0, TRIED);
+  const labelled = (s: Step) => {
+    const l = s.selector ? label(s.selector) : undefined;
+    return l && !isAbsent(l) ? { ...s, selector: l.right } : s;
+  };
+  const save = async (name: string, steps: Step[]) => api('POST', '/api/v1/test-cases', { project_id: o.project, name, steps: steps.map(({ step_id: _id, ...s }) => s) });
+  // The control: the case without the broken step (the other steps labelled), run once for all its candidates.
+  let control: Tried['control'] = 'not run';
+  if (candidates.length) {
+    const without = o.steps.filter((_, i) => i !== o.index - 1).map(labelled);
+    const made = await save(`${o.caseName} (without step ${o.index})`, without);
+    if (made.status === 201) control = (await o.runCase(made.body.id as string)) === 'passed' ? 'passed' : 'failed';
+  }
   for (const c of candidates) {
-    const tried: Tried = { case: o.caseName, step: o.index, old_selector: o.evidence.expected_selector, rank: c.rank, score: c.score, selector: c.selector_hint!, verdict: 'unjudged', rerun: 'not run' };
+    const tried: Tried = { case: o.caseName, step: o.index, old_selector: o.evidence.expected_selector, rank: c.rank, score: c.score, selector: c.selector_hint!, verdict: 'unjudged', rerun: 'not run', control };
     out.push(tried);
     // The steps with the candidate at the broken one and the labelled selectors elsewhere.
     let blocked: string | undefined;
@@ -52,7 +69,7 @@ export async function tryCandidates(
       if (i === o.index - 1) return { ...s, selector: c.selector_hint! };
       const l = s.selector ? label(s.selector) : undefined;
       if (l && isAbsent(l) && i > o.index - 1) blocked = `step ${i + 1} is labelled ${l.right}`;
-      return l && !isAbsent(l) ? { ...s, selector: l.right } : s;
+      return labelled(s);
     });
     // The judge: the steps before it replayed in a page of the new version, then the candidate against the label.
     if (!own) tried.why = 'the step has no label';
@@ -66,7 +83,7 @@ export async function tryCandidates(
       tried.why = `${tried.why ? `${tried.why}; ` : ''}not run: ${blocked}`;
       continue;
     }
-    const made = await api('POST', '/api/v1/test-cases', { project_id: o.project, name: `${o.caseName} (candidate ${c.rank} at step ${o.index})`, steps: steps.map(({ step_id: _id, ...s }) => s) });
+    const made = await save(`${o.caseName} (candidate ${c.rank} at step ${o.index})`, steps);
     if (made.status !== 201) {
       tried.why = `not run: the case was not saved (${made.status})`;
       continue;
@@ -78,11 +95,13 @@ export async function tryCandidates(
 
 /** The lines the bench prints: every candidate tried, then how often a re-run passed with a right and a wrong one. */
 export function triedLines(all: Tried[]): string[] {
-  const lines = all.map((t) => `    tried ${t.case.slice(0, 50)} step ${t.step} candidate ${t.rank} (${t.score}) ${t.selector}: ${t.verdict}, re-run ${t.rerun}${t.why ? ` (${t.why})` : ''}`);
+  const lines = all.map((t) => `    tried ${t.case.slice(0, 50)} step ${t.step} candidate ${t.rank} (${t.score}) ${t.selector}: ${t.verdict}, re-run ${t.rerun}, without the step ${t.control}${t.why ? ` (${t.why})` : ''}`);
   const run = all.filter((t) => t.rerun !== 'not run');
+  const informative = (t: Tried) => t.rerun === 'passed' && t.control === 'failed';
   const of = (v: Tried['verdict']) => run.filter((t) => t.verdict === v);
   lines.push(
     `  re-runs with a candidate in a broken step's place: ${run.length} (of ${all.length} tried); right candidates ${of('right').length}, their re-run passed ${of('right').filter((t) => t.rerun === 'passed').length}; wrong candidates ${of('wrong').length}, their re-run passed ${of('wrong').filter((t) => t.rerun === 'passed').length}; unjudged ${of('unjudged').length}`,
+    `  informative re-runs (passed where the case without the step failed): right ${of('right').filter(informative).length} of ${of('right').length}, wrong ${of('wrong').filter(informative).length} of ${of('wrong').length}`,
   );
   return lines;
 }
