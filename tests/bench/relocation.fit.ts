@@ -70,10 +70,11 @@ export function calibrationLines(cases: FeatureCase[], cv: ReturnType<typeof cro
 /**
  * The nested figures per corpus: ranking, and what the product does with each
  * case (apply a confident pick; offer a plausible one only once a re-run with
- * it passes; else say "no match").
+ * it passes, a possible one only once that re-run is one the case needed;
+ * else say "no match").
  */
 export function nestedLines(cases: FeatureCase[], outcomes: Map<FeatureCase, NestedOutcome>, folds: NestedFold[]): string[] {
-  const lines = folds.map((f, i) => `  outer fold ${i + 1} (${f.sites.join(', ')}): ${f.setting}; confident at ${f.thresholds.confidentAt}, plausible at ${f.thresholds.plausibleAt} with a lead of ${f.thresholds.plausibleLead}`);
+  const lines = folds.map((f, i) => `  outer fold ${i + 1} (${f.sites.join(', ')}): ${f.setting}; confident at ${f.thresholds.confidentAt}, plausible at ${f.thresholds.plausibleAt} with a lead of ${f.thresholds.plausibleLead}, possible at ${f.thresholds.possibleAt}`);
   for (const corpus of ['real', 'synthetic']) {
     const f = tierFigures(cases.filter((c) => c.corpus === corpus).map((c) => outcomes.get(c)!));
     const sites = new Set(cases.filter((c) => c.corpus === corpus).map((c) => c.site)).size;
@@ -83,6 +84,7 @@ export function nestedLines(cases: FeatureCase[], outcomes: Map<FeatureCase, Nes
       `Assay, nested cross-validation by site (${corpus}, ${sites} sites, ${f.cases} cases): top-1 ${share(f.top1, f.withTarget)}, top-3 ${share(f.top3, f.withTarget)}, heal rate ${share(f.confidentRight, f.withTarget)}, wrong heals ${share(wrongConfident, f.confident)} (${wrongConfident} of ${f.confident} confident picks)` +
         `, no-match precision ${share(f.noneGone, f.none)} (${f.none} said, ${f.gone} gone)`,
       `  plausible picks (offered only once a re-run with them passes): ${f.plausible}, ${f.plausibleRight} right; heal rate counting a plausible pick as a heal when it is right (its re-run assumed to pass then and fail when it is wrong): ${share(f.confidentRight + f.plausibleRight, f.withTarget)}; if every wrong plausible pick's re-run passed too, wrong heals ${share(wrongConfident + f.plausible - f.plausibleRight, f.confident + f.plausible)}`,
+      `  possible picks (offered only once a re-run with them passes and the case without the step fails): ${f.possible}, ${f.possibleRight} right`,
     );
   }
   return lines;
@@ -92,8 +94,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
   const cases = await loadFeatureCases();
   const chosen = chooseAndFit(cases, { grid: FIT_GRID, innerFolds: 10 });
-  const { confidentAt, plausibleAt, plausibleLead } = chosen.thresholds;
-  console.warn(`chosen on 10 folds by site: ${chosen.setting}; abstention L2 ${chosen.abstentionL2}, pages without their element at ${chosen.removalWeight}; confident at ${confidentAt}, plausible at ${plausibleAt} with a lead of ${plausibleLead}`);
+  const { confidentAt, plausibleAt, plausibleLead, possibleAt } = chosen.thresholds;
+  console.warn(`chosen on 10 folds by site: ${chosen.setting}; abstention L2 ${chosen.abstentionL2}, pages without their element at ${chosen.removalWeight}; confident at ${confidentAt}, plausible at ${plausibleAt} with a lead of ${plausibleLead}, possible at ${possibleAt}`);
   const body = `// Written by tests/bench/relocation.fit.ts: do not edit by hand (re-run the fit).
 // Fitted on ${cases.filter((c) => c.corpus === 'real').length} real-site cases (tests/fixtures/relocation-real) and ${cases.filter((c) => c.corpus === 'synthetic').length} synthetic ones
 // (tests/fixtures/relocation) with the setting chosen on 10 folds by site (${chosen.setting}; abstention L2 ${chosen.abstentionL2}, pages without their element at ${chosen.removalWeight}).
@@ -107,6 +109,7 @@ export const RELOCATION_MODEL: RelocationModel = {
   pickAt: ${plausibleAt},
   pickLead: ${plausibleLead},
   confidentAt: ${confidentAt},
+  possibleAt: ${possibleAt},
 };
 `;
   await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);

@@ -220,6 +220,12 @@ export interface RelocationModel extends LinearModel {
   pickLead: number;
   /** A pick at or above this probability is confident: applied after its checks. */
   confidentAt: number;
+  /**
+   * Below `pickAt` (with the lead `pickLead`), from this probability on, the
+   * top candidate is possible: not a pick, but tried, and offered only when a
+   * re-run with it passes and the case run without the step fails. Unset: none.
+   */
+  possibleAt?: number;
 }
 
 /** Throws when a model was fitted for other features than the code computes. */
@@ -227,6 +233,7 @@ export function checkModel(model: RelocationModel): RelocationModel {
   if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length || model.abstention?.length !== ABSTENTION_INPUTS + 1) {
     throw new Error('the relocation model was fitted for other features: run tests/bench/relocation.fit.ts');
   }
+  if (model.possibleAt !== undefined && !(model.possibleAt >= 0 && model.possibleAt <= model.pickAt)) throw new Error('the relocation model\'s possibleAt must lie between 0 and its pickAt');
   return model;
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadCorpus, siteOf } from './corpus.js';
 import { featureCase, FIT_OPTIONS, type FeatureCase } from './fit.js';
-import { abstentionSamples, calibrateTiers, chooseAndFit, chooseSetting, foldsBySite, tierOf, type Reading } from './nested.js';
+import { abstentionSamples, calibrateTiers, chooseAndFit, chooseSetting, foldsBySite, tierOf, wilson, type Reading } from './nested.js';
 
 // The nested cross-validation's parts: folds by site, the thresholds from
 // held-out outcomes, and a choice that never reads the sites it is scored on.
@@ -32,6 +32,31 @@ describe('nested cross-validation', () => {
     expect(tierOf(0.9, 3, t)).toBe('confident');
     expect(tierOf(0.65, 3, t)).toBe('plausible');
     expect(tierOf(0.2, 3, t)).toBe('none');
+  });
+
+  it('widens the plausible band by what a re-run catches: a wrong pick counts only as often as a wrong candidate\'s re-run passes', () => {
+    const at = (p: number, right: boolean, lead = 3) => ({ p, lead, right, corpus: 'real' });
+    // Confident from 0.81 (a wrong pick at 0.80); below it right two to one down to 0.62; below 0.4 wrong.
+    const outcomes = [at(0.95, true), at(0.9, true), at(0.88, true), at(0.85, true), at(0.8, false), at(0.78, true), at(0.75, false), at(0.72, true), at(0.68, true), at(0.65, false), at(0.62, true), at(0.3, false), at(0.2, false)];
+    // Every pick counted (+1 right, -2 wrong): no band below the confident picks is worth it.
+    expect(calibrateTiers(outcomes, 0.01, 'real')).toMatchObject({ confidentAt: 0.81, plausibleAt: 0.81 });
+    // A re-run that passes for nearly every right pick and for a third of wrong ones: two right to one wrong is worth it,
+    // down to the last right pick (not into the empty stretch below it).
+    const power = { right: { passed: 95, of: 100 }, wrong: { passed: 30, of: 100 } };
+    expect(calibrateTiers(outcomes, 0.01, 'real', power).plausibleAt).toBe(0.62);
+    // A re-run that passes for every wrong pick too proves nothing: no band, as without re-runs.
+    const blind = { right: { passed: 100, of: 100 }, wrong: { passed: 100, of: 100 } };
+    expect(calibrateTiers(outcomes, 0.01, 'real', blind).plausibleAt).toBe(0.81);
+  });
+
+  it('bounds a measured share with Wilson\'s interval', () => {
+    const w = wilson(22, 54);
+    expect(w.lower).toBeLessThan(22 / 54);
+    expect(w.upper).toBeGreaterThan(22 / 54);
+    expect(w.upper).toBeCloseTo(0.519, 2);
+    expect(wilson(20, 22).lower).toBeCloseTo(0.759, 2);
+    expect(wilson(0, 0)).toEqual({ lower: 0, upper: 1 });
+    expect(wilson(5, 5).upper).toBe(1);
   });
 
   it('keeps the first (most regularised) setting unless another ranks the element first in more cases beyond chance', () => {

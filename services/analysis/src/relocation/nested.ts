@@ -20,8 +20,8 @@ export interface NestedOutcome {
   /** The top candidate is the element. */
   right: boolean;
   gone: boolean;
-  /** What the product does: apply (confident), offer after a passing re-run (plausible), or say "no match". */
-  tier: 'confident' | 'plausible' | 'none';
+  /** What the product does: apply (confident), offer after a passing re-run (plausible), offer after a passing re-run the case needed (possible), or say "no match". */
+  tier: 'confident' | 'plausible' | 'possible' | 'none';
 }
 
 /** The abstention thresholds: a confident pick is applied; a plausible one is offered only after a passing re-run. */
@@ -30,6 +30,12 @@ export interface Thresholds {
   plausibleAt: number;
   /** A plausible pick also needs this lead (score units) over the runner-up. */
   plausibleLead: number;
+  /**
+   * Below `plausibleAt` (with the same lead), a pick is possible: offered only
+   * when its re-run passes and the case without the step fails (the re-run then
+   * needed the element). Equal to `plausibleAt` when no such band is worth it.
+   */
+  possibleAt: number;
 }
 
 export interface NestedFold {
@@ -49,6 +55,46 @@ export interface NestedOptions {
   calibrateOn?: string;
   /** The removal weights the inner folds choose among (default `REMOVAL_WEIGHTS`). */
   removalWeights?: number[];
+  /** How often a verification re-run passes with a right and with a wrong pick (default `RERUN_POWER`). */
+  rerunPower?: RerunPower;
+  /** How often it passes where the case without the step fails (default `INFORMATIVE_POWER`). */
+  informativePower?: RerunPower;
+}
+
+/** How often a verification re-run passed with a right and with a wrong candidate in a broken step's place. */
+export interface RerunPower {
+  right: { passed: number; of: number };
+  wrong: { passed: number; of: number };
+}
+
+/**
+ * Measured on the healing bench's real upgrades (`HEALING_WRONG_RERUNS=1 make
+ * bench BENCH=healing` on the 11 pairs tuned on, 2026-12-03; the held-out
+ * pairs not run; services/analysis/README.md, "How much a verification re-run
+ * proves"): each broken step's first ranked candidates (up to 4) were put in
+ * its place and the case re-run through the product. A plausible pick is
+ * offered only once its re-run passes, so a wrong one is offered only as often
+ * as a wrong candidate's re-run passes, and a right one heals only as often as
+ * a right one's passes.
+ */
+export const RERUN_POWER: RerunPower = { right: { passed: 15, of: 17 }, wrong: { passed: 21, of: 50 } };
+
+/**
+ * The same tries, counting a re-run only when it passed and the case run
+ * without the step (the control) failed: the case needed the step's effect,
+ * and the candidate gave it. The 3 wrong ones are one tabulator step whose
+ * tried selector was not unique and found another column's button first.
+ */
+export const INFORMATIVE_POWER: RerunPower = { right: { passed: 7, of: 17 }, wrong: { passed: 3, of: 50 } };
+
+/** Wilson's interval for `passed` of `of` at one-sided 95 % (z = 1.645): its lower and upper ends. */
+export function wilson(passed: number, of: number, z = 1.645): { lower: number; upper: number } {
+  if (of <= 0) return { lower: 0, upper: 1 };
+  const p = passed / of;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * of)) / (1 + z2 / of);
+  const half = (z * Math.sqrt((p * (1 - p)) / of + z2 / (4 * of * of))) / (1 + z2 / of);
+  return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
 }
 
 const siteKey = (c: FeatureCase) => `${c.corpus}/${c.site}`;
@@ -151,10 +197,16 @@ export function chooseSetting(firsts: Array<{ name: string; right: boolean[] }>)
  * Thresholds from held-out outcomes. `confidentAt`: the lowest probability at
  * which wrong picks are at most `wrongShare` of the picks at or above it, on
  * the calibration corpus and on all cases. `plausibleAt` and its lead: what
- * maximises right plausible picks minus twice the wrong ones below
- * `confidentAt` (a wrong one costs a re-run and must then fail it).
+ * maximises, below `confidentAt`, the right picks healed minus twice the
+ * wrong ones offered. A plausible pick is offered only once its re-run passes:
+ * a right one counts as the share of right candidates whose re-run passes (the
+ * low end of its interval), a wrong one as the share of wrong candidates whose
+ * re-run passes (the high end). Without `power`, every pick counts (+1, -2).
+ * `possibleAt`: the same below `plausibleAt` with the plausible lead, each pick
+ * counted as the share whose re-run is informative (`informative`: passed
+ * where the case without the step failed); without it, no possible band.
  */
-export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right: boolean; corpus: string }>, wrongShare: number, calibrateOn: string): Thresholds {
+export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right: boolean; corpus: string }>, wrongShare: number, calibrateOn: string, power?: RerunPower, informative?: RerunPower): Thresholds {
   const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
   const ok = (list: typeof outcomes, t: number, share: number) => {
     const picks = list.filter((o) => o.p >= t);
@@ -167,27 +219,33 @@ export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right:
     if (!ok(own, grid[i]!, wrongShare) || !ok(outcomes, grid[i]!, 2 * wrongShare)) break;
     confidentAt = grid[i]!;
   }
-  let best = 0;
-  let plausibleAt = confidentAt;
-  let plausibleLead = 0;
-  for (const lead of [0, 0.5, 1, 2]) {
-    for (const t of grid.filter((g) => g < confidentAt)) {
-      const band = outcomes.filter((o) => o.p >= t && o.p < confidentAt && o.lead >= lead);
-      const value = band.reduce((a, o) => a + (o.right ? 1 : -2), 0);
-      if (value > best) {
-        best = value;
-        plausibleAt = t;
-        plausibleLead = lead;
-      }
+  // The band below `top` (picks with at least `lead`) worth most: a right pick counted as the low end of how often a
+  // re-run lets a right one through, a wrong one as twice the high end of how often it lets a wrong one through.
+  // From the top down: of thresholds worth the same, the highest (a band never reaches into cases it has no evidence on).
+  const band = (top: number, lead: number, through: RerunPower | undefined) => {
+    const gain = through ? wilson(through.right.passed, through.right.of).lower : 1;
+    const loss = 2 * (through ? wilson(through.wrong.passed, through.wrong.of).upper : 1);
+    let found = { at: top, value: 0 };
+    for (const t of grid.filter((g) => g < top).reverse()) {
+      const value = outcomes.filter((o) => o.p >= t && o.p < top && o.lead >= lead).reduce((a, o) => a + (o.right ? gain : -loss), 0);
+      if (value > found.value) found = { at: t, value };
     }
+    return found;
+  };
+  let plausible = { at: confidentAt, value: 0, lead: 0 };
+  for (const lead of [0, 0.5, 1, 2]) {
+    const b = band(confidentAt, lead, power);
+    if (b.value > plausible.value) plausible = { ...b, lead };
   }
-  return { confidentAt, plausibleAt, plausibleLead };
+  const possibleAt = informative ? band(plausible.at, plausible.lead, informative).at : plausible.at;
+  return { confidentAt, plausibleAt: plausible.at, plausibleLead: plausible.lead, possibleAt };
 }
 
 /** The product's tier for a probability and lead under the thresholds. */
 export function tierOf(p: number, lead: number, t: Thresholds): NestedOutcome['tier'] {
   if (p >= t.confidentAt) return 'confident';
   if (p >= t.plausibleAt && lead >= t.plausibleLead) return 'plausible';
+  if (p >= t.possibleAt && lead >= t.plausibleLead) return 'possible';
   return 'none';
 }
 
@@ -234,7 +292,7 @@ export function chooseAndFit(train: FeatureCase[], o: NestedOptions): Chosen {
         const abst = fitAbstention(abstentionSamples(readings.filter((r) => !f.includes(siteKey(r.c))), weight, removal), l2);
         return readings.filter((r) => f.includes(siteKey(r.c))).map((r) => ({ p: rightProbability(abst, r.x), lead: r.x[1]!, right: sample(r, weight).right, corpus: r.c.corpus }));
       });
-      const thresholds = calibrateTiers(held, o.wrongShare ?? 0.01, calibrateOn);
+      const thresholds = calibrateTiers(held, o.wrongShare ?? 0.01, calibrateOn, o.rerunPower ?? RERUN_POWER, o.informativePower ?? INFORMATIVE_POWER);
       const heals = held.filter((h) => h.corpus === calibrateOn && h.right && h.p >= thresholds.confidentAt).length;
       if (!choice || heals > choice.heals) choice = { l2, removal, thresholds, heals };
     }
@@ -285,6 +343,8 @@ export interface TierFigures {
   confidentRight: number;
   plausible: number;
   plausibleRight: number;
+  possible: number;
+  possibleRight: number;
   none: number;
   noneGone: number;
   gone: number;
@@ -302,6 +362,8 @@ export function tierFigures(outcomes: NestedOutcome[]): TierFigures {
     confidentRight: of('confident').filter((o) => o.right).length,
     plausible: of('plausible').length,
     plausibleRight: of('plausible').filter((o) => o.right).length,
+    possible: of('possible').length,
+    possibleRight: of('possible').filter((o) => o.right).length,
     none: of('none').length,
     noneGone: of('none').filter((o) => o.gone).length,
     gone: outcomes.filter((o) => o.gone).length,
