@@ -10,9 +10,9 @@ import { FLAKY_WINDOW, flakinessOf } from './flakiness.js';
 import { recordOccurrence } from '../issues/issues.repository.js';
 import { elementSignature, type Fingerprint } from '../relocation/fingerprint.js';
 import type { Step } from '@assay/steps';
-import { healFurther, substitute, type Substitution } from '../verify/heal-steps.js';
+import { healFurther, substitute, withoutStep, type Substitution } from '../verify/heal-steps.js';
 import { selectorCandidates } from '../verify/selectors.js';
-import type { SnapshotCheck, Verifier } from '../verify/verifier.js';
+import type { RerunCheck, SnapshotCheck, Verifier } from '../verify/verifier.js';
 import {
   backToWaiting,
   findKnownBySelector,
@@ -140,31 +140,38 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
     const selector = step?.selector;
     const knownEl = step ? await knownElement(deps, run, orgId, test, step.step_id, selector, diagnostics.page_url, allFingerprints) : undefined;
     const rejected = step ? await rejectedSignatures(db, orgId, test.test_id, step.step_id) : new Set<string>();
-    const d = diagnose({ test, diagnostics, ...(knownEl ? { known: knownEl } : {}), flakiness, rejected });
+    let d = diagnose({ test, diagnostics, ...(knownEl ? { known: knownEl } : {}), flakiness, rejected });
     if (!d) continue;
 
     let verification: Verification | undefined;
     let suggestion: Suggestion | undefined;
-    // A plausible pick (not confident: `ambiguous`) is verified too, and offered only when its re-run passed.
-    if (d.category === 'selector_changed' && d.candidate && step?.selector) {
+    // A plausible pick (not confident: `ambiguous`) is verified too, and offered only when its re-run passed; a possible
+    // one (an element said missing, its closest candidate below a pick) only when the case also failed without the step.
+    const candidate = d.candidate;
+    if ((d.category === 'selector_changed' || d.facts.possible) && candidate && step?.selector) {
       const knownFor = async (s: Step) => (await knownElement(deps, run, orgId, test, s.step_id, s.selector, undefined, allFingerprints))?.fingerprint;
       const failed = { index, stepId: step.step_id, selector: step.selector, action: step.action };
-      verification = await verify(deps, orgId, run, test, failed, d.candidate, d.facts.ambiguous ? 'plausible' : 'confident', diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false), knownFor);
-      if (verification.selector && (verification.verified || !d.facts.ambiguous)) {
+      const tier = d.facts.possible ? 'possible' : d.facts.ambiguous ? 'plausible' : 'confident';
+      verification = await verify(deps, orgId, run, test, failed, candidate, tier, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false), knownFor);
+      if (tier === 'possible' && verification.verified) {
+        d = { ...d, category: 'selector_changed', confidence: Math.round((d.relocation?.possible?.right ?? 0) * 100) / 100, facts: { ambiguous: true, possible: true } };
+      }
+      if (verification.selector && d.category === 'selector_changed' && (verification.verified || !d.facts.ambiguous)) {
         // Every step of the case that used a failed selector changes with it.
         const stepsUsing = (selector: string) => test.steps.filter((s) => s.selector === selector).map((s) => s.step_id);
         suggestion = {
           selector: verification.selector,
           expected_selector: step.selector,
           step_ids: stepsUsing(step.selector),
-          candidate_signature: elementSignature(d.candidate),
+          candidate_signature: elementSignature(candidate),
           verified: verification.verified,
           steps: test.steps,
           ...(verification.verified && verification.further?.length ? { also: verification.further.map((f) => ({ selector: f.to, expected_selector: f.from, step_ids: stepsUsing(f.from), candidate_signature: f.candidate_signature })) } : {}),
         };
       }
     }
-    const confidence = finalConfidence(d.confidence, d.category, verification);
+    // A possible pick verified is still less sure than a plausible one.
+    const confidence = d.facts.possible && d.category === 'selector_changed' ? Math.min(0.8, finalConfidence(d.confidence, d.category, verification)) : finalConfidence(d.confidence, d.category, verification);
     const text = present({ ...d, confidence }, { ...(step?.selector ? { expectedSelector: step.selector } : {}), ...(diagnostics.page_url ? { pageUrl: diagnostics.page_url } : {}), ...(test.completed_at ? { occurredAt: test.completed_at } : {}), ...(knownEl ? { known: knownEl } : {}), ...(verification ? { verification } : {}), baseUrl: run.base_url });
     const ranked = d.relocation?.ranked.slice(0, 3) ?? [];
     const candidates = diagnostics.candidates ?? [];
@@ -201,6 +208,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
               rerun: verification.rerun,
               ...(verification.reruns ? { reruns: verification.reruns } : {}),
               ...(verification.stopped ? { stopped: verification.stopped } : {}),
+              ...(verification.control ? { without_step: verification.control } : {}),
               ...(verification.further?.length ? { further_steps: verification.further.map((f) => ({ index: f.index, step_id: f.step_id, expected_selector: f.from, selector: f.to, pick: f.tier })) } : {}),
             },
           }
@@ -319,6 +327,16 @@ async function verify(
   // A case broken in several steps: each re-run goes past the steps already healed.
   const { subs, reruns, last, stopped } = await healFurther(test.steps, first, firstRerun, { knownFor, checkSnapshot: (h, c, a) => verifier.checkSnapshot(h, c, a), rerun: rerunWith, takeRerun, maxFurther: MAX_FURTHER_STEPS });
   const { evidence: _evidence, ...rerun } = last;
-  deps.logger.info({ execution: run.id, test: test.test_id, step: failed.stepId, selector, steps: subs.map((x) => x.index), rerun: rerun.status }, 'verification re-run');
-  return { snapshot, rerun, verified: snapshot.status === 'passed' && rerun.status === 'passed', selector, further: subs.slice(1), reruns, ...(stopped ? { stopped } : {}) };
+  // A possible pick's pass counts only where the case needed the step: the same case without it must fail.
+  let control: RerunCheck | undefined;
+  if (tier === 'possible' && snapshot.status === 'passed' && rerun.status === 'passed') {
+    if (!takeRerun()) control = { status: 'skipped', reason: 'the re-run budget of this execution is spent' };
+    else {
+      const { evidence: _e, ...check } = await rerunWith(withoutStep(test.steps, subs, failed.index));
+      control = check;
+    }
+  }
+  deps.logger.info({ execution: run.id, test: test.test_id, step: failed.stepId, selector, steps: subs.map((x) => x.index), rerun: rerun.status, ...(control ? { without_step: control.status } : {}) }, 'verification re-run');
+  const verified = snapshot.status === 'passed' && rerun.status === 'passed' && (tier !== 'possible' || control?.status === 'failed');
+  return { snapshot, rerun, verified, selector, further: subs.slice(1), reruns, ...(stopped ? { stopped } : {}), ...(control ? { control } : {}) };
 }

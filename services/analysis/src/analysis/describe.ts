@@ -15,6 +15,8 @@ export interface Verification {
   reruns?: CoveredRerun[];
   /** Why the step-by-step verification went no further, when its last re-run still failed. */
   stopped?: string;
+  /** A possible pick's control: the case run without the step (it must fail for the re-run's pass to count). */
+  control?: RerunCheck;
 }
 
 export interface Presentation {
@@ -180,8 +182,10 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
         };
       }
       if (v?.verified && v.selector) {
+        // A possible pick: not sure by its resemblance, proven by a re-run the test needed.
+        const needed = f.possible ? `; it resembles it less than a sure match, but the test fails without ${stepRef(d)}, so the passing re-run shows ${cand} does what the step did` : '';
         return {
-          description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed.`,
+          description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} is the same element after a change, and the selector \`${v.selector}\` found it in the page at the failure and a re-run of the test with it passed${needed}.`,
           fix_suggestions: [
             `Replace ${sel} with \`${v.selector}\` in ${stepRef(d)}: Apply fix does it.`,
             ...(v.snapshot.kind !== 'test-id' ? ['Add a data-testid to the element: it survives redesigns better than any other selector.'] : []),
@@ -201,8 +205,15 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       const target = label(ctx.known?.fingerprint);
       const last = ctx.known?.source === 'history' && ctx.known.seen_at ? ` It was last seen passing on ${ctx.known.seen_at.slice(0, 10)} (execution ${ctx.known.execution_id}).` : '';
       // The scorer's reason (scores, thresholds) stays in the evidence: it is no sentence for a tester.
+      const v = ctx.verification;
+      // A possible stand-in that was tried and not proven: say what the re-runs showed.
+      const tried = f.possible && v?.selector
+        ? ` The closest element, ${label(d.candidate)}, was tried with \`${v.selector}\` and not offered: ${
+            v.snapshot.status !== 'passed' ? `it was not confirmed in the page at the failure (${v.snapshot.reason})` : v.rerun.status !== 'passed' ? `a re-run with it did not pass (${v.rerun.error ?? v.rerun.reason})` : v.control?.status === 'passed' ? `a re-run with it passed, but so does the test without ${stepRef(d)}, so the pass proves nothing about the element` : `its re-run passed, but the test could not be run without ${stepRef(d)} to show it needed the element (${v.control?.reason ?? 'not run'})`
+          }.`
+        : '';
       return {
-        description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it.${last}`,
+        description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it.${last}${tried}`,
         fix_suggestions: [
           `If the element was removed on purpose, remove or rewrite ${stepRef(d)}.`,
           `Otherwise this is a regression: the page lost ${target}; report it with the screenshot.`,

@@ -225,12 +225,15 @@ function diagnoseCause(input: FailureInput, index: number, step: Diagnosis['step
     }
     if (scriptFacts) return scriptError({ relocation_reason: relocation.reason });
     const closest = relocation.ranked[0];
+    // Below a pick, a possible element seen passing (not a guess from the selector) is tried by a re-run the case needs.
+    const possible = relocation.possible && known.source !== 'selector' ? candidates[relocation.possible.index] : undefined;
     return {
       ...base,
       category: 'element_missing',
       confidence: known.source === 'selector' ? 0.6 : Math.round(Math.max(0.6, Math.min(0.95, 1 - (closest?.score ?? 0) / 2)) * 100) / 100,
       relocation,
-      facts: { reason: relocation.reason },
+      ...(possible && possible.enabled !== false ? { candidate: possible } : {}),
+      facts: { reason: relocation.reason, ...(possible && possible.enabled !== false ? { possible: true } : {}) },
     };
   }
   if (scriptFacts) return scriptError({});

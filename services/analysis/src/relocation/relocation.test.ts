@@ -71,6 +71,31 @@ describe("Assay's relocation", () => {
     expect(r.reason).toMatch(/does not stand out|likely enough/);
   });
 
+  it('names a possible element below a pick (with the pick\'s lead, contradicting nothing) only when the model has a possible band', () => {
+    const target = button({ id: 'login-submit', text: 'Sign in', accessible_name: 'Sign in', classes: ['btn', 'btn-primary'], neighbor_text: { above: 'Password' } });
+    const candidates = [
+      button({ id: 'sign-up', text: 'Create account', bbox: { x: 100, y: 400, width: 120, height: 30 } }),
+      button({ id: 'signin-button', text: 'Log in', accessible_name: 'Log in', classes: ['inline-flex'], neighbor_text: { above: 'Password' }, bbox: { x: 102, y: 130, width: 70, height: 30 } }),
+    ];
+    const sure = assayRelocate(target, candidates);
+    expect(sure.best?.index).toBe(1);
+    // The same page under a model that needs more than this pick's probability for a pick.
+    const { possibleAt: _band, ...checkedIn } = RELOCATION_MODEL;
+    const strict = { ...checkedIn, pickAt: 1, confidentAt: 1, pickLead: 0 };
+    const below = assayRelocate(target, candidates, { model: { ...strict, possibleAt: 0.01 } });
+    expect(below.best).toBeUndefined();
+    expect(below.possible).toMatchObject({ index: 1, right: expect.any(Number) });
+    expect(below.possible!.right).toBeGreaterThan(0.5);
+    expect(below.reason).toMatch(/offered only if a re-run with it passes and the test fails without the step/);
+    // Without a possible band, or above its reach: nothing to try.
+    expect(assayRelocate(target, candidates, { model: strict }).possible).toBeUndefined();
+    expect(assayRelocate(target, candidates, { model: { ...strict, possibleAt: 1 } }).possible).toBeUndefined();
+    // A candidate that contradicts the step is never possible.
+    const wishlist = button({ text: 'Add to wishlist', accessible_name: 'Add to wishlist', neighbor_text: { left: 'Add to cart' } });
+    expect(assayRelocate(wishlist, [button({ text: 'Add to cart', accessible_name: 'Add to cart' })], { model: { ...strict, possibleAt: 0 } }).possible).toBeUndefined();
+    expect(() => checkModel({ ...RELOCATION_MODEL, possibleAt: RELOCATION_MODEL.pickAt + 0.01 })).toThrow(/possibleAt/);
+  });
+
   it('never picks an excluded (rejected) candidate', () => {
     const target = button({ id: 'buy', text: 'Buy' });
     const r = assayRelocate(target, [button({ id: 'buy', text: 'Buy' }), button({ id: 'buy-now', text: 'Buy now' })], { exclude: new Set([0]) });

@@ -22,6 +22,12 @@ export interface Relocation {
   outlier: boolean;
   /** Why there is no pick, or why the pick is uncertain. */
   reason?: string;
+  /**
+   * No pick, but the top candidate is possible (from the model's `possibleAt`, with the
+   * pick's lead, contradicting nothing): worth a re-run, offered only when that re-run
+   * passes and the case without the step fails. `right`: its probability of being the element.
+   */
+  possible?: ScoredCandidate & { right: number };
 }
 
 export interface Scorer {
@@ -243,16 +249,19 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const second = ranked[1]?.score ?? 0;
   const pct = (v: number) => `${Math.round(v * 100)} %`;
   const lead = x[1]!;
+  const why = opts.noContradictions ? undefined : contradicts(target, candidates[best.index]!, ctx.words);
   if (right < model.pickAt || (right < model.confidentAt && lead < model.pickLead)) {
+    // Below a pick, a top candidate with the pick's lead may still be tried: a re-run the case needed decides.
+    const possible = !why && model.possibleAt !== undefined && right >= model.possibleAt && lead >= model.pickLead;
     return {
       ranked,
       best: undefined,
       confidence: 0,
       outlier: false,
-      reason: `no candidate is likely enough to be the element (the closest is ${pct(right)} likely to be it, ranked at ${pct(best.score)} against ${pct(second)} for the next and ${pct(gone)} for "gone"; a pick needs ${pct(model.pickAt)}${model.pickLead > 0 ? ` and a clear lead over the next` : ''})`,
+      reason: `no candidate is likely enough to be the element (the closest is ${pct(right)} likely to be it, ranked at ${pct(best.score)} against ${pct(second)} for the next and ${pct(gone)} for "gone"; a pick needs ${pct(model.pickAt)}${model.pickLead > 0 ? ` and a clear lead over the next` : ''})${possible ? `; it is tried, and offered only if a re-run with it passes and the test fails without the step` : ''}`,
+      ...(possible ? { possible: { ...best, right } } : {}),
     };
   }
-  const why = opts.noContradictions ? undefined : contradicts(target, candidates[best.index]!, ctx.words);
   if (why) return { ranked, best: undefined, confidence: 0, outlier: false, reason: `the closest candidate contradicts the step: ${why}` };
   const outlier = right >= model.confidentAt;
   return {

@@ -1,6 +1,6 @@
 import type { Step } from '@assay/steps';
 import type { Fingerprint } from '../relocation/fingerprint.js';
-import { healFurther, substitute, type HealFurtherDeps, type Substitution } from './heal-steps.js';
+import { healFurther, substitute, withoutStep, type HealFurtherDeps, type Substitution } from './heal-steps.js';
 
 // What a test asserts is the person's: healing replaces locators only.
 const STEPS: Step[] = [
@@ -30,6 +30,15 @@ describe('a healed case', () => {
     });
     // The steps as written are untouched (the re-run gets a copy).
     expect(STEPS[1]!.selector).toBe('#coupon');
+  });
+
+  it('is run without the healed step as the control of a possible pick, every other substitution made', () => {
+    const control = withoutStep(STEPS, SUBS, 3);
+    expect(control.map((s) => s.step_id)).toEqual(['a', 'b', 'd', 'e', 'f', 'g', 'h', 'i']);
+    // The other healed selector stays substituted (the control must not fail on a step already healed).
+    expect(control.find((s) => s.step_id === 'b')!.selector).toBe('[data-testid="coupon-field"]');
+    expect(control.find((s) => s.step_id === 'e')!.selector).toBe('[data-testid="apply-coupon"]');
+    expect(STEPS).toHaveLength(9);
   });
 });
 

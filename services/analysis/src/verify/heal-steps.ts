@@ -11,8 +11,11 @@ export interface Substitution {
   from: string;
   to: string;
   candidate_signature: string;
-  /** `confident` picks are applied once verified; `plausible` ones are offered only when the re-run passed. */
-  tier: 'confident' | 'plausible';
+  /**
+   * `confident` picks are applied once verified; `plausible` ones are offered only when the re-run passed;
+   * `possible` ones only when, besides, the case without the step failed (`withoutStep`).
+   */
+  tier: 'confident' | 'plausible' | 'possible';
 }
 
 /** One verification re-run: the steps whose selectors it had replaced, and how it ended. */
@@ -85,4 +88,16 @@ export async function healFurther(steps: Step[], first: Substitution, firstRerun
     reruns.push(covered(rerun));
   }
   return { subs, reruns, last: rerun };
+}
+
+/**
+ * The control of a re-run that passed with a substitution for the step at
+ * `index` (1-based): the same case, every substitution made, that step left
+ * out. When it fails, the case needed what the step did, and the re-run's
+ * pass says the new element did it; when it passes too, the re-run says
+ * nothing about the element (a wrong tab clicked in a case that asserts
+ * nothing behind it passes as well).
+ */
+export function withoutStep(steps: Step[], subs: Substitution[], index: number): Step[] {
+  return substitute(steps, subs).filter((_, i) => i !== index - 1);
 }
