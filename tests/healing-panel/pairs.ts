@@ -46,7 +46,9 @@ export const PAIRS: Pair[] = [
   { name: 'tabulator', package: 'tabulator-tables', old: '4.9.3', new: '6.3.1', install: 'pack', crawl: { max_pages: 6, max_depth: 2 } },
   // Held out for its first two runs (3 of 3 each, on 97b8101's code): the relocation of a selector that finds another element (b453c15) was made with its uncounted step in view.
   { name: 'fullcalendar', package: 'fullcalendar', old: '3.10.5', new: '6.1.20', install: 'install', crawl: { max_pages: 6, max_depth: 2 } },
-  { name: 'graphiql', package: 'graphiql', old: '1.11.5', new: '3.9.0', install: 'install', heldOut: true, crawl: { max_pages: 6, max_depth: 2 } },
+  // Held out for its one measuring run (5a2d5b6's code, 2026-12-03 19:16 UTC: 0 of 6; its icon buttons named by title and
+  // aria-label ranked low): looked into from there, so tuned on.
+  { name: 'graphiql', package: 'graphiql', old: '1.11.5', new: '3.9.0', install: 'install', crawl: { max_pages: 6, max_depth: 2 } },
 ];
 
 /** The folder of an installed version: the package's own root. */
