@@ -5,7 +5,7 @@
 // the old clicks), as a passing run records it, then collects the candidates
 // on the new version's page (after the new clicks), as a failing run does,
 // and prints relocation's verdict and its five first-ranked candidates with
-// their factors. For pairs that are not held out: looking at a held-out
+// their factors (RANK_FIND=<words>: also where the candidates holding them rank). For pairs that are not held out: looking at a held-out
 // pair's ranking is tuning on it.
 import { DEFAULT_CHROMIUM_PATH, launchChromium } from '@assay/browser';
 import { assayRelocate, controlKey, FEATURES, pageContext, pageFeatures, RELOCATION_MODEL, topReadings, type Fingerprint } from '@assay/analysis';
@@ -53,6 +53,16 @@ try {
   for (const r of relocation.ranked.slice(0, 5)) {
     console.log(`  ${r.score.toFixed(3)} ${brief(candidates[r.index] as Fingerprint)}`);
     console.log(`        ${JSON.stringify(r.factors).slice(0, 300)}`);
+  }
+  // RANK_FIND=<words>: where the candidates whose name, text or attributes hold them rank (is the right one collected at all?).
+  if (process.env.RANK_FIND) {
+    const words = process.env.RANK_FIND.toLowerCase();
+    const at = new Map(relocation.ranked.map((r, i) => [r.index, i]));
+    (candidates as Fingerprint[]).forEach((c, i) => {
+      if (!`${c.accessible_name ?? ''} ${c.text ?? ''} ${JSON.stringify(c.attributes ?? {})}`.toLowerCase().includes(words)) return;
+      const r = relocation.ranked[at.get(i)!]!;
+      console.log(`  found at rank ${at.get(i)! + 1}: ${r.score.toFixed(3)} ${brief(c)}\n        ${JSON.stringify(r.factors).slice(0, 300)}`);
+    });
   }
   if (process.env.RANK_EXPLAIN) {
     // The abstention's inputs times their weights, largest first: why the top is (not) likely the element.
