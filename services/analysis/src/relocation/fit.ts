@@ -226,6 +226,8 @@ export interface RelocationModel extends LinearModel {
    * re-run with it passes and the case run without the step fails. Unset: none.
    */
   possibleAt?: number;
+  /** The lead (score units) over the runner-up a possible element needs (default `pickLead`). */
+  possibleLead?: number;
 }
 
 /** Throws when a model was fitted for other features than the code computes. */

@@ -49,6 +49,21 @@ describe('nested cross-validation', () => {
     expect(calibrateTiers(outcomes, 0.01, 'real', blind).plausibleAt).toBe(0.81);
   });
 
+  it('chooses the possible band and its own lead from re-runs the test needed, even where no plausible band is worth it', () => {
+    const at = (p: number, right: boolean, lead: number) => ({ p, lead, right, corpus: 'real' });
+    // Confident from 0.81; below it, picks with a clear lead are right three times in five, the others wrong.
+    const outcomes = [at(0.95, true, 3), at(0.9, true, 3), at(0.88, true, 3), at(0.85, true, 3), at(0.8, false, 3), at(0.75, false, 2), at(0.7, true, 2), at(0.65, true, 2), at(0.6, false, 2), at(0.55, true, 2), at(0.7, false, 0.2), at(0.6, false, 0.2), at(0.5, false, 0.2)];
+    // A re-run that lets a right pick through 30 % of the time and a wrong one 60 %: no plausible band is worth it.
+    const rerun = { right: { passed: 30, of: 100 }, wrong: { passed: 60, of: 100 } };
+    const informative = { right: { passed: 50, of: 100 }, wrong: { passed: 2, of: 100 } };
+    const t = calibrateTiers(outcomes, 0.01, 'real', rerun, informative);
+    expect(t.plausibleAt).toBe(0.81);
+    // One the test needed lets a wrong one through 2 % of the time: the band down to the last right pick, leads of 0.2 left out.
+    expect(t).toMatchObject({ possibleAt: 0.55, possibleLead: 0.5 });
+    expect(tierOf(0.7, 2, t)).toBe('possible');
+    expect(tierOf(0.7, 0.2, t)).toBe('none');
+  });
+
   it('bounds a measured share with Wilson\'s interval', () => {
     const w = wilson(22, 54);
     expect(w.lower).toBeLessThan(22 / 54);

@@ -36,6 +36,8 @@ export interface Thresholds {
    * needed the element). Equal to `plausibleAt` when no such band is worth it.
    */
   possibleAt: number;
+  /** A possible pick's lead over the runner-up (its own: the plausible band may be empty). */
+  possibleLead: number;
 }
 
 export interface NestedFold {
@@ -202,7 +204,7 @@ export function chooseSetting(firsts: Array<{ name: string; right: boolean[] }>)
  * a right one counts as the share of right candidates whose re-run passes (the
  * low end of its interval), a wrong one as the share of wrong candidates whose
  * re-run passes (the high end). Without `power`, every pick counts (+1, -2).
- * `possibleAt`: the same below `plausibleAt` with the plausible lead, each pick
+ * `possibleAt` and its lead: the same below `plausibleAt`, each pick
  * counted as the share whose re-run is informative (`informative`: passed
  * where the case without the step failed); without it, no possible band.
  */
@@ -237,15 +239,19 @@ export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right:
     const b = band(confidentAt, lead, power);
     if (b.value > plausible.value) plausible = { ...b, lead };
   }
-  const possibleAt = informative ? band(plausible.at, plausible.lead, informative).at : plausible.at;
-  return { confidentAt, plausibleAt: plausible.at, plausibleLead: plausible.lead, possibleAt };
+  let possible = { at: plausible.at, value: 0, lead: plausible.lead };
+  for (const lead of informative ? [0, 0.5, 1, 2] : []) {
+    const b = band(plausible.at, lead, informative);
+    if (b.value > possible.value) possible = { ...b, lead };
+  }
+  return { confidentAt, plausibleAt: plausible.at, plausibleLead: plausible.lead, possibleAt: possible.at, possibleLead: possible.lead };
 }
 
 /** The product's tier for a probability and lead under the thresholds. */
 export function tierOf(p: number, lead: number, t: Thresholds): NestedOutcome['tier'] {
   if (p >= t.confidentAt) return 'confident';
   if (p >= t.plausibleAt && lead >= t.plausibleLead) return 'plausible';
-  if (p >= t.possibleAt && lead >= t.plausibleLead) return 'possible';
+  if (p >= t.possibleAt && lead >= t.possibleLead) return 'possible';
   return 'none';
 }
 

@@ -80,7 +80,7 @@ describe("Assay's relocation", () => {
     const sure = assayRelocate(target, candidates);
     expect(sure.best?.index).toBe(1);
     // The same page under a model that needs more than this pick's probability for a pick.
-    const { possibleAt: _band, ...checkedIn } = RELOCATION_MODEL;
+    const { possibleAt: _band, possibleLead: _lead, ...checkedIn } = RELOCATION_MODEL;
     const strict = { ...checkedIn, pickAt: 1, confidentAt: 1, pickLead: 0 };
     const below = assayRelocate(target, candidates, { model: { ...strict, possibleAt: 0.01 } });
     expect(below.best).toBeUndefined();

@@ -23,8 +23,8 @@ export interface Relocation {
   /** Why there is no pick, or why the pick is uncertain. */
   reason?: string;
   /**
-   * No pick, but the top candidate is possible (from the model's `possibleAt`, with the
-   * pick's lead, contradicting nothing): worth a re-run, offered only when that re-run
+   * No pick, but the top candidate is possible (from the model's `possibleAt`, with its
+   * `possibleLead`, contradicting nothing): worth a re-run, offered only when that re-run
    * passes and the case without the step fails. `right`: its probability of being the element.
    */
   possible?: ScoredCandidate & { right: number };
@@ -252,7 +252,7 @@ export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], op
   const why = opts.noContradictions ? undefined : contradicts(target, candidates[best.index]!, ctx.words);
   if (right < model.pickAt || (right < model.confidentAt && lead < model.pickLead)) {
     // Below a pick, a top candidate with the pick's lead may still be tried: a re-run the case needed decides.
-    const possible = !why && model.possibleAt !== undefined && right >= model.possibleAt && lead >= model.pickLead;
+    const possible = !why && model.possibleAt !== undefined && right >= model.possibleAt && lead >= (model.possibleLead ?? model.pickLead);
     return {
       ranked,
       best: undefined,
