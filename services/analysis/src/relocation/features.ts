@@ -353,22 +353,26 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     const matching = own.filter((x) => read(x) >= 0.9).length;
     return (x: (typeof own)[number]) => (read(x) >= 0.9 ? 1 / matching : 0);
   };
+  // The element's words: its text, or its text moved into a label (or out of one). An element named by a label, not by
+  // its text (an icon button named by aria-label or title; "Docs" read out as "Open Documentation Explorer") is known
+  // by that label, so there label to label is its words too.
+  const byLabel = !tText || (!!norm(target.accessible_name) && norm(target.accessible_name) !== tText);
+  const textRead = (x: (typeof own)[number]) => Math.max(x.textWords, x.textInLabel, byLabel ? x.labelWords : 0);
   const xpathBest = pageBest((x) => x.s.xpath);
-  const textBest = pageBest((x) => Math.max(x.textWords, x.textInLabel));
+  const textBest = pageBest(textRead);
   const idxpathBest = pageBest((x) => x.s.idxpath);
   const neighboursBest = pageBest((x) => x.neighboursBySide);
   const classBest = pageBest((x) => x.classSet);
-  const textRare = rare((x) => x.textWords);
+  const textRare = rare(byLabel ? textRead : (x) => x.textWords);
   const neighboursRare = rare((x) => x.neighboursBySide);
   const classRare = rare((x) => x.classSet);
   const hrefRare = rare((x) => x.hrefPath);
   const attributesRare = rare((x) => x.attributes);
-  const maxText = Math.max(0, ...own.map((o) => Math.max(o.textWords, o.textInLabel)));
+  const maxText = Math.max(0, ...own.map(textRead));
   const minDistance = Math.min(...own.map((o) => o.distance));
   return own.map((o, i) => {
     const group = groups[i] ?? [];
     const best = (read: (x: (typeof own)[number]) => number) => Math.max(read(o), ...group.map((j) => read(own[j]!)));
-    const textRead = (x: (typeof own)[number]) => Math.max(x.textWords, x.textInLabel);
     const v = new Float64Array(FEATURES.length);
     const put = (name: FeatureName, value: number) => {
       v[FEATURE_INDEX[name]] = Number.isFinite(value) ? value : 0;
