@@ -149,6 +149,28 @@ export async function startVersion(pair: Pair, version: string): Promise<Running
         return true;
       } });
     }
+    case 'introjs': {
+      // Intro.js on the Bookshop's pages of ours (content/introjs-page.js): a product tour of the catalogue and tips on the orders page; the same script and stylesheet paths in both versions (the package's root).
+      const head = (title: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/introjs/introjs.css"><link rel="icon" href="data:,">
+<style>body { font-family: sans-serif; margin: 0; } header { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1rem; background: #234; color: #fff; } header a { color: #fff; }
+main { padding: 1rem; } #books { display: grid; grid-template-columns: repeat(3, 14rem); gap: 1rem; } .book { border: 1px solid #ccc; padding: .75rem; } td, th { padding: .4rem .8rem; text-align: left; }</style></head>
+<body><header><strong>Bookshop</strong><nav id="nav"><a href="/">Catalogue</a> <a href="/orders">Orders</a></nav>
+<form id="search" role="search" onsubmit="return false"><input type="search" name="q" aria-label="Search books" placeholder="Search books"></form><a id="cart" href="#cart">Cart (<span id="cart-count">0</span>)</a></header>`;
+      const foot = '<script src="/introjs/intro.js"></script><script src="/page.js"></script></body></html>';
+      const book = (title: string, author: string, price: string) => `<div class="book"><h2>${title}</h2><p>${author}</p><p>${price}</p><button type="button" class="add" data-title="${title}">Add to cart</button></div>`;
+      const catalogue = `${head('Bookshop catalogue')}<main><h1>Catalogue</h1><p><button type="button" id="tour">Take the tour</button></p><p id="status" role="status"></p>
+<div id="books">${book('Dune', 'Frank Herbert', '€9.99')}${book('Emma', 'Jane Austen', '€6.50')}${book('Solaris', 'Stanisław Lem', '€10.40')}</div></main>${foot}`;
+      const order = (id: string, date: string, books: string, total: string, state: string, action: string) => `<tr><td>${id}</td><td>${date}</td><td>${books}</td><td>${total}</td><td>${state}</td><td>${action}</td></tr>`;
+      const orders = `${head('Bookshop: your orders')}<main><h1>Your orders</h1><p><button type="button" id="tips">Show tips</button></p><p id="status" role="status"></p>
+<table id="orders"><thead><tr><th>Order</th><th>Date</th><th>Books</th><th>Total</th><th>Status</th><th></th></tr></thead><tbody>
+${order('1042', '2025-03-02', 'Dune, Emma', '€16.49', 'Delivered', '<button type="button" id="reorder-1042">Reorder</button>')}
+${order('1041', '2025-03-09', 'Solaris', '€10.40', 'Shipped', '<a id="track-1041" href="#track">Track parcel</a>')}</tbody></table></main>${foot}`;
+      const pages: Record<string, string> = { '/': catalogue, '/orders': orders };
+      return serveStatic({ mounts: { '/introjs': dir, '/page.js': path.join(CONTENT, 'introjs-page.js') }, handle: async (req, res) => {
+        const body = pages[pathOf(req) ?? ''];
+        return body ? (html(res, body), true) : false;
+      } });
+    }
     case 'json-server': {
       // A copy of our database: json-server writes to it.
       const tmp = await mkdtemp(path.join(tmpdir(), 'assay-healing-json-'));
