@@ -113,8 +113,16 @@ export const RELOCATION_MODEL: RelocationModel = {
   possibleLead: ${possibleLead},
 };
 `;
-  await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);
-  console.warn(`wrote model.ts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  // RELOCATION_MODEL_JSON=<file>: the model as JSON instead, for ANALYSIS_RELOCATION_MODEL (model.ts left as it is).
+  const json = process.env.RELOCATION_MODEL_JSON;
+  if (json) {
+    const model = { features: FEATURES, weights: chosen.model.weights, goneLogit: chosen.model.goneLogit, abstention: chosen.abstention, pickAt: plausibleAt, pickLead: plausibleLead, confidentAt, possibleAt, possibleLead };
+    await writeFile(json, `${JSON.stringify(model)}\n`);
+    console.warn(`wrote ${json} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  } else {
+    await writeFile(fileURLToPath(new URL('../../services/analysis/src/relocation/model.ts', import.meta.url)), body);
+    console.warn(`wrote model.ts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
   if (process.env.ABLATION) {
     const cv = crossValidateBySite(cases, FIT_OPTIONS);
     console.warn(`\nablation (cross-validated by site, one group of features left out):`);

@@ -26,6 +26,11 @@ describe('analysis configuration', () => {
     }
   });
 
+  it('reads the path of a relocation model fitted on this installation\'s own sites, unset by default', () => {
+    expect(loadConfig(base).relocationModelPath).toBeUndefined();
+    expect(loadConfig({ ...base, ANALYSIS_RELOCATION_MODEL: '/etc/assay/relocation.json' }).relocationModelPath).toBe('/etc/assay/relocation.json');
+  });
+
   it('reads the model endpoint, keeping the key out of anything but its field', () => {
     const c = loadConfig({ ...base, ANALYSIS_LLM_URL: 'http://127.0.0.1:1/v1', ANALYSIS_LLM_MODEL: 'small', ANALYSIS_LLM_API_KEY: 'sk-secret' });
     expect(c.llm).toEqual({ url: 'http://127.0.0.1:1/v1', model: 'small', apiKey: 'sk-secret', timeoutMs: 20_000 });

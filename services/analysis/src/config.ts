@@ -23,6 +23,8 @@ export interface AnalysisConfig extends CommonConfig, StepTimeouts {
   reportSchedulerIntervalMs: number;
   /** What verification re-runs may connect to (EGRESS_*, as for the runner). */
   egress: EgressSettings;
+  /** A relocation model fitted on this installation's own sites (JSON, the shape of model.ts); unset: the checked-in one. */
+  relocationModelPath?: string;
   /** An OpenAI-compatible endpoint for prose only (never for categories, scores or verification). */
   llm?: { url: string; model: string; apiKey?: string; timeoutMs: number };
 }
@@ -35,6 +37,7 @@ export function loadConfig(env: Env): AnalysisConfig {
     const llmTimeoutMs = r.int('ANALYSIS_LLM_TIMEOUT_MS', { default: 20_000, min: 1000, max: 300_000 });
     if (llmUrl && !llmModel) r.fail('ANALYSIS_LLM_MODEL is required when ANALYSIS_LLM_URL is set');
     const discovery = r.optionalUrl('DISCOVERY_CRAWLER_URL');
+    const relocationModel = r.optionalString('ANALYSIS_RELOCATION_MODEL');
     return {
       ...readCommonConfig(r, 'analysis', 8085),
       schema: 'analysis',
@@ -50,6 +53,7 @@ export function loadConfig(env: Env): AnalysisConfig {
       ...readStepTimeouts(r),
       reportSchedulerIntervalMs: r.int('REPORT_SCHEDULER_INTERVAL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
       egress: readEgressSettings(r),
+      ...(relocationModel ? { relocationModelPath: relocationModel } : {}),
       ...(llmUrl && llmModel ? { llm: { url: llmUrl, model: llmModel, ...(llmKey ? { apiKey: llmKey } : {}), timeoutMs: llmTimeoutMs } } : {}),
     };
   });

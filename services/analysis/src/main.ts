@@ -12,12 +12,15 @@ import type { AnalysisDatabase } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { subscribeToEvents } from './intake/consumer.js';
 import { LlmClient } from './llm/llm.client.js';
+import { readRelocationModel, useRelocationModel } from './relocation/index.js';
 import { ReportScheduler } from './reports/report-scheduler.js';
 import { importVerifier, LazyVerifier } from './verify/lazy-verifier.js';
 import { AnalysisWorker } from './worker/worker.js';
 
 startMain(async () => {
   const config = loadConfig(process.env);
+  // A model fitted on this installation's own sites, checked before anything starts.
+  if (config.relocationModelPath) useRelocationModel(readRelocationModel(config.relocationModelPath));
   let worker: AnalysisWorker | undefined;
   let reportScheduler: ReportScheduler | undefined;
   let subscriptions: Subscription[] = [];
@@ -51,7 +54,7 @@ startMain(async () => {
         });
         worker.start();
         if (!config.discoveryCrawlerUrl) logger.info('DISCOVERY_CRAWLER_URL unset: discovery sessions are not enriched');
-        logger.info({ llm: config.llm ? config.llm.model : 'off' }, 'analysis worker started');
+        logger.info({ llm: config.llm ? config.llm.model : 'off', relocation_model: config.relocationModelPath ?? 'checked in' }, 'analysis worker started');
       }
       const workDue = () => worker?.kick();
       subscriptions = await subscribeToEvents({ bus, db: database.db, onWork: workDue });

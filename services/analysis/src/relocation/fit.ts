@@ -230,12 +230,19 @@ export interface RelocationModel extends LinearModel {
   possibleLead?: number;
 }
 
-/** Throws when a model was fitted for other features than the code computes. */
+/** Throws when a model was fitted for other features than the code computes, or is not a model (a file read at start). */
 export function checkModel(model: RelocationModel): RelocationModel {
-  if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length || model.abstention?.length !== ABSTENTION_INPUTS + 1) {
+  const numbers = (v: unknown, n?: number) => Array.isArray(v) && (n === undefined || v.length === n) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
+  if (!model || !Array.isArray(model.features) || !numbers(model.weights) || !numbers(model.abstention)) throw new Error('the relocation model must have features, weights and abstention (numbers)');
+  if (model.features.length !== FEATURES.length || model.features.some((f, i) => f !== FEATURES[i]) || model.weights.length !== FEATURES.length || model.abstention.length !== ABSTENTION_INPUTS + 1) {
     throw new Error('the relocation model was fitted for other features: run tests/bench/relocation.fit.ts');
   }
-  if (model.possibleAt !== undefined && !(model.possibleAt >= 0 && model.possibleAt <= model.pickAt)) throw new Error('the relocation model\'s possibleAt must lie between 0 and its pickAt');
+  if (typeof model.goneLogit !== 'number' || !Number.isFinite(model.goneLogit) || !share(model.pickAt) || !share(model.confidentAt) || model.confidentAt < model.pickAt || typeof model.pickLead !== 'number' || !(model.pickLead >= 0)) {
+    throw new Error('the relocation model needs goneLogit, and 0 <= pickAt <= confidentAt <= 1 and pickLead >= 0');
+  }
+  if (model.possibleAt !== undefined && !(share(model.possibleAt) && model.possibleAt <= model.pickAt)) throw new Error('the relocation model\'s possibleAt must lie between 0 and its pickAt');
+  if (model.possibleLead !== undefined && !(typeof model.possibleLead === 'number' && model.possibleLead >= 0)) throw new Error('the relocation model\'s possibleLead must be 0 or more');
   return model;
 }
 

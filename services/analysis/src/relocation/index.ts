@@ -26,7 +26,8 @@ export {
   type RelocationModel,
 } from './fit.js';
 export { formatDetail, formatScore, loadCorpus, scoreCorpus, siteOf, type CorpusScore } from './corpus.js';
-export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
+export { assayRelocate, assayScorer, contradicts, healeniumScorer, plainSimiloScorer, SCORERS, similoScorer, useRelocationModel, type Relocation, type Scorer, type ScoredCandidate } from './scorers.js';
+export { readRelocationModel } from './model-file.js';
 export { RELOCATION_MODEL } from './model.js';
 export { controlKey, elementSignature, roleFamily, sameControlNested, type ControlKey, type Fingerprint, type RelocationCase } from './fingerprint.js';
 export { calibrateTiers, chooseAndFit, foldsBySite, nestedCrossValidate, scoreChosen, type Chosen, tierFigures, tierOf, type NestedFold, type NestedOptions, type NestedOutcome, type Thresholds, type TierFigures } from './nested.js';

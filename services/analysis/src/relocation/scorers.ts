@@ -222,8 +222,22 @@ export function contradicts(t: Fingerprint, c: Fingerprint, words: WordWeights =
   return undefined;
 }
 
+/** The model this process relocates with: model.ts, unless `useRelocationModel` set another at start. */
+let activeModel: RelocationModel = RELOCATION_MODEL;
+
+/**
+ * Relocates with `model` from now on (checked against the features first): a
+ * model fitted on an installation's own sites (`ANALYSIS_RELOCATION_MODEL`),
+ * or a test's. Returns the model it replaces.
+ */
+export function useRelocationModel(model: RelocationModel): RelocationModel {
+  const was = activeModel;
+  activeModel = checkModel(model);
+  return was;
+}
+
 export interface AssayOptions {
-  /** The fitted model (default: model.ts). */
+  /** The fitted model (default: the active one, `useRelocationModel`, else model.ts). */
   model?: RelocationModel;
   /** Candidates never to pick (rejected suggestions), by index. */
   exclude?: ReadonlySet<number>;
@@ -233,7 +247,7 @@ export interface AssayOptions {
 
 /** Assay's relocation: every candidate's probability of being the element, the calibrated pick, and the contradiction rule. */
 export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], opts: AssayOptions = {}): Relocation {
-  const model = checkModel(opts.model ?? RELOCATION_MODEL);
+  const model = checkModel(opts.model ?? activeModel);
   const ctx = pageContext(candidates);
   const rows = pageFeatures(target, candidates, ctx);
   const { p, gone, scores } = probabilities(model, rows, opts.exclude);
