@@ -353,10 +353,9 @@ export function pageFeatures(target: Fingerprint, candidates: Fingerprint[], ctx
     const matching = own.filter((x) => read(x) >= 0.9).length;
     return (x: (typeof own)[number]) => (read(x) >= 0.9 ? 1 / matching : 0);
   };
-  // The element's words: its text, or its text moved into a label (or out of one). An element named by a label, not by
-  // its text (an icon button named by aria-label or title; "Docs" read out as "Open Documentation Explorer") is known
-  // by that label, so there label to label is its words too.
-  const byLabel = !tText || (!!norm(target.accessible_name) && norm(target.accessible_name) !== tText);
+  // The element's words: its text, or its text moved into a label (or out of one). An element without visible text
+  // (an icon button named by aria-label or title) is known by its label, so there label to label is its words too.
+  const byLabel = !tText;
   const textRead = (x: (typeof own)[number]) => Math.max(x.textWords, x.textInLabel, byLabel ? x.labelWords : 0);
   const xpathBest = pageBest((x) => x.s.xpath);
   const textBest = pageBest(textRead);
