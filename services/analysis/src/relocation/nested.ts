@@ -234,16 +234,14 @@ export function calibrateTiers(outcomes: Array<{ p: number; lead: number; right:
     }
     return found;
   };
-  let plausible = { at: confidentAt, value: 0, lead: 0 };
-  for (const lead of [0, 0.5, 1, 2]) {
-    const b = band(confidentAt, lead, power);
-    if (b.value > plausible.value) plausible = { ...b, lead };
-  }
-  let possible = { at: plausible.at, value: 0, lead: plausible.lead };
-  for (const lead of informative ? [0, 0.5, 1, 2] : []) {
-    const b = band(plausible.at, lead, informative);
-    if (b.value > possible.value) possible = { ...b, lead };
-  }
+  // The best band below `top` over the leads; none worth it: `top` itself, with `lead`.
+  const bestBand = (top: number, through: RerunPower | undefined, lead: number) =>
+    [0, 0.5, 1, 2].reduce((best, l) => {
+      const b = band(top, l, through);
+      return b.value > best.value ? { ...b, lead: l } : best;
+    }, { at: top, value: 0, lead });
+  const plausible = bestBand(confidentAt, power, 0);
+  const possible = informative ? bestBand(plausible.at, informative, plausible.lead) : plausible;
   return { confidentAt, plausibleAt: plausible.at, plausibleLead: plausible.lead, possibleAt: possible.at, possibleLead: possible.lead };
 }
 
