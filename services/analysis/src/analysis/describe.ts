@@ -159,6 +159,15 @@ export function plainWords(d: Diagnosis, ctx: PresentContext): { summary: string
   }
 }
 
+/** Why the checks did not prove a candidate: the snapshot, the re-run, or (a possible one) the test without the step. */
+function notProven(v: Verification | undefined, step: string): string {
+  if (!v) return 'it was not verified';
+  if (v.snapshot.status !== 'passed') return `it was not confirmed in the page at the failure (${v.snapshot.reason})`;
+  if (v.rerun.status !== 'passed') return `a re-run with \`${v.selector}\` did not pass (${v.rerun.error ?? v.rerun.reason})`;
+  if (v.control?.status === 'passed') return `a re-run with it passed, but so does the test without ${step}, so the pass proves nothing about the element`;
+  return `its re-run passed, but the test could not be run without ${step} to show it needed the element (${v.control?.reason ?? 'not run'})`;
+}
+
 function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summary' | 'next_step'> {
   const sel = ctx.expectedSelector ? `\`${ctx.expectedSelector}\`` : 'its selector';
   const f = d.facts;
@@ -192,9 +201,8 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
           ],
         };
       }
-      const why = !v ? 'it was not verified' : v.snapshot.status !== 'passed' ? `it was not confirmed in the page at the failure (${v.snapshot.reason})` : `a re-run with \`${v.selector}\` did not pass (${v.rerun.error ?? v.rerun.reason})`;
       return {
-        description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} resembles it most, but ${why}, so no selector is offered.`,
+        description: `${cap(target)} (${sel}) ${lost} on ${pathOf(ctx.pageUrl)}; ${cand} resembles it most, but ${notProven(v, stepRef(d))}, so no selector is offered.`,
         fix_suggestions: [
           ...(v?.selector ? [`Check by hand whether \`${v.selector}\` is the element ${stepRef(d)} meant.`] : [`Update ${sel} in ${stepRef(d)} by hand.`]),
           `Give the element a stable data-testid.`,
@@ -207,11 +215,7 @@ function describe(d: Diagnosis, ctx: PresentContext): Omit<Presentation, 'summar
       // The scorer's reason (scores, thresholds) stays in the evidence: it is no sentence for a tester.
       const v = ctx.verification;
       // A possible stand-in that was tried and not proven: say what the re-runs showed.
-      const tried = f.possible && v?.selector
-        ? ` The closest element, ${label(d.candidate)}, was tried with \`${v.selector}\` and not offered: ${
-            v.snapshot.status !== 'passed' ? `it was not confirmed in the page at the failure (${v.snapshot.reason})` : v.rerun.status !== 'passed' ? `a re-run with it did not pass (${v.rerun.error ?? v.rerun.reason})` : v.control?.status === 'passed' ? `a re-run with it passed, but so does the test without ${stepRef(d)}, so the pass proves nothing about the element` : `its re-run passed, but the test could not be run without ${stepRef(d)} to show it needed the element (${v.control?.reason ?? 'not run'})`
-          }.`
-        : '';
+      const tried = f.possible && v?.selector ? ` The closest element, ${label(d.candidate)}, was tried with \`${v.selector}\` and not offered: ${notProven(v, stepRef(d))}.` : '';
       return {
         description: `${cap(target)} (${sel}) is not on ${pathOf(ctx.pageUrl)} any more and nothing there can stand in for it.${last}${tried}`,
         fix_suggestions: [
