@@ -29,7 +29,7 @@ import {
 } from './analysis.repository.js';
 import { normaliseError, TRIAGE } from './categories.js';
 import { attributeDiff, present, type Verification } from './describe.js';
-import { diagnose, fingerprintFromSelector, type KnownElement } from './diagnose.js';
+import { diagnose, fingerprintFromSelector, type Diagnosis, type KnownElement } from './diagnose.js';
 
 export interface AnalyzerDeps {
   db: Kysely<AnalysisDatabase>;
@@ -154,7 +154,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
       const tier = d.facts.possible ? 'possible' : d.facts.ambiguous ? 'plausible' : 'confident';
       verification = await verify(deps, orgId, run, test, failed, candidate, tier, diagnostics, () => (rerunsLeft > 0 ? (rerunsLeft--, true) : false), knownFor);
       if (tier === 'possible' && verification.verified) {
-        d = { ...d, category: 'selector_changed', confidence: Math.round((d.relocation?.possible?.right ?? 0) * 100) / 100, facts: { ambiguous: true, possible: true } };
+        d = { ...d, category: 'selector_changed', facts: { ambiguous: true, possible: true } };
       }
       if (verification.selector && d.category === 'selector_changed' && (verification.verified || !d.facts.ambiguous)) {
         // Every step of the case that used a failed selector changes with it.
@@ -170,8 +170,7 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
         };
       }
     }
-    // A possible pick verified is still less sure than a plausible one.
-    const confidence = d.facts.possible && d.category === 'selector_changed' ? Math.min(0.8, finalConfidence(d.confidence, d.category, verification)) : finalConfidence(d.confidence, d.category, verification);
+    const confidence = finalConfidence(d, verification);
     const text = present({ ...d, confidence }, { ...(step?.selector ? { expectedSelector: step.selector } : {}), ...(diagnostics.page_url ? { pageUrl: diagnostics.page_url } : {}), ...(test.completed_at ? { occurredAt: test.completed_at } : {}), ...(knownEl ? { known: knownEl } : {}), ...(verification ? { verification } : {}), baseUrl: run.base_url });
     const ranked = d.relocation?.ranked.slice(0, 3) ?? [];
     const candidates = diagnostics.candidates ?? [];
@@ -284,9 +283,11 @@ export async function analyseExecution(deps: AnalyzerDeps, row: AnalysisRow, own
 }
 
 /** Confidence after verification: proven suggestions rise, unproven ones fall, and say so. */
-function finalConfidence(base: number, category: string, v: Verification | undefined): number {
-  if (category !== 'selector_changed' || !v) return base;
-  if (v.verified) return Math.round(Math.min(0.98, Math.max(base, 0.9)) * 100) / 100;
+function finalConfidence(d: Diagnosis, v: Verification | undefined): number {
+  const base = d.confidence;
+  if (d.category !== 'selector_changed' || !v) return base;
+  // A possible pick verified (by a re-run the test needed) is still less sure than a plausible one.
+  if (v.verified) return d.facts.possible ? 0.8 : Math.round(Math.min(0.98, Math.max(base, 0.9)) * 100) / 100;
   if (v.snapshot.status === 'passed' && v.rerun.status === 'failed') return Math.round(Math.min(base, 0.35) * 100) / 100;
   if (v.snapshot.status === 'passed') return Math.round(Math.min(base, 0.65) * 100) / 100;
   return Math.round(Math.min(base, 0.4) * 100) / 100;
