@@ -223,7 +223,7 @@ export function contradicts(t: Fingerprint, c: Fingerprint, words: WordWeights =
 }
 
 /** The model this process relocates with: model.ts, unless `useRelocationModel` set another at start. */
-let activeModel: RelocationModel = RELOCATION_MODEL;
+let activeModel: RelocationModel = checkModel(RELOCATION_MODEL);
 
 /**
  * Relocates with `model` from now on (checked against the features first): a
@@ -247,7 +247,8 @@ export interface AssayOptions {
 
 /** Assay's relocation: every candidate's probability of being the element, the calibrated pick, and the contradiction rule. */
 export function assayRelocate(target: Fingerprint, candidates: Fingerprint[], opts: AssayOptions = {}): Relocation {
-  const model = checkModel(opts.model ?? activeModel);
+  // The active model was checked when it was set; one given for this call is checked here.
+  const model = opts.model ? checkModel(opts.model) : activeModel;
   const ctx = pageContext(candidates);
   const rows = pageFeatures(target, candidates, ctx);
   const { p, gone, scores } = probabilities(model, rows, opts.exclude);
